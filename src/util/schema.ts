@@ -1,0 +1,9 @@
+// Every JSON document Taintlens writes names its kind and version, so readers can refuse what they
+// do not understand instead of misreading it.
+export type SchemaKind = 'sites' | 'loops' | 'run' | 'taint' | 'models' | 'measurements' | 'fuzz' | 'bench';
+
+export const SCHEMA_VERSION = 1;
+
+export function schemaId(kind: SchemaKind, version = SCHEMA_VERSION): string {
+  return `taintlens/${kind}@${version}`;
+}
