@@ -1,0 +1,114 @@
+// Composes instrumentation passes by name (`--mode loops`, later `taint,loops`, ...): reads the
+// module once, builds the site table, gives every pass its reserved memory, and emits one module.
+import binaryen from 'binaryen';
+import { readModule, emitModule } from './module-io.js';
+import { analyzeModule, type ModuleAnalysis, type SiteTable } from './sites.js';
+import { applyMemoryLayout, patchMemoryLimits, planMemoryLayout, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
+import { fileError, messageOf } from '../src/util/errors.js';
+import { UnsupportedExpression } from './ir.js';
+
+export interface InstrumentOptions {
+  /** Bytes reserved for the loop profiler's calling-context tree (default 16 MiB). */
+  contextBytes?: number;
+  programLimitPages?: number;
+}
+
+export interface PassContext {
+  module: binaryen.Module;
+  analysis: ModuleAnalysis;
+  layout: MemoryLayout;
+  options: InstrumentOptions;
+}
+
+export interface InstrumentationPass {
+  name: string;
+  describe: string;
+  regions(options: InstrumentOptions): RegionRequest[];
+  apply(context: PassContext): unknown;
+}
+
+const passes = new Map<string, InstrumentationPass>();
+
+export function registerPass(pass: InstrumentationPass): void {
+  passes.set(pass.name, pass);
+}
+
+export function availableModes(): string[] {
+  return [...passes.keys()];
+}
+
+registerPass({
+  name: 'loops',
+  describe: 'loop profile: entries, iterations and instructions per loop and calling context',
+  regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
+  apply: ({ module, analysis, layout }) => applyLoopProfiler(module, analysis, layout.regions.loops!),
+});
+
+export interface InstrumentedSites extends SiteTable {
+  schema: string;
+  module: string;
+  modes: string[];
+  layout: MemoryLayout | null;
+  passes: { loops?: LoopProfileLayout; [mode: string]: unknown };
+}
+
+export interface InstrumentResult {
+  bytes: Uint8Array;
+  sites: InstrumentedSites;
+}
+
+export function parseModes(text: string): string[] {
+  const modes = text.split(',').map((m) => m.trim()).filter(Boolean);
+  for (const mode of modes) {
+    if (!passes.has(mode)) throw new Error(`unknown mode '${mode}' (available: ${availableModes().join(', ')})`);
+  }
+  if (modes.length === 0) throw new Error('no instrumentation mode given');
+  return [...new Set(modes)];
+}
+
+export function siteTableOf(bytes: Uint8Array, file: string): SiteTable {
+  const module = readModule(bytes, file);
+  try {
+    return analyzeModule(module).table;
+  } catch (error) {
+    throw describeFailure(file, error);
+  } finally {
+    module.dispose();
+  }
+}
+
+export function instrumentModule(bytes: Uint8Array, file: string, modes: string[], options: InstrumentOptions = {}): InstrumentResult {
+  const module = readModule(bytes, file);
+  try {
+    const analysis = analyzeModule(module);
+    const chosen = modes.map((mode) => passes.get(mode)!);
+    const requests = chosen.flatMap((pass) => pass.regions(options));
+    let layout: MemoryLayout | null = null;
+    if (requests.length > 0) {
+      layout = planMemoryLayout(module, requests, options);
+      applyMemoryLayout(module, layout);
+    }
+    const results: InstrumentedSites['passes'] = {};
+    for (const pass of chosen) {
+      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options });
+    }
+    let out = emitModule(module, `mode ${modes.join(',')}`);
+    if (layout) out = patchMemoryLimits(out, layout.totalPages);
+    return {
+      bytes: out,
+      sites: { schema: 'taintlens/sites@1', module: file, modes, layout, ...analysis.table, passes: results },
+    };
+  } catch (error) {
+    throw describeFailure(file, error);
+  } finally {
+    module.dispose();
+  }
+}
+
+function describeFailure(file: string, error: unknown): Error {
+  if (error instanceof UnsupportedExpression) return fileError(file, `${error.message}; this instrumentation does not handle it yet`);
+  if (error instanceof Error && /^internal:/.test(error.message)) return error;
+  if (error instanceof Error && error.name === 'UserError') return error;
+  return fileError(file, messageOf(error));
+}

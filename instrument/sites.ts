@@ -1,0 +1,204 @@
+// The static site table: every function, loop and call site of a module with a stable id, found by
+// one walk over Binaryen IR. Loops in Wasm are structured, so a `loop` is a natural-loop header and a
+// branch to its label is a back-edge: no binary heuristics needed. Runtime results refer to these ids.
+import binaryen from 'binaryen';
+import {
+  Break, Call, Func, Id, Loop, Block, If, branchTargets, childSlots, idOf, isCountedInstruction, labelOf,
+  type Expr,
+} from './ir.js';
+import { definedFunctions } from './memory-layout.js';
+
+export interface FunctionSite {
+  id: string;
+  /** Position among the module's defined functions; the runtime's function number. */
+  index: number;
+  name: string;
+  instructions: number;
+  loops: string[];
+  calls: string[];
+}
+
+export interface LoopSite {
+  id: string;
+  function: string;
+  label: string;
+  parent: string | null;
+  /** 1 for a loop at the top level of its function. */
+  depth: number;
+  /** Branch instructions that jump back to the header (br, br_if, br_table entries). */
+  backEdges: number;
+  /** Exits tested before the body runs (`while`): its header runs once more per entry than its body. */
+  topTested: boolean;
+  calls: string[];
+  /** Instructions inside the loop, nested loops included. */
+  instructions: number;
+}
+
+export type CallKind = 'direct' | 'indirect' | 'import';
+
+export interface CallSite {
+  id: string;
+  function: string;
+  loop: string | null;
+  kind: CallKind;
+  target: string | null;
+}
+
+export interface SiteTable {
+  functions: FunctionSite[];
+  loops: LoopSite[];
+  calls: CallSite[];
+}
+
+/** Per-function IR handles, in the same order as the table (for passes). */
+export interface FunctionAnalysis {
+  site: FunctionSite;
+  func: number;
+  loopExprs: Expr[];
+  callExprs: Expr[];
+}
+
+export interface ModuleAnalysis {
+  table: SiteTable;
+  functions: FunctionAnalysis[];
+}
+
+export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
+  const table: SiteTable = { functions: [], loops: [], calls: [] };
+  const functions: FunctionAnalysis[] = [];
+  const imported = new Set<string>();
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    if (info.module) imported.add(info.name);
+  }
+  definedFunctions(module).forEach((func, index) => {
+    const name = Func.getName(func);
+    const site: FunctionSite = { id: `F${index}`, index, name, instructions: 0, loops: [], calls: [] };
+    const analysis: FunctionAnalysis = { site, func, loopExprs: [], callExprs: [] };
+    const body = Func.getBody(func);
+    if (body) walkFunction(body, site, analysis, table, imported);
+    table.functions.push(site);
+    functions.push(analysis);
+  });
+  return { table, functions };
+}
+
+function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable, imported: Set<string>): void {
+  const loopStack: LoopSite[] = [];
+  const loopByLabel = new Map<string, LoopSite>();
+  const visit = (expr: Expr): number => {
+    const id = idOf(expr);
+    let loop: LoopSite | null = null;
+    if (id === Id.Loop) {
+      const label = Loop.getName(expr) ?? '';
+      loop = {
+        id: `L${table.loops.length}`, function: fn.name, label, parent: loopStack.at(-1)?.id ?? null,
+        depth: loopStack.length + 1, backEdges: 0, topTested: isTopTested(expr), calls: [], instructions: 0,
+      };
+      table.loops.push(loop);
+      fn.loops.push(loop.id);
+      analysis.loopExprs.push(expr);
+      loopStack.push(loop);
+      if (label) loopByLabel.set(label, loop);
+    }
+    if (id === Id.Break || id === Id.Switch) {
+      for (const target of branchTargets(expr)) {
+        const header = loopByLabel.get(target);
+        if (header && loopStack.includes(header)) header.backEdges++;
+      }
+    }
+    let count = isCountedInstruction(expr) ? 1 : 0;
+    for (const slot of childSlots(expr)) count += visit(slot.expr);
+    if (id === Id.Call || id === Id.CallIndirect) {
+      const target = id === Id.Call ? Call.getTarget(expr) : null;
+      const call: CallSite = {
+        id: `C${table.calls.length}`, function: fn.name, loop: loopStack.at(-1)?.id ?? null,
+        kind: id === Id.CallIndirect ? 'indirect' : imported.has(target!) ? 'import' : 'direct', target,
+      };
+      table.calls.push(call);
+      fn.calls.push(call.id);
+      analysis.callExprs.push(expr);
+      loopStack.at(-1)?.calls.push(call.id);
+    }
+    if (loop) {
+      loop.instructions = count;
+      loopStack.pop();
+      if (loop.label) loopByLabel.delete(loop.label);
+    }
+    return count;
+  };
+  fn.instructions = visit(body);
+}
+
+/**
+ * A loop is top-tested (a `while`) when the first control decision of an iteration can leave the
+ * loop: a `br_if` out of it, or an `if` in tail position whose fall-through path ends the loop.
+ * Its header then runs once more per entry than its body; a bottom-tested loop runs it once per
+ * iteration. This is what lets us report source-level iteration counts for both shapes.
+ */
+export function isTopTested(loop: Expr): boolean {
+  const label = Loop.getName(loop);
+  const body = Loop.getBody(loop);
+  const inner = new Set<string>();
+  let decided: boolean | null = null;
+  const firstControl = (expr: Expr, tail: boolean): void => {
+    if (decided !== null) return;
+    const id = idOf(expr);
+    if (id === Id.Block) {
+      const own = labelOf(expr);
+      if (own) inner.add(own);
+      const kids = childSlots(expr);
+      kids.forEach((slot, i) => firstControl(slot.expr, tail && !own && i === kids.length - 1));
+      return;
+    }
+    if (id === Id.Break) {
+      for (const slot of childSlots(expr)) firstControl(slot.expr, false);
+      if (decided !== null) return;
+      const target = Break.getName(expr);
+      decided = !!Break.getCondition(expr) && target !== label && !inner.has(target);
+      return;
+    }
+    if (id === Id.If) {
+      firstControl(If.getCondition(expr), false);
+      if (decided !== null) return;
+      const yes = If.getIfTrue(expr);
+      const no = If.getIfFalse(expr);
+      const yesLoops = reachesLabel(yes, label);
+      const noLoops = no ? reachesLabel(no, label) : false;
+      if (yesLoops === noLoops) decided = false;
+      else if (!no) decided = tail;
+      else decided = !(yesLoops ? no : yes) ? false : leavesUnconditionally(yesLoops ? no : yes, label);
+      return;
+    }
+    if (id === Id.Loop || id === Id.Switch || id === Id.Return || id === Id.Unreachable) {
+      decided = false;
+      return;
+    }
+    for (const slot of childSlots(expr)) firstControl(slot.expr, false);
+  };
+  firstControl(body, true);
+  return decided ?? false;
+}
+
+function reachesLabel(expr: Expr, label: string): boolean {
+  let found = false;
+  const visit = (e: Expr) => {
+    if (found) return;
+    if (branchTargets(e).includes(label)) found = true;
+    for (const slot of childSlots(e)) visit(slot.expr);
+  };
+  visit(expr);
+  return found;
+}
+
+/** True when an arm always leaves the loop: its last instruction is a branch out or a return. */
+function leavesUnconditionally(arm: Expr, loopLabel: string): boolean {
+  let last = arm;
+  while (idOf(last) === Id.Block && Block.getNumChildren(last) > 0 && !labelOf(last)) {
+    last = Block.getChildAt(last, Block.getNumChildren(last) - 1);
+  }
+  const id = idOf(last);
+  if (id === Id.Return) return true;
+  if (id === Id.Break && !Break.getCondition(last)) return Break.getName(last) !== loopLabel;
+  return false;
+}

@@ -1,0 +1,179 @@
+// Seeded synthetic PMNF functions and measurements for the benchmark and the tests: two
+// parameters on a 5×5 grid, repetitions with uniform multiplicative noise, and the taint report a
+// program with that cost structure would produce.
+import { EXTRAP_SHAPES, evalShape, type Shape } from './exponents.js';
+import type { Series, Term } from './types.js';
+
+/** A small, fast, seedable PRNG (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type Family = 'constant' | 'single' | 'additive' | 'multiplicative' | 'mixed2' | 'mixed3';
+
+export const FAMILIES: readonly Family[] = ['constant', 'single', 'additive', 'multiplicative', 'mixed2', 'mixed3'];
+
+export const FAMILY_TEXT: Record<Family, string> = {
+  constant: 'c',
+  single: 'c + f(x)',
+  additive: 'c + f(p) + g(n)',
+  multiplicative: 'c + f(p)·g(n)',
+  mixed2: 'c + f(p)·g(n) + f(p) or g(n)',
+  mixed3: 'c + f(p)·g(n) + f(p) + g(n)',
+};
+
+export interface SyntheticDesign {
+  params: [string, string];
+  values: [number[], number[]];
+  repetitions: number;
+  /** log10 range of a term's largest value over the grid relative to the constant. */
+  termScale: [number, number];
+}
+
+export const DEFAULT_DESIGN: SyntheticDesign = {
+  params: ['p', 'n'],
+  values: [
+    [4, 8, 16, 32, 64],
+    [10, 20, 40, 80, 160],
+  ],
+  repetitions: 5,
+  termScale: [-1, 2],
+};
+
+export interface SyntheticLoop {
+  id: string;
+  function: string;
+  parent: string | null;
+  params: string[];
+  iterations: number | null;
+}
+
+export interface SyntheticFunction {
+  name: string;
+  family: Family;
+  terms: Term[];
+  /** The taint dependency expression of code with this cost structure (null: constant). */
+  dependency: string | null;
+  loops: SyntheticLoop[];
+}
+
+function pick<T>(random: () => number, list: readonly T[]): T {
+  return list[Math.floor(random() * list.length)]!;
+}
+
+function maxOver(values: readonly number[], shape: Shape): number {
+  let max = 0;
+  for (const x of values) max = Math.max(max, Math.abs(evalShape(x, shape.exponent, shape.log)));
+  return max;
+}
+
+/** Draws one function of the family; shapes from Extra-P's building blocks (both modelers' spaces). */
+export function syntheticFunction(random: () => number, family: Family, name: string, design = DEFAULT_DESIGN): SyntheticFunction {
+  const [pName, nName] = design.params;
+  const constant = Math.pow(10, random() * 2 - 0.5); // 0.3 … 50
+  const shapeP = pick(random, EXTRAP_SHAPES);
+  const shapeN = pick(random, EXTRAP_SHAPES);
+  const maxP = maxOver(design.values[0], shapeP);
+  const maxN = maxOver(design.values[1], shapeN);
+  const scale = () => constant * Math.pow(10, design.termScale[0] + random() * (design.termScale[1] - design.termScale[0]));
+  const factorP = { param: pName, exponent: shapeP.exponent, log: shapeP.log };
+  const factorN = { param: nName, exponent: shapeN.exponent, log: shapeN.log };
+  const termP = (): Term => ({ coefficient: scale() / maxP, factors: [factorP] });
+  const termN = (): Term => ({ coefficient: scale() / maxN, factors: [factorN] });
+  const termPN = (): Term => ({ coefficient: scale() / (maxP * maxN), factors: [factorP, factorN] });
+  const loop = (id: string, parent: string | null, param: string): SyntheticLoop => ({
+    id: `${name}.${id}`,
+    function: name,
+    parent: parent === null ? null : `${name}.${parent}`,
+    params: [param],
+    iterations: null,
+  });
+  const terms: Term[] = [{ coefficient: constant, factors: [] }];
+  let dependency: string | null = null;
+  let loops: SyntheticLoop[] = [];
+  switch (family) {
+    case 'constant':
+      break;
+    case 'single': {
+      const onP = random() < 0.5;
+      terms.push(onP ? termP() : termN());
+      dependency = onP ? pName : nName;
+      loops = [loop('L0', null, dependency)];
+      break;
+    }
+    case 'additive':
+      terms.push(termP(), termN());
+      dependency = `${pName} + ${nName}`;
+      loops = [loop('L0', null, pName), loop('L1', null, nName)];
+      break;
+    case 'multiplicative': {
+      terms.push(termPN());
+      const pOuter = random() < 0.5;
+      dependency = pOuter ? `${pName}*${nName}` : `${nName}*${pName}`;
+      loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
+      break;
+    }
+    case 'mixed2': {
+      // A nest whose outer loop also does work of its own: outer·inner + outer.
+      const pOuter = random() < 0.5;
+      terms.push(termPN(), pOuter ? termP() : termN());
+      dependency = pOuter ? `${pName}*${nName}` : `${nName}*${pName}`;
+      loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
+      break;
+    }
+    case 'mixed3': {
+      // The same nest and a sibling loop over the inner parameter.
+      const pOuter = random() < 0.5;
+      terms.push(termPN(), termP(), termN());
+      const outer = pOuter ? pName : nName;
+      const inner = pOuter ? nName : pName;
+      dependency = `${outer}*${inner} + ${inner}`;
+      loops = [loop('L0', null, outer), loop('L1', 'L0', inner), loop('L2', null, inner)];
+      break;
+    }
+  }
+  return { name, family, terms, dependency, loops };
+}
+
+/** Measurements of a function on the design's grid with uniform ±noise relative error. */
+export function syntheticSeries(random: () => number, fn: SyntheticFunction, noise: number, design = DEFAULT_DESIGN): Series {
+  const points = [];
+  for (const a of design.values[0]) {
+    for (const b of design.values[1]) {
+      const at = { [design.params[0]]: a, [design.params[1]]: b };
+      let exact = 0;
+      for (const term of fn.terms) {
+        let v = term.coefficient;
+        for (const factor of term.factors) v *= evalShape(at[factor.param]!, factor.exponent, factor.log);
+        exact += v;
+      }
+      const values: number[] = [];
+      for (let r = 0; r < design.repetitions; r++) values.push(exact * (1 + noise * (2 * random() - 1)));
+      points.push({ coords: [a, b], values });
+    }
+  }
+  return { callpath: `main->${fn.name}`, metric: 'time', params: [...design.params], points };
+}
+
+/** The taint report (taintlens/taint@1) of a program made of these functions. */
+export function syntheticTaintReport(functions: readonly SyntheticFunction[], design = DEFAULT_DESIGN): unknown {
+  return {
+    schema: 'taintlens/taint@1',
+    parameters: [...design.params],
+    loops: functions.flatMap((fn) => fn.loops),
+    functions: functions.map((fn) => ({
+      name: fn.name,
+      params: fn.dependency === null ? [] : [...new Set(fn.terms.flatMap((t) => t.factors.map((f) => f.param)))].sort(),
+      dependency: fn.dependency,
+      pruned: fn.dependency === null ? 'static' : null,
+    })),
+    warnings: [],
+  };
+}

@@ -1,0 +1,191 @@
+// Turns the loop profiler's raw calling-context tree (copied out of the module's memory) into the
+// loop profile: one entry per loop per calling context, with the dynamic loop tree across calls
+// (loop → call → function → loop), and a function-level profile beside it.
+import type { SiteTable, LoopSite, CallSite } from '../../instrument/sites.js';
+import type { LoopProfileLayout } from '../../instrument/passes/loops.js';
+import { NODE, LOOP_RECORD, ALIAS_BYTES, EXTERNAL_SITE } from '../../instrument/passes/loops.js';
+
+export interface LoopEntry {
+  /** Unique per loop and calling context: `L3#5` is loop L3 in context node 5. */
+  id: string;
+  loop: string;
+  function: string;
+  callpath: string;
+  parent: string | null;
+  depth: number;
+  entries: number;
+  iterations: number;
+  instructions: number;
+  inclusiveInstructions: number;
+  calls: string[];
+}
+
+export interface FunctionEntry {
+  name: string;
+  calls: number;
+  instructions: number;
+  inclusiveInstructions: number;
+}
+
+export interface LoopProfile {
+  loops: LoopEntry[];
+  functions: FunctionEntry[];
+  totalInstructions: number;
+}
+
+interface ContextNode {
+  index: number;
+  address: number;
+  functionIndex: number;
+  parent: ContextNode | null;
+  siteOffset: number;
+  calls: number;
+  ownInstructions: number;
+  loops: Array<{ entries: number; headers: number; instructions: number }>;
+  children: ContextNode[];
+  inclusive: number;
+}
+
+export function decodeLoopProfile(raw: Uint8Array, table: SiteTable, layout: LoopProfileLayout, next: number): LoopProfile {
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const at = (address: number) => address - layout.base;
+  const u32 = (address: number) => view.getUint32(at(address), true);
+  const u64 = (address: number) => Number(view.getBigUint64(at(address), true));
+  const nodes = new Map<number, ContextNode>();
+  const ordered: ContextNode[] = [];
+  for (let address = layout.base + layout.rootBytes; address < next;) {
+    const functionIndex = u32(address + NODE.func) - 1;
+    const target = u32(address + NODE.target);
+    if (target !== address) {
+      address += ALIAS_BYTES;
+      continue;
+    }
+    const fn = layout.functions[functionIndex];
+    if (!fn) throw new Error(`internal: corrupt context tree at ${address}`);
+    const loopCount = fn.loopHeaderInstructions.length;
+    const loops = [];
+    for (let k = 0; k < loopCount; k++) {
+      const record = address + NODE.loops + LOOP_RECORD.size * k;
+      const entries = u64(record + LOOP_RECORD.entries);
+      const headers = u64(record + LOOP_RECORD.headers);
+      loops.push({ entries, headers, instructions: u64(record + LOOP_RECORD.instructions) + headers * fn.loopHeaderInstructions[k]! });
+    }
+    const calls = u64(address + NODE.calls);
+    const node: ContextNode = {
+      index: ordered.length, address, functionIndex, parent: null,
+      siteOffset: view.getInt32(at(address + NODE.site), true), calls,
+      ownInstructions: u64(address + NODE.instructions) + calls * fn.entryInstructions,
+      loops, children: [], inclusive: 0,
+    };
+    nodes.set(address, node);
+    ordered.push(node);
+    address += fn.nodeBytes;
+  }
+  for (const node of ordered) {
+    const parentAddress = u32(node.address + NODE.parent);
+    node.parent = nodes.get(parentAddress) ?? null;
+    node.parent?.children.push(node);
+  }
+  return buildProfile(ordered, table, layout);
+}
+
+function buildProfile(nodes: ContextNode[], table: SiteTable, layout: LoopProfileLayout): LoopProfile {
+  const loopById = new Map(table.loops.map((l) => [l.id, l]));
+  const callById = new Map(table.calls.map((c) => [c.id, c]));
+  const functionSite = (node: ContextNode) => table.functions[node.functionIndex]!;
+  const callSiteOf = (node: ContextNode): CallSite | null => {
+    if (!node.parent || node.siteOffset === EXTERNAL_SITE) return null;
+    const caller = functionSite(node.parent);
+    const loops = layout.functions[node.parent.functionIndex]!.loopHeaderInstructions.length;
+    const k = (node.siteOffset - NODE.loops - LOOP_RECORD.size * loops) / 4;
+    return callById.get(caller.calls[k]!) ?? null;
+  };
+  const callpathOf = new Map<ContextNode, string>();
+  const pathOf = (node: ContextNode): string => {
+    let path = callpathOf.get(node);
+    if (path === undefined) {
+      const name = functionSite(node).name;
+      path = node.parent ? `${pathOf(node.parent)}->${name}` : name;
+      callpathOf.set(node, path);
+    }
+    return path;
+  };
+  // Inclusive counts bottom-up: children were allocated after their parents.
+  const inclusiveLoop = new Map<string, number>();
+  const loopKey = (node: ContextNode, loop: string) => `${loop}#${node.index}`;
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const node = nodes[i]!;
+    const fn = functionSite(node);
+    const childByLoop = new Map<string | null, number>();
+    for (const child of node.children) {
+      const site = callSiteOf(child);
+      const loop = site?.loop ?? null;
+      childByLoop.set(loop, (childByLoop.get(loop) ?? 0) + child.inclusive);
+    }
+    // Innermost loops first: a loop's inclusive count adds its nested loops'.
+    const loopIds = fn.loops;
+    for (let k = loopIds.length - 1; k >= 0; k--) {
+      const id = loopIds[k]!;
+      const own = node.loops[k]!.instructions + (childByLoop.get(id) ?? 0);
+      const nested = loopIds
+        .filter((other) => loopById.get(other)!.parent === id)
+        .reduce((sum, other) => sum + (inclusiveLoop.get(loopKey(node, other)) ?? 0), 0);
+      inclusiveLoop.set(loopKey(node, id), own + nested);
+    }
+    const topLoops = loopIds.filter((id) => loopById.get(id)!.parent === null);
+    node.inclusive = node.ownInstructions + (childByLoop.get(null) ?? 0) +
+      topLoops.reduce((sum, id) => sum + inclusiveLoop.get(loopKey(node, id))!, 0);
+  }
+  const entries: LoopEntry[] = [];
+  const enclosingEntry = (node: ContextNode): { id: string; depth: number } | null => {
+    const site = callSiteOf(node);
+    if (!node.parent) return null;
+    if (site?.loop) {
+      return { id: loopKey(node.parent, site.loop), depth: depthOf(node.parent, site.loop) };
+    }
+    return enclosingEntry(node.parent);
+  };
+  const depthCache = new Map<string, number>();
+  const depthOf = (node: ContextNode, loopId: string): number => {
+    const key = loopKey(node, loopId);
+    let depth = depthCache.get(key);
+    if (depth === undefined) {
+      const loop = loopById.get(loopId)!;
+      depth = loop.parent ? depthOf(node, loop.parent) + 1 : (enclosingEntry(node)?.depth ?? 0) + 1;
+      depthCache.set(key, depth);
+    }
+    return depth;
+  };
+  for (const node of nodes) {
+    const fn = functionSite(node);
+    fn.loops.forEach((id, k) => {
+      const loop: LoopSite = loopById.get(id)!;
+      const counters = node.loops[k]!;
+      if (counters.entries === 0 && counters.headers === 0) return;
+      entries.push({
+        id: loopKey(node, id),
+        loop: id,
+        function: fn.name,
+        callpath: pathOf(node),
+        parent: loop.parent ? loopKey(node, loop.parent) : (enclosingEntry(node)?.id ?? null),
+        depth: depthOf(node, id),
+        entries: counters.entries,
+        iterations: loop.topTested ? counters.headers - counters.entries : counters.headers,
+        instructions: counters.instructions,
+        inclusiveInstructions: inclusiveLoop.get(loopKey(node, id))!,
+        calls: loop.calls,
+      });
+    });
+  }
+  const functions = new Map<string, FunctionEntry>();
+  for (const node of nodes) {
+    const name = functionSite(node).name;
+    const entry = functions.get(name) ?? { name, calls: 0, instructions: 0, inclusiveInstructions: 0 };
+    entry.calls += node.calls;
+    entry.instructions += node.ownInstructions + node.loops.reduce((sum, l) => sum + l.instructions, 0);
+    entry.inclusiveInstructions += node.inclusive;
+    functions.set(name, entry);
+  }
+  const totalInstructions = nodes.filter((n) => !n.parent).reduce((sum, n) => sum + n.inclusive, 0);
+  return { loops: entries, functions: [...functions.values()], totalInstructions };
+}

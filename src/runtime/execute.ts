@@ -1,0 +1,121 @@
+// Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
+// exactly), call the export or `_start`, time only that call, and copy out what analyses need.
+import { WASI } from 'node:wasi';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AbortError, baseImports, detectKind, missingImports } from './host.js';
+import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
+import type { ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
+
+class RunFailure extends Error {
+  constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string) {
+    super(message);
+  }
+}
+
+export async function execute(request: RunRequest): Promise<RunResponse> {
+  const kind = detectKind(request.module);
+  const factories: HostPluginFactory[] = [];
+  for (const plugin of request.plugins) {
+    factories.push(((await import(plugin.url)) as { default: HostPluginFactory }).default);
+  }
+  const args = request.args.map(({ type, text }) => toWasmValue(type, text));
+  const repetitions: RepetitionResult[] = [];
+  try {
+    for (let rep = 0; rep < request.repeat; rep++) {
+      repetitions.push(runOnce(request, kind, args, factories));
+    }
+  } catch (error) {
+    if (error instanceof RunFailure) return { ok: false, failure: error.failure, message: error.message };
+    if (error instanceof AbortError) return { ok: false, failure: 'abort', message: `aborted: ${error.message}` };
+    if (error instanceof WebAssembly.RuntimeError) return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
+    throw error;
+  }
+  return { ok: true, kind, repetitions };
+}
+
+function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | bigint>, factories: HostPluginFactory[]): RepetitionResult {
+  let instance: WebAssembly.Instance | undefined;
+  const memory = () => instance?.exports.memory as WebAssembly.Memory | undefined;
+  const plugins: HostPlugin[] = factories.map((make, i) =>
+    make(request.plugins[i]!.options, { kind, memory, instance: () => instance, args }),
+  );
+  const imports: Imports = baseImports(memory);
+  const isWasi = kind === 'wasi-command' || kind === 'wasi-reactor';
+  let outDir: string | null = null;
+  let outFd = -1;
+  let wasi: WASI | null = null;
+  if (isWasi) {
+    outDir = mkdtempSync(join(tmpdir(), 'taintlens-'));
+    outFd = openSync(join(outDir, 'stdout'), 'w+');
+    wasi = new WASI({ version: 'preview1', args: [request.file, ...request.argv], env: {}, returnOnExit: true, stdout: outFd });
+    imports.wasi_snapshot_preview1 = wasi.wasiImport as Record<string, WebAssembly.ImportValue>;
+  }
+  for (const plugin of plugins) mergeImports(imports, plugin.imports?.() ?? {});
+  try {
+    const missing = missingImports(request.module, imports);
+    if (missing.length > 0) {
+      throw new RunFailure('link', `imports ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}, which Taintlens does not provide`);
+    }
+    try {
+      instance = new WebAssembly.Instance(request.module, imports);
+    } catch (error) {
+      if (error instanceof WebAssembly.LinkError) throw new RunFailure('link', `cannot link: ${error.message}`);
+      throw error;
+    }
+    if (kind === 'wasi-reactor' && instance.exports._initialize) wasi!.initialize(instance);
+    for (const plugin of plugins) plugin.beforeRun?.();
+    let result: RepetitionResult['result'];
+    let ms: number;
+    if (request.invoke === null) {
+      if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
+      const start = performance.now();
+      const code = wasi!.start(instance);
+      ms = performance.now() - start;
+      result = code;
+    } else {
+      const target = instance.exports[request.invoke];
+      if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
+      const start = performance.now();
+      const value = (target as (...a: Array<number | bigint>) => unknown)(...args);
+      ms = performance.now() - start;
+      result = fromWasmValue(value);
+    }
+    const regions: Record<string, Uint8Array> = {};
+    const mem = memory();
+    for (const region of request.regions) {
+      if (!mem) throw new RunFailure('link', 'does not export its memory, so results cannot be read');
+      regions[region.name] = new Uint8Array(mem.buffer.slice(region.base, region.base + region.bytes));
+    }
+    const globals: Record<string, number | string> = {};
+    for (const name of request.globals) {
+      const global = instance.exports[name] as WebAssembly.Global | undefined;
+      const value = global?.value as unknown;
+      globals[name] = typeof value === 'bigint' ? value.toString() : (value as number);
+    }
+    const pluginResults = plugins.map((plugin) => plugin.afterRun?.() ?? null);
+    const stdout = outFd >= 0 ? readFileSync(join(outDir!, 'stdout'), 'utf8') : '';
+    return { result, ms, regions, globals, stdout, plugins: pluginResults };
+  } finally {
+    if (outFd >= 0) closeSync(outFd);
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+function mergeImports(into: Imports, extra: Imports): void {
+  for (const [module, fields] of Object.entries(extra)) into[module] = { ...(into[module] ?? {}), ...fields };
+}
+
+function toWasmValue(type: ValueType, text: string): number | bigint {
+  if (type === 'i64') return BigInt(text);
+  return Number(text);
+}
+
+function fromWasmValue(value: unknown): RepetitionResult['result'] {
+  if (value === undefined) return null;
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'bigint' ? v.toString() : (v as number)));
+  if (typeof value === 'number') return value;
+  return String(value);
+}

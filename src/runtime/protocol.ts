@@ -1,0 +1,48 @@
+// What the main thread asks a run worker to do, and what comes back. Plain data only: it crosses
+// a worker boundary by structured clone.
+
+export type ValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
+
+export interface RegionSnapshot {
+  name: string;
+  base: number;
+  bytes: number;
+}
+
+/** A module the worker imports to supply host functions and to collect results after each run. */
+export interface HostPluginSpec {
+  url: string;
+  options: unknown;
+}
+
+export interface RunRequest {
+  file: string;
+  module: WebAssembly.Module;
+  /** Export to call; absent for a WASI command, which runs `_start`. */
+  invoke: string | null;
+  args: Array<{ type: ValueType; text: string }>;
+  argv: string[];
+  repeat: number;
+  regions: RegionSnapshot[];
+  plugins: HostPluginSpec[];
+  /** Exported globals to read after each run (counters kept in globals). */
+  globals: string[];
+}
+
+export interface RepetitionResult {
+  /** What the export returned (i64 as decimal string), or the WASI exit code. */
+  result: number | string | null | Array<number | string>;
+  ms: number;
+  regions: Record<string, Uint8Array>;
+  globals: Record<string, number | string>;
+  stdout: string;
+  plugins: unknown[];
+}
+
+export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'internal';
+
+export type RunResponse =
+  | { ok: true; kind: ModuleKind; repetitions: RepetitionResult[] }
+  | { ok: false; failure: FailureKind; message: string };
+
+export type ModuleKind = 'assemblyscript' | 'wasi-command' | 'wasi-reactor' | 'plain';

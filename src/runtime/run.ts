@@ -1,0 +1,108 @@
+// Runs a module in a worker thread so a runaway kernel can be stopped at its time limit, and turns
+// every failure (trap, missing export, bad arguments, timeout) into a one-line user error.
+import { Worker } from 'node:worker_threads';
+import { fileError } from '../util/errors.js';
+import { readExports, type ExportedFunction } from '../../instrument/exports.js';
+import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
+
+export interface RunOptions {
+  /** Name shown in messages (the user's file, even when running an instrumented copy). */
+  file: string;
+  bytes: Uint8Array;
+  /** Export to call; null runs a WASI command's `_start`. */
+  invoke: string | null;
+  args: string[];
+  argv?: string[];
+  repeat?: number;
+  timeoutMs?: number;
+  regions?: RegionSnapshot[];
+  globals?: string[];
+  plugins?: HostPluginSpec[];
+  /** Signatures of the original module's exports, when already known. */
+  exports?: ExportedFunction[];
+}
+
+export interface RunOutcome {
+  kind: ModuleKind;
+  repetitions: RepetitionResult[];
+}
+
+export const TIMEOUT_EXIT_CODE = 124;
+const inSource = import.meta.url.endsWith('.ts');
+
+export async function runModule(options: RunOptions): Promise<RunOutcome> {
+  const { file } = options;
+  const module = compile(options.bytes, file);
+  const exports = WebAssembly.Module.exports(module).map((e) => e.name);
+  const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
+  const args = invoke === null ? [] : typedArgs(options, invoke);
+  const request: RunRequest = {
+    file, module, invoke, args, argv: options.argv ?? [], repeat: options.repeat ?? 1,
+    regions: options.regions ?? [], plugins: options.plugins ?? [], globals: options.globals ?? [],
+  };
+  const response = await inWorker(request, options.timeoutMs ?? 60_000);
+  if (!response.ok) {
+    const where = invoke ? ` in ${invoke}` : '';
+    throw fileError(file, response.failure === 'internal' ? `internal error: ${response.message}` : `${response.message.replace(/^trap: /, `trap${where}: `)}`);
+  }
+  return { kind: response.kind, repetitions: response.repetitions };
+}
+
+function compile(bytes: Uint8Array, file: string): WebAssembly.Module {
+  try {
+    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  } catch (error) {
+    throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
+  }
+}
+
+function defaultExport(exports: string[], file: string): string {
+  if (exports.includes('run')) return 'run';
+  throw fileError(file, `no export to run: pass --invoke NAME (exports: ${exports.filter((e) => !e.startsWith('taintlens$')).join(', ') || 'none'})`);
+}
+
+function typedArgs(options: RunOptions, invoke: string): Array<{ type: ValueType; text: string }> {
+  const signatures = options.exports ?? readExports(options.bytes, options.file);
+  const signature = signatures.find((s) => s.name === invoke);
+  if (!signature) {
+    const names = signatures.map((s) => s.name).filter((n) => !n.startsWith('taintlens$'));
+    throw fileError(options.file, `no exported function '${invoke}' (exports: ${names.join(', ') || 'none'})`);
+  }
+  if (signature.params.length !== options.args.length) {
+    throw fileError(options.file, `${invoke} takes ${signature.params.length} argument(s) (${signature.params.join(', ') || 'none'}), got ${options.args.length}`);
+  }
+  return signature.params.map((type, i) => {
+    const text = options.args[i]!.trim();
+    const valid = type === 'i32' || type === 'i64' ? /^-?\d+$/.test(text) : type === 'f32' || type === 'f64' ? Number.isFinite(Number(text)) || /^-?(inf|infinity|nan)$/i.test(text) : false;
+    if (!valid) throw fileError(options.file, `argument ${i + 1} of ${invoke} must be ${type}, got '${text}'`);
+    return { type, text };
+  });
+}
+
+function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> {
+  const worker = inSource
+    ? new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); });`,
+        { eval: true, workerData: request },
+      )
+    : new Worker(new URL('./worker.js', import.meta.url), { workerData: request });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      reject(fileError(request.file, `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`, TIMEOUT_EXIT_CODE));
+    }, timeoutMs);
+    worker.once('message', (response: RunResponse) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(response);
+    });
+    worker.once('error', (error) => {
+      clearTimeout(timer);
+      reject(fileError(request.file, `run failed: ${error.message}`));
+    });
+    worker.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(fileError(request.file, `run worker exited unexpectedly (code ${code})`));
+    });
+  });
+}
