@@ -3,7 +3,7 @@
 // `limit`. The real memory is sized for both from the start, and memory.size / memory.grow are
 // rewritten to report and grow only the program's part, so the program never sees our data.
 import binaryen from 'binaryen';
-import { Id, childSlots, idOf, Func, type Expr } from './ir.js';
+import { Id, childSlots, idOf, Func, Load, Store, addVar, i64Const, type Expr } from './ir.js';
 
 export const PAGE = 65536;
 const MAX_PAGES = 65536;
@@ -29,10 +29,17 @@ export interface MemoryLayout {
 
 export const PROGRAM_PAGES_GLOBAL = 'taintlens$program_pages';
 export const MEMORY_GROW_FUNCTION = 'taintlens$memory_grow';
+export const PROGRAM_BYTES_GLOBAL = 'taintlens$program_bytes';
 
 export interface LayoutOptions {
   /** Upper bound for the program's memory in pages (default 16384 = 1 GiB). */
   programLimitPages?: number;
+  /**
+   * Keep out-of-bounds traps exact: every program access is checked against the program's own
+   * memory size, since the real memory is larger (default true). Off, an access past the program's
+   * memory reads our data instead of trapping: only for programs known to be in bounds.
+   */
+  boundsChecks?: boolean;
 }
 
 export function planMemoryLayout(module: binaryen.Module, requests: RegionRequest[], options: LayoutOptions = {}): MemoryLayout {
@@ -60,9 +67,11 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
 }
 
 /** Redirects memory.size and memory.grow to the program's logical memory, and makes sure a memory exists. */
-export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout): void {
-  if (!module.hasMemory()) module.setMemory(layout.totalPages, layout.totalPages, null);
+export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout, options: LayoutOptions = {}): void {
+  const hadMemory = module.hasMemory();
+  if (!hadMemory) module.setMemory(layout.totalPages, layout.totalPages, null);
   module.addGlobal(PROGRAM_PAGES_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages));
+  module.addGlobal(PROGRAM_BYTES_GLOBAL, binaryen.i64, true, i64Const(module, layout.programInitialPages * PAGE));
   const delta = () => module.local.get(0, binaryen.i32);
   const pages = () => module.global.get(PROGRAM_PAGES_GLOBAL, binaryen.i32);
   module.addFunction(
@@ -74,6 +83,7 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout)
       ),
       module.local.set(1, pages()),
       module.global.set(PROGRAM_PAGES_GLOBAL, module.i32.add(pages(), delta())),
+      module.global.set(PROGRAM_BYTES_GLOBAL, module.i64.mul(module.i64.extend_u(pages()), i64Const(module, PAGE))),
       module.local.get(1, binaryen.i32),
     ], binaryen.i32),
   );
@@ -81,12 +91,13 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout)
     if (Func.getName(func) === MEMORY_GROW_FUNCTION) continue;
     const body = Func.getBody(func);
     if (!body) continue;
-    const replaced = rewriteMemoryOps(module, body);
+    const checks = hadMemory && options.boundsChecks !== false ? new BoundsChecker(module, func) : null;
+    const replaced = rewriteMemoryOps(module, body, checks);
     if (replaced !== body) Func.setBody(func, replaced);
   }
 }
 
-function rewriteMemoryOps(module: binaryen.Module, root: Expr): Expr {
+function rewriteMemoryOps(module: binaryen.Module, root: Expr, checks: BoundsChecker | null): Expr {
   const replaceIn = (expr: Expr): Expr => {
     for (const slot of childSlots(expr)) {
       const next = replaceIn(slot.expr);
@@ -98,9 +109,90 @@ function rewriteMemoryOps(module: binaryen.Module, root: Expr): Expr {
       const delta = (binaryen as unknown as { MemoryGrow: { getDelta(e: Expr): Expr } }).MemoryGrow.getDelta(expr);
       return module.call(MEMORY_GROW_FUNCTION, [delta], binaryen.i32);
     }
+    checks?.check(expr);
     return expr;
   };
   return replaceIn(root);
+}
+
+const SIMD_LOAD_BYTES = [1, 2, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8];
+const LANE_BYTES = [1, 2, 4, 8];
+
+/**
+ * Makes an access past the program's memory trap as it did before the memory grew for our regions:
+ * the address is checked (in 64 bits, so nothing wraps) and a failing check performs an access that
+ * is out of bounds for any memory, so the trap is the same "memory access out of bounds".
+ */
+class BoundsChecker {
+  private readonly temps = new Map<number, number>();
+  constructor(private readonly module: binaryen.Module, private readonly func: number) {}
+
+  check(expr: Expr): void {
+    const id = idOf(expr);
+    const api = binaryen as unknown as Record<string, { getOp(e: Expr): number; getOffset(e: Expr): number }>;
+    if (id === Id.Load || id === Id.Store) {
+      const access = id === Id.Load ? Load : Store;
+      if (access.isAtomic(expr)) return;
+      this.guardPointer(expr, access.getOffset(expr) + access.getBytes(expr));
+    } else if (id === Id.SIMDLoad) {
+      this.guardPointer(expr, api.SIMDLoad!.getOffset(expr) + SIMD_LOAD_BYTES[api.SIMDLoad!.getOp(expr)]!);
+    } else if (id === Id.SIMDLoadStoreLane) {
+      this.guardPointer(expr, api.SIMDLoadStoreLane!.getOffset(expr) + LANE_BYTES[api.SIMDLoadStoreLane!.getOp(expr) % 4]!);
+    } else if (id === Id.MemoryCopy || id === Id.MemoryFill || id === Id.MemoryInit) {
+      this.guardRange(expr, id);
+    }
+  }
+
+  private temp(type: number): number {
+    let local = this.temps.get(type);
+    if (local === undefined) this.temps.set(type, (local = addVar(this.func, type)));
+    return local;
+  }
+
+  private outOfBounds(): Expr {
+    return this.module.drop(this.module.i32.load8_u(0xffffffff, 1, this.module.i32.const(-1)));
+  }
+
+  private exceeds(address: Expr, extent: Expr): Expr {
+    const m = this.module;
+    return m.i64.gt_u(m.i64.add(m.i64.extend_u(address), extent), m.global.get(PROGRAM_BYTES_GLOBAL, binaryen.i64));
+  }
+
+  /** ptr → (p = ptr; if p + end > size: trap; p) */
+  private guardPointer(expr: Expr, end: number): void {
+    const m = this.module;
+    const slot = childSlots(expr)[0]!;
+    const p = this.temp(binaryen.i32);
+    slot.replace(m.block(null, [
+      m.local.set(p, slot.expr),
+      m.if(this.exceeds(m.local.get(p, binaryen.i32), i64Const(m, end)), this.outOfBounds()),
+      m.local.get(p, binaryen.i32),
+    ], binaryen.i32));
+  }
+
+  /** Bulk operations: the size operand is last, so the check goes there, after all operands ran. */
+  private guardRange(expr: Expr, id: number): void {
+    const m = this.module;
+    const slots = childSlots(expr);
+    const dest = slots[0]!;
+    const size = slots[2]!;
+    const d = addVar(this.func, binaryen.i32);
+    const n = this.temp(binaryen.i32);
+    dest.replace(m.local.tee(d, dest.expr, binaryen.i32));
+    let source: Expr | null = null;
+    if (id === Id.MemoryCopy) {
+      const s = addVar(this.func, binaryen.i32);
+      slots[1]!.replace(m.local.tee(s, slots[1]!.expr, binaryen.i32));
+      source = m.local.get(s, binaryen.i32);
+    }
+    const extent = () => m.i64.extend_u(m.local.get(n, binaryen.i32));
+    const failing = this.exceeds(m.local.get(d, binaryen.i32), extent());
+    size.replace(m.block(null, [
+      m.local.set(n, size.expr),
+      m.if(source ? m.i32.or(failing, this.exceeds(source, extent())) : failing, this.outOfBounds()),
+      m.local.get(n, binaryen.i32),
+    ], binaryen.i32));
+  }
 }
 
 export function definedFunctions(module: binaryen.Module): number[] {

@@ -49,7 +49,7 @@ export function checkWasmBytes(bytes: Uint8Array, file: string): void {
 
 function describeCompileError(error: unknown): string {
   const text = messageOf(error).replace(/^WebAssembly\.Module\(\): /, '');
-  if (/section was shorter|length out of bounds|expected .* bytes|reached end|unexpected end/i.test(text)) {
+  if (/section was shorter|length out of bounds|expected .* bytes|reached end|unexpected end|past end|beyond end/i.test(text)) {
     return `truncated or corrupt (${text})`;
   }
   return text;

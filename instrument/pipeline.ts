@@ -3,15 +3,14 @@
 import binaryen from 'binaryen';
 import { readModule, emitModule } from './module-io.js';
 import { analyzeModule, type ModuleAnalysis, type SiteTable } from './sites.js';
-import { applyMemoryLayout, patchMemoryLimits, planMemoryLayout, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { applyMemoryLayout, patchMemoryLimits, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
 import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 
-export interface InstrumentOptions {
+export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the loop profiler's calling-context tree (default 16 MiB). */
   contextBytes?: number;
-  programLimitPages?: number;
 }
 
 export interface PassContext {
@@ -87,7 +86,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
     let layout: MemoryLayout | null = null;
     if (requests.length > 0) {
       layout = planMemoryLayout(module, requests, options);
-      applyMemoryLayout(module, layout);
+      applyMemoryLayout(module, layout, options);
     }
     const results: InstrumentedSites['passes'] = {};
     for (const pass of chosen) {

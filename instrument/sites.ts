@@ -71,19 +71,26 @@ export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
     const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
     if (info.module) imported.add(info.name);
   }
+  const exportNames = new Map<string, string>();
+  for (let i = 0; i < module.getNumExports(); i++) {
+    const info = binaryen.getExportInfo(module.getExportByIndex(i));
+    if (info.kind === binaryen.ExternalFunction && !exportNames.has(info.value)) exportNames.set(info.value, info.name);
+  }
+  // Without a name section Binaryen names functions by number; an export name reads better.
+  const displayName = (internal: string) => (/^\d+$/.test(internal) ? exportNames.get(internal) ?? `func${internal}` : internal);
   definedFunctions(module).forEach((func, index) => {
-    const name = Func.getName(func);
+    const name = displayName(Func.getName(func));
     const site: FunctionSite = { id: `F${index}`, index, name, instructions: 0, loops: [], calls: [] };
     const analysis: FunctionAnalysis = { site, func, loopExprs: [], callExprs: [] };
     const body = Func.getBody(func);
-    if (body) walkFunction(body, site, analysis, table, imported);
+    if (body) walkFunction(body, site, analysis, table, imported, displayName);
     table.functions.push(site);
     functions.push(analysis);
   });
   return { table, functions };
 }
 
-function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable, imported: Set<string>): void {
+function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable, imported: Set<string>, displayName: (n: string) => string): void {
   const loopStack: LoopSite[] = [];
   const loopByLabel = new Map<string, LoopSite>();
   const visit = (expr: Expr): number => {
@@ -113,7 +120,8 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
       const target = id === Id.Call ? Call.getTarget(expr) : null;
       const call: CallSite = {
         id: `C${table.calls.length}`, function: fn.name, loop: loopStack.at(-1)?.id ?? null,
-        kind: id === Id.CallIndirect ? 'indirect' : imported.has(target!) ? 'import' : 'direct', target,
+        kind: id === Id.CallIndirect ? 'indirect' : imported.has(target!) ? 'import' : 'direct',
+        target: target === null ? null : imported.has(target) ? target : displayName(target),
       };
       table.calls.push(call);
       fn.calls.push(call.id);

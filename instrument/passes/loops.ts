@@ -63,9 +63,9 @@ export function applyLoopProfiler(module: binaryen.Module, analysis: ModuleAnaly
   addEnterFunction(module, base, base + region.bytes, rootSize);
   module.addGlobalExport(NEXT, 'taintlens$next');
   module.addGlobalExport(OVERFLOW, 'taintlens$overflow');
-  const definedIndex = new Map(analysis.functions.map((f) => [f.site.name, f.site.index]));
+  const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
   const functions = analysis.functions.map((fn) => {
-    if (ownFunctions.has(fn.site.name)) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
+    if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
     return instrumentFunction(module, fn, definedIndex);
   });
   // The root node names itself so the runtime can walk the tree from it.

@@ -16,25 +16,37 @@ export function rng(seed: number): () => number {
   };
 }
 
-export type Family = 'constant' | 'single' | 'additive' | 'multiplicative' | 'mixed2' | 'mixed3';
+export type Family = 'constant' | 'single' | 'additive' | 'multiplicative' | 'mixed' | 'full';
 
-export const FAMILIES: readonly Family[] = ['constant', 'single', 'additive', 'multiplicative', 'mixed2', 'mixed3'];
+/**
+ * The headline families, from constant to 3-term mixed; every one lies in Extra-P's hypothesis
+ * space (for two parameters: f, g, f·g, f+g, f·g+f, f·g+g).
+ */
+export const FAMILIES: readonly Family[] = ['constant', 'single', 'additive', 'multiplicative', 'mixed'];
+
+/** Beyond Extra-P's space: the 4-term c + f·g + f + g, reported separately. */
+export const EXTRA_FAMILIES: readonly Family[] = ['full'];
 
 export const FAMILY_TEXT: Record<Family, string> = {
   constant: 'c',
   single: 'c + f(x)',
   additive: 'c + f(p) + g(n)',
   multiplicative: 'c + f(p)·g(n)',
-  mixed2: 'c + f(p)·g(n) + f(p) or g(n)',
-  mixed3: 'c + f(p)·g(n) + f(p) + g(n)',
+  mixed: 'c + f(p)·g(n) + f(p) | g(n)',
+  full: 'c + f(p)·g(n) + f(p) + g(n)',
 };
 
 export interface SyntheticDesign {
   params: [string, string];
   values: [number[], number[]];
   repetitions: number;
-  /** log10 range of a term's largest value over the grid relative to the constant. */
+  /**
+   * log10 range of the function's scale relative to its constant: a function's terms reach
+   * about constant · 10^U(termScale) at their largest point on the grid.
+   */
   termScale: [number, number];
+  /** log10 spread of the terms of one function around that scale (± this half-width). */
+  termSpread: number;
 }
 
 export const DEFAULT_DESIGN: SyntheticDesign = {
@@ -44,7 +56,8 @@ export const DEFAULT_DESIGN: SyntheticDesign = {
     [10, 20, 40, 80, 160],
   ],
   repetitions: 5,
-  termScale: [-1, 2],
+  termScale: [Number(process.env.TL_LO ?? 0), Number(process.env.TL_HI ?? 2)],
+  termSpread: Number(process.env.TL_SP ?? 0.5),
 };
 
 export interface SyntheticLoop {
@@ -82,7 +95,8 @@ export function syntheticFunction(random: () => number, family: Family, name: st
   const shapeN = pick(random, EXTRAP_SHAPES);
   const maxP = maxOver(design.values[0], shapeP);
   const maxN = maxOver(design.values[1], shapeN);
-  const scale = () => constant * Math.pow(10, design.termScale[0] + random() * (design.termScale[1] - design.termScale[0]));
+  const level = constant * Math.pow(10, design.termScale[0] + random() * (design.termScale[1] - design.termScale[0]));
+  const scale = () => level * Math.pow(10, design.termSpread * (2 * random() - 1));
   const factorP = { param: pName, exponent: shapeP.exponent, log: shapeP.log };
   const factorN = { param: nName, exponent: shapeN.exponent, log: shapeN.log };
   const termP = (): Term => ({ coefficient: scale() / maxP, factors: [factorP] });
@@ -120,7 +134,7 @@ export function syntheticFunction(random: () => number, family: Family, name: st
       loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
       break;
     }
-    case 'mixed2': {
+    case 'mixed': {
       // A nest whose outer loop also does work of its own: outer·inner + outer.
       const pOuter = random() < 0.5;
       terms.push(termPN(), pOuter ? termP() : termN());
@@ -128,7 +142,7 @@ export function syntheticFunction(random: () => number, family: Family, name: st
       loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
       break;
     }
-    case 'mixed3': {
+    case 'full': {
       // The same nest and a sibling loop over the inner parameter.
       const pOuter = random() < 0.5;
       terms.push(termPN(), termP(), termN());

@@ -86,7 +86,8 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
     const mem = memory();
     for (const region of request.regions) {
       if (!mem) throw new RunFailure('link', 'does not export its memory, so results cannot be read');
-      regions[region.name] = new Uint8Array(mem.buffer.slice(region.base, region.base + region.bytes));
+      const end = region.endGlobal ? Number((instance.exports[region.endGlobal] as WebAssembly.Global).value) : region.base + region.bytes;
+      regions[region.name] = new Uint8Array(mem.buffer.slice(region.base, Math.min(end, region.base + region.bytes)));
     }
     const globals: Record<string, number | string> = {};
     for (const name of request.globals) {

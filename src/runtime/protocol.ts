@@ -7,6 +7,8 @@ export interface RegionSnapshot {
   name: string;
   base: number;
   bytes: number;
+  /** Exported global holding the end of the used part: only [base, end) is copied. */
+  endGlobal?: string;
 }
 
 /** A module the worker imports to supply host functions and to collect results after each run. */

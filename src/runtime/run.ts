@@ -29,6 +29,8 @@ export interface RunOutcome {
 
 export const TIMEOUT_EXIT_CODE = 124;
 const inSource = import.meta.url.endsWith('.ts');
+// node:wasi warns that it is experimental each time it loads: noise in a CLI's output.
+const WORKER_FLAGS = ['--disable-warning=ExperimentalWarning'];
 
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
@@ -83,9 +85,9 @@ function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> 
   const worker = inSource
     ? new Worker(
         `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); });`,
-        { eval: true, workerData: request },
+        { eval: true, workerData: request, execArgv: WORKER_FLAGS },
       )
-    : new Worker(new URL('./worker.js', import.meta.url), { workerData: request });
+    : new Worker(new URL('./worker.js', import.meta.url), { workerData: request, execArgv: WORKER_FLAGS });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void worker.terminate();

@@ -1,6 +1,13 @@
 // Every subcommand registers itself on the program; add new commands here, one line each.
 import type { Command } from 'commander';
+import { registerRun } from './run.js';
+import { registerInstrument } from './instrument.js';
+import { registerLoops } from './loops.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [
+  registerRun,
+  registerInstrument,
+  registerLoops,
+];

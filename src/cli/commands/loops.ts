@@ -1,0 +1,33 @@
+// `taintlens loops`: the loop profile of a run — every loop per calling context with entries,
+// iterations and instructions, and with --compare the function-level vs loop-level profile.
+import type { Command } from 'commander';
+import { readWasmFile } from '../../../instrument/module-io.js';
+import { profileLoops } from '../../profile/profile-run.js';
+import { compareTable, loopTable } from '../../report/loops-report.js';
+import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { emit } from '../output.js';
+import { writeJsonAtomic } from '../../util/atomic-write.js';
+
+interface LoopsCliOptions extends RunCliOptions {
+  compare?: boolean;
+  output?: string;
+}
+
+export function registerLoops(program: Command): void {
+  addRunOptions(
+    program.command('loops <module>')
+      .description('profile every loop: entries, iterations and instructions per loop and calling context')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--json] [-o FILE] [-- argv...]')
+      .option('--compare', 'also compare the function-level and loop-level profiles')
+      .option('-o, --output <file>', 'also write the JSON profile to FILE'),
+  ).action(async (file: string, options: LoopsCliOptions, command: Command) => {
+    const run = parseRunOptions(options, command.args.slice(1));
+    const report = await profileLoops(file, readWasmFile(file), run);
+    if (options.output) writeJsonAtomic(options.output, report);
+    emit(run.json, report, () => {
+      const parts = [loopTable(report)];
+      if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+      return parts.join('\n');
+    });
+  });
+}

@@ -1,0 +1,35 @@
+// `taintlens run`: runs a module uninstrumented (the baseline every analysis is compared with).
+import type { Command } from 'commander';
+import { readWasmFile } from '../../../instrument/module-io.js';
+import { runModule } from '../../runtime/run.js';
+import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { emit } from '../output.js';
+import { schemaId } from '../../util/schema.js';
+
+export function registerRun(program: Command): void {
+  addRunOptions(
+    program.command('run <module>')
+      .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--json] [-- argv...]'),
+  ).action(async (file: string, options: RunCliOptions, command: Command) => {
+    const run = parseRunOptions(options, command.args.slice(1));
+    const bytes = readWasmFile(file);
+    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs });
+    const first = outcome.repetitions[0]!;
+    const times = outcome.repetitions.map((r) => r.ms);
+    const document = {
+      schema: schemaId('run'),
+      module: file,
+      kind: outcome.kind,
+      invoke: run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run'),
+      result: first.result,
+      timing: { medianMs: median(times), runs: times.length, minMs: Math.min(...times), maxMs: Math.max(...times) },
+      ...(first.stdout ? { stdout: first.stdout } : {}),
+    };
+    if (!run.json && first.stdout) process.stdout.write(first.stdout);
+    emit(run.json, document, () => {
+      const label = outcome.kind === 'wasi-command' ? 'exit code' : 'result';
+      return `${label}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length})`;
+    });
+  });
+}

@@ -1,0 +1,46 @@
+// Options shared by every command that runs a module: which export, its arguments, WASI argv after
+// `--`, repetitions and the time limit.
+import { Option, type Command } from 'commander';
+import { UserError } from '../util/errors.js';
+
+export interface RunCliOptions {
+  invoke?: string;
+  args?: string;
+  repeat: string;
+  timeout: string;
+  json?: boolean;
+}
+
+export interface ParsedRunOptions {
+  invoke: string | null;
+  args: string[];
+  argv: string[];
+  repeat: number;
+  timeoutMs: number;
+  json: boolean;
+}
+
+export function addRunOptions(command: Command, defaultRepeat = 1): Command {
+  return command
+    .allowExcessArguments(true)
+    .option('--invoke <export>', 'exported function to call (default: run; a WASI command runs _start)')
+    .option('--args <list>', 'comma-separated arguments for the export, e.g. 64,10')
+    .option('--repeat <k>', 'run K times on fresh instances; timing is the median', String(defaultRepeat))
+    .addOption(new Option('--timeout <seconds>', 'stop a run that takes longer than this').default('60'))
+    .option('--json', 'machine-readable output');
+}
+
+export function parseRunOptions(options: RunCliOptions, argv: string[]): ParsedRunOptions {
+  const repeat = Number(options.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new UserError(`--repeat must be a positive whole number, got '${options.repeat}'`, 2);
+  const timeout = Number(options.timeout);
+  if (!(timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got '${options.timeout}'`, 2);
+  const args = options.args === undefined || options.args === '' ? [] : options.args.split(',');
+  return { invoke: options.invoke ?? null, args, argv, repeat, timeoutMs: timeout * 1000, json: options.json === true };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

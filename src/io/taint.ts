@@ -1,0 +1,111 @@
+// Reads the taint report (`taintlens taint --json`, schema taintlens/taint@1) tolerantly: unknown
+// fields are ignored, optional parts may be missing, and only what the modeler uses is validated.
+import { readFileSync } from 'node:fs';
+import { fileError } from '../util/errors.js';
+import { schemaId } from '../util/schema.js';
+import { parseDependency, type TaintFunction, type TaintLoop, type TaintReport } from '../model/prior.js';
+
+export function readTaintReport(file: string): TaintReport {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw fileError(file, `cannot read taint report (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw fileError(file, `not valid JSON: ${jsonErrorWhere(text, error)}`);
+  }
+  return parseTaintReport(json, file);
+}
+
+/** "line 3: Unexpected token ..." from a JSON.parse error, when the position is known. */
+export function jsonErrorWhere(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /position (\d+)/.exec(message);
+  const lineMatch = /line (\d+)/.exec(message);
+  if (position) {
+    const line = text.slice(0, Number(position[1])).split('\n').length;
+    return `line ${line}: ${message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '')}`;
+  }
+  if (lineMatch) return message;
+  return `line ${text.split('\n').length}: ${message}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+}
+
+export function parseTaintReport(json: unknown, source: string): TaintReport {
+  if (!isObject(json)) throw fileError(source, 'not a taint report: expected a JSON object');
+  const schema = json.schema;
+  if (schema !== undefined) {
+    if (typeof schema !== 'string' || !schema.startsWith('taintlens/taint@')) {
+      throw fileError(source, `not a taint report (schema ${JSON.stringify(schema)}, expected "${schemaId('taint')}")`);
+    }
+    if (schema !== schemaId('taint')) throw fileError(source, `unsupported taint report version ${schema} (this reader understands ${schemaId('taint')})`);
+  }
+  const parameters = json.parameters === undefined ? [] : stringList(json.parameters);
+  if (!parameters) throw fileError(source, '"parameters" must be a list of names');
+  if (!Array.isArray(json.functions)) throw fileError(source, '"functions" must be a list (is this a taint report?)');
+
+  const functions = new Map<string, TaintFunction>();
+  json.functions.forEach((entry, i) => {
+    const where = `functions[${i}]`;
+    if (!isObject(entry)) throw fileError(source, `${where}: expected an object`);
+    if (typeof entry.name !== 'string' || entry.name === '') throw fileError(source, `${where}: "name" must be a non-empty string`);
+    const params = entry.params === undefined || entry.params === null ? [] : stringList(entry.params);
+    if (!params) throw fileError(source, `${where} (${entry.name}): "params" must be a list of names`);
+    const dependency = entry.dependency ?? null;
+    if (dependency !== null && typeof dependency !== 'string') {
+      throw fileError(source, `${where} (${entry.name}): "dependency" must be a string or null`);
+    }
+    const pruned = entry.pruned ?? null;
+    if (pruned !== null && typeof pruned !== 'string') throw fileError(source, `${where} (${entry.name}): "pruned" must be a string or null`);
+    let monomials: string[][] | null = null;
+    if (dependency !== null && dependency.trim() !== '') {
+      try {
+        monomials = parseDependency(dependency);
+      } catch (error) {
+        throw fileError(source, `${where} (${entry.name}): ${(error as Error).message}`);
+      }
+    }
+    if (functions.has(entry.name)) {
+      // Several entries of one name (overloads, several modules): the union of their dependencies.
+      const previous = functions.get(entry.name)!;
+      functions.set(entry.name, {
+        name: entry.name,
+        params: [...new Set([...previous.params, ...params])],
+        dependency: [previous.dependency, dependency].filter((d) => d !== null).join(' + ') || null,
+        monomials: previous.monomials || monomials ? [...(previous.monomials ?? []), ...(monomials ?? [])] : null,
+        pruned: previous.pruned !== null && pruned !== null ? previous.pruned : null,
+      });
+      return;
+    }
+    functions.set(entry.name, { name: entry.name, params, dependency, monomials, pruned });
+  });
+
+  const loops: TaintLoop[] = [];
+  if (json.loops !== undefined && json.loops !== null) {
+    if (!Array.isArray(json.loops)) throw fileError(source, '"loops" must be a list');
+    json.loops.forEach((entry, i) => {
+      const where = `loops[${i}]`;
+      if (!isObject(entry)) throw fileError(source, `${where}: expected an object`);
+      const id = typeof entry.id === 'number' ? String(entry.id) : entry.id;
+      if (typeof id !== 'string') throw fileError(source, `${where}: "id" must be a string or number`);
+      if (typeof entry.function !== 'string') throw fileError(source, `${where}: "function" must be a string`);
+      const parent = entry.parent === undefined || entry.parent === null ? null : typeof entry.parent === 'number' ? String(entry.parent) : entry.parent;
+      if (parent !== null && typeof parent !== 'string') throw fileError(source, `${where}: "parent" must be an id or null`);
+      const params = entry.params === undefined || entry.params === null ? [] : stringList(entry.params);
+      if (!params) throw fileError(source, `${where}: "params" must be a list of names`);
+      loops.push({ id, function: entry.function, parent, params });
+    });
+  }
+  return { source, parameters, functions, loops };
+}

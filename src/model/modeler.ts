@@ -1,0 +1,278 @@
+// Models for every call path of an experiment: aggregation, the search, the taint prior's checks,
+// extrapolation to a target point, ranking and scalability flags.
+import { aggregate, spreadOf, UNRELIABLE_CV } from './aggregate.js';
+import { FULL_SHAPES, EXTRAP_SHAPES, sameExponent, type Shape } from './exponents.js';
+import { evaluateModel, formatModel } from './format.js';
+import { PointSetCache, type PointSet } from './pointset.js';
+import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
+import { defaultSearchOptions, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
+import type { Aggregate, Experiment, Series, Term } from './types.js';
+
+export interface GrowthThreshold {
+  /** Allowed growth in any parameter: 1 = linear (n log n is worse). */
+  default: number;
+  perParam: Record<string, number>;
+}
+
+export interface ModelingOptions {
+  aggregate: Aggregate;
+  /** Model only this metric (default: every metric). */
+  metric?: string;
+  /** Extrapolate to this point (default: the largest measured value of each parameter). */
+  target?: Record<string, number>;
+  growth: GrowthThreshold;
+  taint?: TaintReport;
+  /** 'full': all 59 shapes (default); 'extrap': Extra-P's 42 default building blocks. */
+  shapes?: 'full' | 'extrap';
+  search?: Partial<SearchOptions>;
+  onProgress?: (callpath: string) => void;
+}
+
+export const DEFAULT_GROWTH: GrowthThreshold = { default: 1, perParam: {} };
+
+export interface Growth {
+  exponent: number;
+  log: number;
+}
+
+export interface CallpathModel {
+  callpath: string;
+  metric: string;
+  params: string[];
+  model: string;
+  terms: Term[];
+  /** Mean coefficient of variation of the repetitions over the points. */
+  cv: number;
+  cvMax: number;
+  /** Symmetric mean absolute percentage error of the model at the measured points, in %. */
+  smape: number;
+  points: number;
+  repetitions: number;
+  /** Parameters the model depends on. */
+  dependsOn: string[];
+  /** Leading growth per parameter the model depends on. */
+  growth: Record<string, Growth>;
+  flags: string[];
+  /** The model's value at the target (or the largest measured point). */
+  prediction: number;
+  /** 1 = the largest prediction among the call paths of the same metric. */
+  rank: number;
+  /** The best model ignoring the taint prior, when it differs from `model`. */
+  unrestricted?: { model: string; terms: Term[] };
+  prior?: { function: string; status: CallpathPrior['status']; params: string[] };
+}
+
+export interface ModelsReport {
+  params: string[];
+  metrics: string[];
+  aggregate: Aggregate;
+  /** Where predictions are made, and whether that was asked for (--target) or defaulted. */
+  target: Record<string, number>;
+  targetGiven: boolean;
+  growth: GrowthThreshold;
+  taint: string | null;
+  models: CallpathModel[];
+}
+
+export interface SeriesModel {
+  fit: Fit;
+  terms: Term[];
+  unrestricted?: Term[];
+  contention: string[];
+  interaction: boolean;
+  cv: number;
+  cvMax: number;
+  smape: number;
+  repetitions: number;
+  fewPoints: string[];
+}
+
+/** Everything one modeling session reuses between series: coordinate-dependent bases. */
+export class Modeler {
+  private readonly cache: PointSetCache;
+  readonly shapes: readonly Shape[];
+  private readonly scratch: number[] = [];
+
+  constructor(
+    readonly aggregateBy: Aggregate = 'median',
+    shapes: 'full' | 'extrap' = 'full',
+    private readonly searchOverrides: Partial<SearchOptions> = {},
+  ) {
+    this.shapes = shapes === 'extrap' ? EXTRAP_SHAPES : FULL_SHAPES;
+    this.cache = new PointSetCache(this.shapes);
+  }
+
+  /** Models one series, optionally restricted to the allowed term masks of a prior. */
+  model(series: Series, allowed?: readonly number[]): SeriesModel {
+    const m = series.params.length;
+    const points = series.points.filter((point) => point.values.length > 0);
+    const ps: PointSet = this.cache.get(
+      points.map((point) => point.coords),
+      m,
+    );
+    const y = new Float64Array(points.length);
+    for (let i = 0; i < points.length; i++) y[i] = aggregate(points[i]!.values, this.aggregateBy, this.scratch);
+    const spread = spreadOf(points, this.aggregateBy);
+    const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
+    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options);
+    const terms = termsOf(result.fit, series.params);
+    const predicted = new Float64Array(points.length);
+    const at: Record<string, number> = {};
+    for (let i = 0; i < points.length; i++) {
+      for (let l = 0; l < m; l++) at[series.params[l]!] = points[i]!.coords[l]!;
+      predicted[i] = evaluateModel(terms, at);
+    }
+    const unrestricted =
+      result.unrestricted && result.unrestricted !== result.fit ? termsOf(result.unrestricted, series.params) : undefined;
+    return {
+      fit: result.fit,
+      terms,
+      unrestricted,
+      contention: result.contention.map((l) => series.params[l]!),
+      interaction: result.interaction,
+      cv: spread.cv,
+      cvMax: spread.cvMax,
+      smape: smape(y, predicted),
+      repetitions: spread.repetitions,
+      fewPoints: series.params.filter((_, l) => ps.distinct[l] === 2),
+    };
+  }
+}
+
+export function smape(actual: ArrayLike<number>, predicted: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < actual.length; i++) {
+    const a = actual[i]!;
+    const p = predicted[i]!;
+    const d = Math.abs(a) + Math.abs(p);
+    sum += d === 0 ? 0 : (2 * Math.abs(p - a)) / d;
+  }
+  return actual.length === 0 ? 0 : (100 * sum) / actual.length;
+}
+
+/** Terms of a fit: the constant first, then products ordered by size and parameter order. */
+export function termsOf(fit: Fit, params: readonly string[]): Term[] {
+  const terms: Term[] = [{ coefficient: fit.coefficients[0] ?? 0, factors: [] }];
+  const order = fit.masks.map((mask, t) => ({ mask, t })).sort((a, b) => popcount(b.mask) - popcount(a.mask) || a.mask - b.mask);
+  for (const { mask, t } of order) {
+    const factors = [];
+    for (let l = 0; l < params.length; l++) {
+      if (!(mask & (1 << l))) continue;
+      const factor = fit.factors[l]!;
+      factors.push({ param: params[l]!, exponent: factor.exponent, log: factor.log });
+    }
+    terms.push({ coefficient: fit.coefficients[t + 1]!, factors });
+  }
+  return terms;
+}
+
+/** The parameters a model depends on, in `params` order. */
+export function dependenciesOf(terms: readonly Term[], params: readonly string[]): string[] {
+  const used = new Set(terms.flatMap((term) => term.factors.map((factor) => factor.param)));
+  return params.filter((p) => used.has(p));
+}
+
+/** The leading growth of the model in each parameter: the largest (exponent, log) of a growing term. */
+export function growthOf(terms: readonly Term[]): Record<string, Growth> {
+  const growth: Record<string, Growth> = {};
+  for (const term of terms) {
+    if (term.coefficient <= 0) continue;
+    for (const factor of term.factors) {
+      const current = growth[factor.param];
+      if (!current || compareGrowth(factor, current) > 0) growth[factor.param] = { exponent: factor.exponent, log: factor.log };
+    }
+  }
+  return growth;
+}
+
+export function compareGrowth(a: Growth, b: Growth): number {
+  if (!sameExponent(a.exponent, b.exponent)) return a.exponent - b.exponent;
+  return a.log - b.log;
+}
+
+/** Growth worse than x^threshold: a larger exponent, or the same with a logarithm. */
+export function exceeds(growth: Growth, threshold: number): boolean {
+  return compareGrowth(growth, { exponent: threshold, log: 0 }) > 0;
+}
+
+function seriesKey(series: Series): string {
+  return `${series.metric}\u0000${series.callpath}`;
+}
+
+/** Models every call path (of the chosen metric), checks them against the prior, ranks them. */
+export function modelExperiment(experiment: Experiment, options: ModelingOptions): ModelsReport {
+  const modeler = new Modeler(options.aggregate, options.shapes ?? 'full', options.search ?? {});
+  const selected = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric);
+  const params = experiment.params;
+  const reference: Record<string, number> = {};
+  for (const series of selected) {
+    for (const point of series.points) {
+      series.params.forEach((p, l) => {
+        reference[p] = Math.max(reference[p] ?? -Infinity, point.coords[l]!);
+      });
+    }
+  }
+  const target = options.target ?? reference;
+  const models: CallpathModel[] = [];
+  const seen = new Set<string>();
+  for (const series of selected) {
+    if (seen.has(seriesKey(series))) continue;
+    seen.add(seriesKey(series));
+    const prior = options.taint ? priorFor(options.taint, series.callpath, series.params) : undefined;
+    const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
+    const result = modeler.model(series, allowed);
+    const dependsOn = dependenciesOf(result.terms, series.params);
+    const growth = growthOf(result.terms);
+    const flags: string[] = [];
+    if (result.cv > UNRELIABLE_CV) flags.push('unreliable');
+    for (const p of result.fewPoints) flags.push(`few-points:${p}`);
+    for (const l of result.fit.refined) flags.push(`refined:${series.params[l]}`);
+    if (prior) {
+      if (prior.status === 'missing') flags.push('taint-missing');
+      for (const p of result.contention) flags.push(`contention:${p}`);
+      if (result.interaction) flags.push('interaction');
+      for (const p of prior.params) if (!dependsOn.includes(p)) flags.push(`too-narrow:${p}`);
+    }
+    for (const [p, g] of Object.entries(growth)) {
+      const threshold = options.growth.perParam[p] ?? options.growth.default;
+      if (exceeds(g, threshold)) flags.push(`scalability-bug:${p}`);
+    }
+    models.push({
+      callpath: series.callpath,
+      metric: series.metric,
+      params: [...series.params],
+      model: formatModel(result.terms),
+      terms: result.terms,
+      cv: result.cv,
+      cvMax: result.cvMax,
+      smape: result.smape,
+      points: series.points.length,
+      repetitions: result.repetitions,
+      dependsOn,
+      growth,
+      flags,
+      prediction: evaluateModel(result.terms, target),
+      rank: 0,
+      ...(result.unrestricted ? { unrestricted: { model: formatModel(result.unrestricted), terms: result.unrestricted } } : {}),
+      ...(prior ? { prior: { function: prior.function, status: prior.status, params: prior.params } } : {}),
+    });
+    options.onProgress?.(series.callpath);
+  }
+  const metrics = [...new Set(models.map((model) => model.metric))];
+  for (const metric of metrics) {
+    const group = models.filter((model) => model.metric === metric);
+    group.sort((a, b) => b.prediction - a.prediction || a.callpath.localeCompare(b.callpath));
+    group.forEach((model, i) => (model.rank = i + 1));
+  }
+  models.sort((a, b) => a.metric.localeCompare(b.metric) || a.rank - b.rank);
+  return {
+    params,
+    metrics,
+    aggregate: options.aggregate,
+    target,
+    targetGiven: options.target !== undefined,
+    growth: options.growth,
+    taint: options.taint?.source ?? null,
+    models,
+  };
+}

@@ -1,0 +1,172 @@
+// The taint prior (Perf-Taint §4.5): which terms a call path's model may contain, from the
+// parameters its function's loops depend on and how those loops nest.
+//
+// A dependency expression such as "a*b + c" is a sum of monomials; nesting multiplies, siblings
+// add. A term of the model ranges over a set of parameters; it is allowed when that set is the
+// parameter set of some loop level of the function:
+//   - With the loop nests of the function (the report's `loops`, linked by `parent`): every
+//     loop L contributes the parameters on the path from its outermost loop down to L. For
+//     `for a { work; for b { work } }` that is {a} and {a,b}: cost a·(x + y·b) = x·a + y·a·b.
+//     An inner-only term {b} cannot arise from this nest and is not allowed.
+//   - A monomial the loops do not explain (the work sits in a callee, or the report lists no
+//     loops) allows every non-empty subset of its parameters, since any level of an unknown nest
+//     may carry work of its own.
+// Parameters never multiplied together in the expression are never combined into one term; a
+// pruned function, or one whose dependency is null, is constant. Parameters the measurements do
+// not vary are left out. A function absent from the report is not restricted at all.
+
+/** What the modeler needs of a taint report (see src/io/taint.ts for the reader). */
+export interface TaintFunction {
+  name: string;
+  params: string[];
+  /** Parsed dependency expression: a sum of monomials, each a list of parameter names. */
+  monomials: string[][] | null;
+  dependency: string | null;
+  pruned: string | null;
+}
+
+export interface TaintLoop {
+  id: string;
+  function: string;
+  parent: string | null;
+  params: string[];
+}
+
+export interface TaintReport {
+  source: string;
+  parameters: string[];
+  functions: Map<string, TaintFunction>;
+  loops: TaintLoop[];
+}
+
+export type PriorStatus = 'restricted' | 'constant' | 'missing';
+
+export interface CallpathPrior {
+  /** The function the call path ends in. */
+  function: string;
+  status: PriorStatus;
+  /** Measured parameters the code may depend on. */
+  params: string[];
+  /** Allowed parameter sets of terms, as bit masks over the series' parameters. */
+  allowed: number[];
+  /** The allowed sets came (at least partly) from loop nests rather than the expression alone. */
+  fromLoops: boolean;
+}
+
+/** Parses "n*p + n", "a*(b + c)", "n^2*p" into monomials (sets of parameter names). */
+export function parseDependency(text: string): string[][] {
+  const tokens = text.match(/[A-Za-z_$][\w$.:]*|\d+(?:\.\d+)?|\*\*|[-+*^()·×]|\S/g) ?? [];
+  let position = 0;
+  const peek = () => tokens[position];
+  const fail = (what: string): never => {
+    throw new Error(`${what} in dependency "${text}"`);
+  };
+  // sum := product (('+' | '-') product)*; product := power (('*' | '·' | '×')? power)*; power := atom ('^' number)?
+  const sum = (): string[][] => {
+    let result = product();
+    while (peek() === '+' || peek() === '-') {
+      position++;
+      result = result.concat(product());
+    }
+    return result;
+  };
+  const product = (): string[][] => {
+    let result = power();
+    for (;;) {
+      const token = peek();
+      if (token === '*' || token === '·' || token === '×') {
+        position++;
+        result = multiply(result, power());
+      } else if (token !== undefined && (token === '(' || /^[A-Za-z_$\d]/.test(token))) {
+        result = multiply(result, power());
+      } else {
+        return result;
+      }
+    }
+  };
+  const power = (): string[][] => {
+    const base = atom();
+    if (peek() === '^' || peek() === '**') {
+      position++;
+      const exponent = peek();
+      if (exponent === undefined || !/^\d/.test(exponent)) fail('expected a number after ^');
+      position++;
+    }
+    return base;
+  };
+  const atom = (): string[][] => {
+    const token = peek();
+    if (token === undefined) return fail('unexpected end');
+    position++;
+    if (token === '(') {
+      const inner = sum();
+      if (peek() !== ')') fail('missing )');
+      position++;
+      return inner;
+    }
+    if (/^\d/.test(token)) return [[]];
+    if (/^[A-Za-z_$]/.test(token)) return [[token]];
+    return fail(`unexpected "${token}"`);
+  };
+  const result = sum();
+  if (position < tokens.length) fail(`unexpected "${tokens[position]}"`);
+  return result.map((monomial) => [...new Set(monomial)].sort());
+}
+
+function multiply(a: string[][], b: string[][]): string[][] {
+  const result: string[][] = [];
+  for (const x of a) for (const y of b) result.push([...x, ...y]);
+  return result;
+}
+
+/** The function a call path ends in: "main->solve" → "solve". */
+export function functionOf(callpath: string): string {
+  const parts = callpath.split('->');
+  return parts[parts.length - 1]!.trim();
+}
+
+export function priorFor(report: TaintReport, callpath: string, params: readonly string[]): CallpathPrior {
+  const name = functionOf(callpath);
+  const fn = report.functions.get(name);
+  if (!fn) return { function: name, status: 'missing', params: [], allowed: [], fromLoops: false };
+  const index = new Map(params.map((p, l) => [p, l]));
+  const maskOf = (names: readonly string[]) => names.reduce((mask, p) => (index.has(p) ? mask | (1 << index.get(p)!) : mask), 0);
+  if (fn.pruned !== null || fn.monomials === null) {
+    return { function: name, status: 'constant', params: [], allowed: [], fromLoops: false };
+  }
+  const monomials = [...new Set(fn.monomials.map(maskOf).filter((mask) => mask !== 0))];
+  if (monomials.length === 0) return { function: name, status: 'constant', params: [], allowed: [], fromLoops: false };
+
+  // Parameter sets of the loop levels of this function.
+  const loops = report.loops.filter((loop) => loop.function === name);
+  const byId = new Map(loops.map((loop) => [loop.id, loop]));
+  const levelSets = new Set<number>();
+  for (const loop of loops) {
+    let mask = 0;
+    const seen = new Set<string>();
+    for (let current: TaintLoop | undefined = loop; current && !seen.has(current.id); current = current.parent === null ? undefined : byId.get(current.parent)) {
+      seen.add(current.id);
+      mask |= maskOf(current.params);
+    }
+    if (mask !== 0) levelSets.add(mask);
+  }
+  const allowed = new Set<number>();
+  let fromLoops = false;
+  for (const monomial of monomials) {
+    if (levelSets.has(monomial)) {
+      // The nest explains this monomial: its levels (prefixes) inside the monomial are allowed.
+      fromLoops = true;
+      for (const level of levelSets) if ((level & monomial) === level) allowed.add(level);
+    } else {
+      for (let subset = monomial; subset > 0; subset = (subset - 1) & monomial) allowed.add(subset);
+    }
+  }
+  const union = monomials.reduce((a, b) => a | b, 0);
+  return {
+    function: name,
+    status: 'restricted',
+    params: params.filter((_, l) => union & (1 << l)),
+    allowed: [...allowed].sort((a, b) => a - b),
+    fromLoops,
+  };
+}

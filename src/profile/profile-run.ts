@@ -1,0 +1,52 @@
+// Runs a module under the loop profiler: instrument, run (fresh instance per repetition), decode
+// the context tree, and check that repetitions agree (counts are deterministic by construction).
+import { instrumentModule, type InstrumentOptions } from '../../instrument/pipeline.js';
+import { readExports } from '../../instrument/exports.js';
+import { runModule } from '../runtime/run.js';
+import { median, type ParsedRunOptions } from '../cli/run-options.js';
+import { decodeLoopProfile, type LoopProfile } from './loop-profile.js';
+import { schemaId } from '../util/schema.js';
+import { fileError } from '../util/errors.js';
+import type { RepetitionResult } from '../runtime/protocol.js';
+
+export interface LoopProfileReport extends LoopProfile {
+  schema: string;
+  module: string;
+  invoke: string | null;
+  args: string[];
+  result: RepetitionResult['result'];
+  timing: { medianMs: number; runs: number };
+  stdout?: string;
+}
+
+export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedRunOptions, options: InstrumentOptions = {}): Promise<LoopProfileReport> {
+  const exports = readExports(bytes, file);
+  const { bytes: instrumented, sites } = instrumentModule(bytes, file, ['loops'], options);
+  const layout = sites.passes.loops!;
+  const outcome = await runModule({
+    file, bytes: instrumented, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat,
+    timeoutMs: run.timeoutMs, exports,
+    regions: [{ name: 'loops', base: layout.base, bytes: layout.bytes, endGlobal: layout.exports.next }],
+    globals: [layout.exports.next],
+  });
+  const profiles = outcome.repetitions.map((rep) => {
+    const next = Number(rep.globals[layout.exports.next]);
+    return decodeLoopProfile(rep.regions.loops!, sites, layout, next);
+  });
+  const first = profiles[0]!;
+  const reference = JSON.stringify(first);
+  if (profiles.some((p) => JSON.stringify(p) !== reference)) {
+    throw fileError(file, 'loop counts differ between repetitions: the kernel is not deterministic (it reads time, randomness or outside state)');
+  }
+  const rep = outcome.repetitions[0]!;
+  return {
+    schema: schemaId('loops'),
+    module: file,
+    invoke: run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run'),
+    args: run.invoke === null && outcome.kind === 'wasi-command' ? run.argv : run.args,
+    result: rep.result,
+    timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
+    ...first,
+    ...(rep.stdout ? { stdout: rep.stdout } : {}),
+  };
+}
