@@ -235,6 +235,41 @@ export function patchMemoryLimits(bytes: Uint8Array, pages: number): Uint8Array 
   throw new Error('internal: emitted module has no memory section');
 }
 
+export const MEMORY_EXPORT = 'taintlens$memory';
+
+/** Exports memory 0 under MEMORY_EXPORT when the module does not export it, so results can be read. */
+export function ensureMemoryExport(bytes: Uint8Array): Uint8Array {
+  const entry = concat([encodeLeb(MEMORY_EXPORT.length), new TextEncoder().encode(MEMORY_EXPORT), Uint8Array.of(2, 0)]);
+  const reader = { pos: 8 };
+  while (reader.pos < bytes.length) {
+    const sectionStart = reader.pos;
+    const sectionId = bytes[reader.pos++]!;
+    const sizeStart = reader.pos;
+    const size = readLeb(bytes, reader);
+    const contentStart = reader.pos;
+    const end = contentStart + size;
+    if (sectionId === 7) {
+      const inner = { pos: contentStart };
+      const count = readLeb(bytes, inner);
+      for (let i = 0; i < count; i++) {
+        const nameLength = readLeb(bytes, inner);
+        inner.pos += nameLength;
+        const kind = bytes[inner.pos++]!;
+        readLeb(bytes, inner);
+        if (kind === 2) return bytes;
+      }
+      const content = concat([encodeLeb(count + 1), bytes.subarray(inner.pos - (inner.pos - contentStart) + encodeLeb(count).length, end), entry]);
+      return concat([bytes.subarray(0, sizeStart), encodeLeb(content.length), content, bytes.subarray(end)]);
+    }
+    if (sectionId !== 0 && sectionId > 7 && sectionId !== 12) {
+      const section = concat([Uint8Array.of(7), encodeLeb(entry.length + 1), Uint8Array.of(1), entry]);
+      return concat([bytes.subarray(0, sectionStart), section, bytes.subarray(sectionStart)]);
+    }
+    reader.pos = end;
+  }
+  return concat([bytes, Uint8Array.of(7), encodeLeb(entry.length + 1), Uint8Array.of(1), entry]);
+}
+
 function readLeb(bytes: Uint8Array, cursor: { pos: number }): number {
   let result = 0;
   let shift = 0;

@@ -3,7 +3,7 @@
 import binaryen from 'binaryen';
 import { readModule, emitModule } from './module-io.js';
 import { analyzeModule, type ModuleAnalysis, type SiteTable } from './sites.js';
-import { applyMemoryLayout, patchMemoryLimits, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { applyMemoryLayout, ensureMemoryExport, patchMemoryLimits, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
 import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
@@ -93,7 +93,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
       results[pass.name] = pass.apply({ module, analysis, layout: layout!, options });
     }
     let out = emitModule(module, `mode ${modes.join(',')}`);
-    if (layout) out = patchMemoryLimits(out, layout.totalPages);
+    if (layout) out = ensureMemoryExport(patchMemoryLimits(out, layout.totalPages));
     return {
       bytes: out,
       sites: { schema: 'taintlens/sites@1', module: file, modes, layout, ...analysis.table, passes: results },

@@ -140,7 +140,9 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
 
 /**
  * A loop is top-tested (a `while`) when the first control decision of an iteration can leave the
- * loop: a `br_if` out of it, or an `if` in tail position whose fall-through path ends the loop.
+ * loop — a `br_if` out of it, or an `if` in tail position whose fall-through path ends the loop —
+ * and nothing with an effect runs before it (else the exit sits mid-body and every header run
+ * starts an iteration).
  * Its header then runs once more per entry than its body; a bottom-tested loop runs it once per
  * iteration. This is what lets us report source-level iteration counts for both shapes.
  */
@@ -149,9 +151,14 @@ export function isTopTested(loop: Expr): boolean {
   const body = Loop.getBody(loop);
   const inner = new Set<string>();
   let decided: boolean | null = null;
+  let effects = false;
   const firstControl = (expr: Expr, tail: boolean): void => {
     if (decided !== null) return;
     const id = idOf(expr);
+    if (effects) {
+      decided = false;
+      return;
+    }
     if (id === Id.Block) {
       const own = labelOf(expr);
       if (own) inner.add(own);
@@ -163,12 +170,16 @@ export function isTopTested(loop: Expr): boolean {
       for (const slot of childSlots(expr)) firstControl(slot.expr, false);
       if (decided !== null) return;
       const target = Break.getName(expr);
-      decided = !!Break.getCondition(expr) && target !== label && !inner.has(target);
+      decided = !effects && !!Break.getCondition(expr) && target !== label && !inner.has(target);
       return;
     }
     if (id === Id.If) {
       firstControl(If.getCondition(expr), false);
       if (decided !== null) return;
+      if (effects) {
+        decided = false;
+        return;
+      }
       const yes = If.getIfTrue(expr);
       const no = If.getIfFalse(expr);
       const yesLoops = reachesLabel(yes, label);
@@ -183,10 +194,16 @@ export function isTopTested(loop: Expr): boolean {
       return;
     }
     for (const slot of childSlots(expr)) firstControl(slot.expr, false);
+    if (EFFECTS.has(id)) effects = true;
   };
   firstControl(body, true);
   return decided ?? false;
 }
+
+const EFFECTS = new Set<number>([
+  Id.LocalSet, Id.GlobalSet, Id.Store, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit,
+  Id.MemoryGrow, Id.SIMDLoadStoreLane, Id.TableSet, Id.TableGrow, Id.DataDrop,
+]);
 
 function reachesLabel(expr: Expr, label: string): boolean {
   let found = false;

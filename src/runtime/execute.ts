@@ -37,7 +37,7 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
 
 function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | bigint>, factories: HostPluginFactory[]): RepetitionResult {
   let instance: WebAssembly.Instance | undefined;
-  const memory = () => instance?.exports.memory as WebAssembly.Memory | undefined;
+  const memory = () => exportedMemory(instance);
   const plugins: HostPlugin[] = factories.map((make, i) =>
     make(request.plugins[i]!.options, { kind, memory, instance: () => instance, args }),
   );
@@ -102,6 +102,14 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
     if (outFd >= 0) closeSync(outFd);
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   }
+}
+
+/** The program's memory: `memory` by convention, else any exported memory (ours is `taintlens$memory`). */
+function exportedMemory(instance: WebAssembly.Instance | undefined): WebAssembly.Memory | undefined {
+  if (!instance) return undefined;
+  const named = instance.exports.memory;
+  if (named instanceof WebAssembly.Memory) return named;
+  return Object.values(instance.exports).find((e): e is WebAssembly.Memory => e instanceof WebAssembly.Memory);
 }
 
 function mergeImports(into: Imports, extra: Imports): void {
