@@ -30,6 +30,9 @@ export interface MemoryLayout {
 export const PROGRAM_PAGES_GLOBAL = 'taintlens$program_pages';
 export const MEMORY_GROW_FUNCTION = 'taintlens$memory_grow';
 export const PROGRAM_BYTES_GLOBAL = 'taintlens$program_bytes';
+/** The program's size in bytes as i32 (it stays below 4 GiB: our regions take the top). */
+export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
+const SMALL_EXTENT = 0x10000;
 
 export interface LayoutOptions {
   /** Upper bound for the program's memory in pages (default 16384 = 1 GiB). */
@@ -60,7 +63,8 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
     cursor += bytes;
   }
   const totalPages = Math.ceil(cursor / PAGE);
-  if (totalPages > MAX_PAGES) {
+  // One page short of 4 GiB at most, so an address that wrapped in 32 bits is always out of bounds.
+  if (totalPages > MAX_PAGES - 1) {
     throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
   }
   return { programLimitPages: limit, programInitialPages: initial, regions, totalPages };
@@ -72,6 +76,7 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
   if (!hadMemory) module.setMemory(layout.totalPages, layout.totalPages, null);
   module.addGlobal(PROGRAM_PAGES_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages));
   module.addGlobal(PROGRAM_BYTES_GLOBAL, binaryen.i64, true, i64Const(module, layout.programInitialPages * PAGE));
+  module.addGlobal(PROGRAM_BYTES32_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages * PAGE));
   const delta = () => module.local.get(0, binaryen.i32);
   const pages = () => module.global.get(PROGRAM_PAGES_GLOBAL, binaryen.i32);
   module.addFunction(
@@ -84,6 +89,7 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
       module.local.set(1, pages()),
       module.global.set(PROGRAM_PAGES_GLOBAL, module.i32.add(pages(), delta())),
       module.global.set(PROGRAM_BYTES_GLOBAL, module.i64.mul(module.i64.extend_u(pages()), i64Const(module, PAGE))),
+      module.global.set(PROGRAM_BYTES32_GLOBAL, module.i32.mul(pages(), module.i32.const(PAGE))),
       module.local.get(1, binaryen.i32),
     ], binaryen.i32),
   );
@@ -158,14 +164,21 @@ class BoundsChecker {
     return m.i64.gt_u(m.i64.add(m.i64.extend_u(address), extent), m.global.get(PROGRAM_BYTES_GLOBAL, binaryen.i64));
   }
 
-  /** ptr → (p = ptr; if p + end > size: trap; p) */
+  /**
+   * ptr → (p = ptr; if p + end > size: trap; p). For a static end up to 64 KiB the test is one
+   * 32-bit add and compare: if p + end wraps, p + offset lies past 4 GiB - 64 KiB, beyond the real
+   * memory, and the engine's own check traps just as the original would.
+   */
   private guardPointer(expr: Expr, end: number): void {
     const m = this.module;
     const slot = childSlots(expr)[0]!;
     const p = this.temp(binaryen.i32);
+    const failing = end <= SMALL_EXTENT
+      ? m.i32.gt_u(m.i32.add(m.local.get(p, binaryen.i32), m.i32.const(end)), m.global.get(PROGRAM_BYTES32_GLOBAL, binaryen.i32))
+      : this.exceeds(m.local.get(p, binaryen.i32), i64Const(m, end));
     slot.replace(m.block(null, [
       m.local.set(p, slot.expr),
-      m.if(this.exceeds(m.local.get(p, binaryen.i32), i64Const(m, end)), this.outOfBounds()),
+      m.if(failing, this.outOfBounds()),
       m.local.get(p, binaryen.i32),
     ], binaryen.i32));
   }
