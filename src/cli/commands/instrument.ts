@@ -5,8 +5,9 @@ import { availableModes, instrumentModule, parseModes } from '../../../instrumen
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { UserError } from '../../util/errors.js';
 import { emit } from '../output.js';
+import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 
-interface InstrumentCliOptions {
+interface InstrumentCommandOptions extends InstrumentCliOptions {
   mode: string;
   output?: string;
   sites?: string;
@@ -14,13 +15,13 @@ interface InstrumentCliOptions {
 }
 
 export function registerInstrument(program: Command): void {
-  program.command('instrument <module>')
+  addInstrumentOptions(program.command('instrument <module>'))
     .description('rewrite a module with the given instrumentation and write it with its site table')
     .requiredOption('--mode <modes>', `comma-separated instrumentation modes (${availableModes().join(', ')})`)
     .option('-o, --output <file>', 'instrumented module (default: <module>.<mode>.wasm)')
     .option('--sites <file>', 'site table (default: <output>.sites.json)')
     .option('--json', 'print a summary as JSON')
-    .action((file: string, options: InstrumentCliOptions) => {
+    .action((file: string, options: InstrumentCommandOptions) => {
       let modes: string[];
       try {
         modes = parseModes(options.mode);
@@ -28,7 +29,7 @@ export function registerInstrument(program: Command): void {
         throw new UserError((error as Error).message, 2);
       }
       const bytes = readWasmFile(file);
-      const result = instrumentModule(bytes, file, modes);
+      const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
       const output = options.output ?? file.replace(/\.wasm$/, '') + `.${modes.join('+')}.wasm`;
       const sitesFile = options.sites ?? output.replace(/\.wasm$/, '') + '.sites.json';
       writeFileAtomic(output, result.bytes);

@@ -5,24 +5,25 @@ import { readWasmFile } from '../../../instrument/module-io.js';
 import { profileLoops } from '../../profile/profile-run.js';
 import { compareTable, loopTable } from '../../report/loops-report.js';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { writeJsonAtomic } from '../../util/atomic-write.js';
 
-interface LoopsCliOptions extends RunCliOptions {
+interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   compare?: boolean;
   output?: string;
 }
 
 export function registerLoops(program: Command): void {
-  addRunOptions(
+  addInstrumentOptions(addRunOptions(
     program.command('loops <module>')
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
       .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
-  ).action(async (file: string, options: LoopsCliOptions, command: Command) => {
+  )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
     const run = parseRunOptions(options, command.args.slice(1));
-    const report = await profileLoops(file, readWasmFile(file), run);
+    const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
     emit(run.json, report, () => {
       const parts = [loopTable(report)];

@@ -1,0 +1,1064 @@
+// Dynamic taint analysis (Perf-Taint on WebAssembly): which marked parameters reach which loop exit
+// conditions and conditional branches.
+//
+// Labels are i32 bitsets (one bit per parameter, union = `or`). Every function of the program is
+// first flattened by Binaryen (three-address form: operands are local.get/const, blocks carry no
+// values), then each statement gets its shadow computation inlined next to it:
+//   - every local has a shadow local, every mutable global a shadow global;
+//   - linear memory has one i32 label per program byte at `shadowBase + 4*addr` (a reserved region
+//     inside the module's own memory); a load joins the labels of the bytes it reads, a store sets
+//     them, memory.copy/fill/init update the shadow range;
+//   - calls pass argument labels in globals `taintlens$arg<k>` and the result label in
+//     `taintlens$ret` (uniform for direct, indirect and exported calls); imports follow the library
+//     database (default: the result carries the union of the arguments' labels);
+//   - control flow: a value merging definitions selected by a tainted condition carries the
+//     condition's label (at the join after an `if`, after a block left early by a `br_if`/`br_table`,
+//     and at a loop's back-edge for values carried into the next iteration, which then carry the
+//     labels of the loop's exit conditions). Stores and global writes also join the current
+//     control label (`ctl`). Loop exit conditions never enter `ctl`: a loop's own exit condition
+//     does not taint its body, so a constant loop nested in an n-loop stays constant.
+// Sinks: per loop the union of the labels of its exit conditions and the number of header
+// executions; per other conditional branch its labels and whether it ran; per import call with a
+// library cost the labels of the named arguments. They accumulate in locals and are flushed into a
+// reserved sink table at function exit (and before calls that may not return). After the rewrite
+// Binaryen's function optimizer removes the copies flattening introduced.
+import binaryen from 'binaryen';
+import {
+  Block, Break, Call, CallIndirect, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
+  addVar, childSlots, idOf, i64Const, typeOf, branchTargets, type Expr,
+} from '../ir.js';
+import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
+import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
+
+export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
+export const ARG_GLOBAL = (k: number) => `taintlens$arg${k}`;
+export const RET_GLOBAL = 'taintlens$ret';
+export const CTL_GLOBAL = 'taintlens$ctl';
+export const SHADOW_GLOBAL_PREFIX = 'taintlens$shadow$';
+const FILL_FUNCTION = 'taintlens$shadow_fill';
+const EXIT_LABEL = 'taintlens$texit';
+
+/** Sink records: loops 16 bytes (label i32, evaluated flag i32, header executions i64); others 8 bytes (label | executed<<32). */
+export const LOOP_SINK_BYTES = 16;
+export const SITE_SINK_BYTES = 8;
+
+/** How a host import propagates labels (the library database, already validated). */
+export interface ImportRule {
+  /** Result label: 'union' of the arguments (default) or 'none'. */
+  result?: 'union' | 'none';
+  /** Sources: a named label written to the result or to the memory an argument points to. */
+  sources?: Array<{ label: string; result?: boolean; arg?: number; bytes?: number; bytesArg?: number }>;
+  /** Cost: the call's volume depends on these parameters and on the labels of these arguments. */
+  cost?: { params?: string[]; args?: number[] };
+}
+
+export interface TaintOptions {
+  /** Rules per import, keyed `module.name`. */
+  library?: Record<string, ImportRule>;
+  /** Names with fixed label bits (bit i = names[i]); more are assigned at run time. */
+  names?: string[];
+  /** Skip Binaryen's optimizer after instrumenting (for debugging and measurements). */
+  noOptimize?: boolean;
+}
+
+export interface TaintLoopSite { id: string; function: string; sink: number; exitConditions: number }
+export interface TaintBranchSite { id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number }
+export interface TaintImportSite { id: string; call: string | null; function: string; loop: string | null; import: string; params: string[]; sink: number }
+
+export interface TaintLayout {
+  schema: string;
+  shadow: { base: number; bytes: number };
+  sinks: { base: number; bytes: number };
+  /** Fixed label names (bit order) baked into the module by library sources. */
+  names: string[];
+  loops: TaintLoopSite[];
+  branches: TaintBranchSite[];
+  imports: TaintImportSite[];
+  /** Exported argument-label globals, index k for argument k of any export. */
+  argGlobals: string[];
+  /** Exported global name → exported name of its shadow global. */
+  shadowGlobals: Record<string, string>;
+  /** Per function with loops, the functions it may call (direct calls; indirect marked '*'). */
+  maxArgs: number;
+}
+
+export function taintRegions(sinkBytes: number): RegionRequest[] {
+  return [{ name: 'taint', bytes: sinkBytes }, { name: 'shadow', perProgramByte: 4 }];
+}
+
+/** Sink table size for a module (computed from the site table before layout). */
+export function taintSinkBytes(analysis: ModuleAnalysis): number {
+  let loops = 0;
+  let calls = 0;
+  let instructions = 0;
+  for (const fn of analysis.functions) {
+    loops += fn.loopExprs.length;
+    calls += fn.callExprs.length;
+    instructions += fn.site.instructions;
+  }
+  // Branch sites are at most one per instruction; keep generous room.
+  return align(64 + loops * LOOP_SINK_BYTES + (calls + instructions) * SITE_SINK_BYTES, 16);
+}
+
+interface Frame {
+  kind: 'block' | 'loop' | 'if' | 'func';
+  label: string | null;
+  /** For loops: the loop's index within the function. */
+  loop?: number;
+  /** For ifs: local holding the condition's label; exit ifs do not enter ctl. */
+  cond?: number;
+  exitIf?: boolean;
+  /** For blocks (and the function): local joining the labels of conditional branches to its end. */
+  join?: number;
+  expr: Expr;
+  /** ctl was changed inside (the construct restores it at its end). */
+  ctlTouched: boolean;
+}
+
+interface Ctx {
+  module: binaryen.Module;
+  layout: TaintLayout;
+  fn: FunctionAnalysis;
+  func: number;
+  originalLocals: number;
+  shadow: Map<number, number>;
+  temps: Map<string, number>;
+  ctl: number;
+  frames: Frame[];
+  loopIndex: number;
+  loopLocals: Array<{ exit: number; headers: number; site: TaintLoopSite; carried: number[] | null; expr: Expr }>;
+  siteLocals: Array<{ local: number; sink: number }>;
+  callIndex: number;
+  rv: number | null;
+  rl: number | null;
+  getCounts: Map<number, number>;
+  sinkCursor: { value: number };
+  globalsShadow: Map<string, string>;
+  importInfo: Map<string, { key: string; params: number; results: number }>;
+  defined: Set<string>;
+  options: TaintOptions;
+  nameBits: Map<string, number>;
+}
+
+export function applyTaint(
+  module: binaryen.Module, analysis: ModuleAnalysis, layout: MemoryLayout, options: TaintOptions = {},
+): TaintLayout {
+  const shadowRegion = layout.regions.shadow!;
+  const sinkRegion = layout.regions.taint!;
+  const names = [...(options.names ?? [])];
+  const nameBits = new Map<string, number>();
+  names.forEach((n, i) => nameBits.set(n, i));
+  // Library source labels get fixed bits too.
+  for (const rule of Object.values(options.library ?? {})) {
+    for (const source of rule.sources ?? []) {
+      if (!nameBits.has(source.label)) {
+        nameBits.set(source.label, names.length);
+        names.push(source.label);
+      }
+    }
+  }
+  if (names.length > 32) throw new Error(`at most 32 parameters can be tracked (got ${names.length})`);
+  const out: TaintLayout = {
+    schema: TAINT_SCHEMA, shadow: shadowRegion, sinks: sinkRegion, names, loops: [], branches: [], imports: [],
+    argGlobals: [], shadowGlobals: {}, maxArgs: 0,
+  };
+  const i32 = binaryen.i32;
+
+  // Imports and defined functions.
+  const importInfo = new Map<string, { key: string; params: number; results: number }>();
+  const defined = new Set<string>();
+  let maxArgs = 0;
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    const params = binaryen.expandType(info.params).length;
+    maxArgs = Math.max(maxArgs, params);
+    if (info.module) importInfo.set(info.name, { key: `${info.module}.${info.base}`, params, results: binaryen.expandType(info.results).length });
+    else defined.add(info.name);
+  }
+  out.maxArgs = maxArgs;
+  for (let k = 0; k < maxArgs; k++) {
+    module.addGlobal(ARG_GLOBAL(k), i32, true, module.i32.const(0));
+    module.addGlobalExport(ARG_GLOBAL(k), ARG_GLOBAL(k));
+    out.argGlobals.push(ARG_GLOBAL(k));
+  }
+  module.addGlobal(RET_GLOBAL, i32, true, module.i32.const(0));
+  module.addGlobal(CTL_GLOBAL, i32, true, module.i32.const(0));
+
+  // Shadow globals for mutable globals (ours excluded).
+  const globalsShadow = new Map<string, string>();
+  const exportedGlobals = new Map<string, string>();
+  for (let i = 0; i < module.getNumExports(); i++) {
+    const info = binaryen.getExportInfo(module.getExportByIndex(i));
+    if (info.kind === binaryen.ExternalGlobal) exportedGlobals.set(info.value, info.name);
+  }
+  const globalCount = module.getNumGlobals();
+  for (let i = 0; i < globalCount; i++) {
+    const info = binaryen.getGlobalInfo(module.getGlobalByIndex(i));
+    if (info.name.startsWith('taintlens$') || info.name === PROGRAM_PAGES_GLOBAL) continue;
+    const exportName = exportedGlobals.get(info.name);
+    if (!info.mutable && !exportName) continue;
+    const shadowName = `${SHADOW_GLOBAL_PREFIX}${i}`;
+    module.addGlobal(shadowName, i32, true, module.i32.const(0));
+    if (info.mutable) globalsShadow.set(info.name, shadowName);
+    if (exportName) {
+      module.addGlobalExport(shadowName, `${SHADOW_GLOBAL_PREFIX}${exportName}`);
+      out.shadowGlobals[exportName] = `${SHADOW_GLOBAL_PREFIX}${exportName}`;
+      globalsShadow.set(info.name, shadowName);
+    }
+  }
+
+  addFillFunction(module, shadowRegion.base);
+  const sinkCursor = { value: sinkRegion.base + 64 };
+  const skip = new Set([MEMORY_GROW_FUNCTION, FILL_FUNCTION]);
+  for (const fn of analysis.functions) {
+    if (skip.has(fn.site.name) || fn.site.name.startsWith('taintlens$')) continue;
+    const body = Func.getBody(fn.func);
+    if (!body) continue;
+    module.runPassesOnFunction(fn.func, ['flatten']);
+    instrumentFunction({
+      module, layout: out, fn, func: fn.func, originalLocals: Func.getNumLocals(fn.func) - 0,
+      shadow: new Map(), temps: new Map(), ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
+      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, globalsShadow, importInfo, defined, options, nameBits,
+    });
+  }
+  if (sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
+  return out;
+}
+
+function instrumentFunction(c: Ctx): void {
+  const { module, func, fn } = c;
+  const i32 = binaryen.i32;
+  // Locals before flattening are the program's own; flatten only appends temporaries, but we read
+  // the count before it ran via the site table's function: recompute from the original params+vars.
+  c.originalLocals = originalLocalCount(c);
+  c.ctl = addVar(func, i32);
+  countGets(c, Func.getBody(func));
+  const resultType = Func.getResults(func);
+  if (resultType !== binaryen.none) {
+    c.rv = addVar(func, resultType);
+    c.rl = addVar(func, i32);
+  }
+  const funcFrame: Frame = { kind: 'func', label: EXIT_LABEL, expr: Func.getBody(func), ctlTouched: false, join: addVar(func, i32) };
+  c.frames.push(funcFrame);
+  const bodyStmts = stmt(c, Func.getBody(func));
+  c.frames.pop();
+  if (c.loopIndex !== fn.loopExprs.length) {
+    throw new Error(`internal: taint pass found ${c.loopIndex} loops in ${fn.site.name}, the site table ${fn.loopExprs.length}`);
+  }
+  const params = binaryen.expandType(Func.getParams(func));
+  const prologue: Expr[] = [module.local.set(c.ctl, module.global.get(CTL_GLOBAL, i32)), module.local.set(funcFrame.join!, module.i32.const(0))];
+  params.forEach((_, k) => {
+    const s = c.shadow.get(k);
+    if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
+  });
+  const tail: Expr[] = [...flush(c)];
+  if (c.rv !== null) {
+    tail.push(module.global.set(RET_GLOBAL, module.i32.or(module.local.get(c.rl!, i32), module.local.get(funcFrame.join!, i32))));
+    tail.push(module.local.get(c.rv, resultType));
+  }
+  const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
+  Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
+  if (!c.options.noOptimize) module.runPassesOnFunction(func, OPTIMIZE_PASSES);
+}
+
+const OPTIMIZE_PASSES = [
+  'simplify-locals-nostructure', 'vacuum', 'reorder-locals', 'remove-unused-brs', 'merge-blocks',
+  'precompute', 'optimize-instructions', 'simplify-locals', 'vacuum', 'coalesce-locals', 'simplify-locals', 'vacuum',
+  'merge-blocks', 'remove-unused-brs', 'remove-unused-names', 'optimize-instructions', 'rse', 'vacuum',
+];
+
+function originalLocalCount(c: Ctx): number {
+  return (c.fn as FunctionAnalysis & { originalLocals?: number }).originalLocals ?? c.originalLocals;
+}
+
+/** Flushes the function's sink locals into the sink table. */
+function flush(c: Ctx): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const i64 = binaryen.i64;
+  const out: Expr[] = [];
+  const zero = module.i32.const(0);
+  void zero;
+  for (const loop of c.loopLocals) {
+    const at = loop.site.sink;
+    out.push(module.i32.store(at, 4, module.i32.const(0), module.i32.or(module.i32.load(at, 4, module.i32.const(0)), module.local.get(loop.exit, i32))));
+    out.push(module.i64.store(at + 8, 8, module.i32.const(0), module.i64.add(module.i64.load(at + 8, 8, module.i32.const(0)), module.local.get(loop.headers, i64))));
+  }
+  for (const site of c.siteLocals) {
+    out.push(module.i64.store(site.sink, 8, module.i32.const(0), module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64))));
+  }
+  return out;
+}
+
+/** Sink-local resets at function entry are implicit: Wasm locals start at zero. */
+
+function shadowOf(c: Ctx, index: number): number {
+  let s = c.shadow.get(index);
+  if (s === undefined) {
+    s = addVar(c.func, binaryen.i32);
+    c.shadow.set(index, s);
+  }
+  return s;
+}
+
+function temp(c: Ctx, type: number, key: string): number {
+  const k = `${type}:${key}`;
+  let t = c.temps.get(k);
+  if (t === undefined) {
+    t = addVar(c.func, type);
+    c.temps.set(k, t);
+  }
+  return t;
+}
+
+/** Label of an operand in flat IR (a local.get or a constant); null means "no label". */
+function operandLabel(c: Ctx, expr: Expr): Expr | null {
+  const id = idOf(expr);
+  if (id === Id.LocalGet) return c.module.local.get(shadowOf(c, LocalGet.getIndex(expr)), binaryen.i32);
+  if (id === Id.GlobalGet) {
+    const shadow = c.globalsShadow.get(GlobalGet.getName(expr));
+    return shadow ? c.module.global.get(shadow, binaryen.i32) : null;
+  }
+  if (id === Id.Const) return null;
+  // Anything else in operand position (rare in flat IR): join its operands' labels.
+  const parts = childSlots(expr).map((s) => operandLabel(c, s.expr));
+  return orAll(c, parts);
+}
+
+function orAll(c: Ctx, parts: Array<Expr | null>): Expr | null {
+  let acc: Expr | null = null;
+  for (const p of parts) {
+    if (p === null) continue;
+    acc = acc === null ? p : c.module.i32.or(acc, p);
+  }
+  return acc;
+}
+
+function orZero(c: Ctx, e: Expr | null): Expr {
+  return e ?? c.module.i32.const(0);
+}
+
+function isDead(expr: Expr): boolean {
+  return typeOf(expr) === binaryen.unreachable;
+}
+
+function bytesOfSimdLoad(op: number): number {
+  const b = binaryen as unknown as Record<string, number>;
+  if (op === b.Load8SplatVec128) return 1;
+  if (op === b.Load16SplatVec128) return 2;
+  if (op === b.Load32SplatVec128 || op === b.Load32ZeroVec128) return 4;
+  return 8;
+}
+
+/** Shadow address expression and constant offset for program address `ptr + offset`. */
+function shadowAddress(c: Ctx, ptr: Expr, offset: number): { ptr: Expr; offset: number } {
+  const base = c.layout.shadow.base;
+  const scaled = base + offset * 4;
+  const { module } = c;
+  if (scaled < 2 ** 32) return { ptr: module.i32.shl(ptr, module.i32.const(2)), offset: scaled };
+  return { ptr: module.i32.add(module.i32.shl(module.i32.add(ptr, module.i32.const(offset)), module.i32.const(2)), module.i32.const(base | 0)), offset: 0 };
+}
+
+function fold64(c: Ctx, value: Expr): Expr {
+  const { module } = c;
+  const t = temp(c, binaryen.i64, 'fold');
+  return module.i32.or(
+    module.i32.wrap(module.local.tee(t, value, binaryen.i64)),
+    module.i32.wrap(module.i64.shr_u(module.local.get(t, binaryen.i64), i64Const(module, 32))),
+  );
+}
+
+function foldV(c: Ctx, value: Expr): Expr {
+  const { module } = c;
+  const t = temp(c, binaryen.v128, 'foldv');
+  return fold64(c, module.i64.or(
+    module.i64x2.extract_lane(module.local.tee(t, value, binaryen.v128), 0),
+    module.i64x2.extract_lane(module.local.get(t, binaryen.v128), 1),
+  ));
+}
+
+/** Label of `bytes` program bytes at `ptrOperand + offset` (ptrOperand: flat operand, re-evaluable). */
+function shadowLoad(c: Ctx, ptrOperand: Expr, offset: number, bytes: number): Expr {
+  const { module } = c;
+  const at = (extra: number) => {
+    const a = shadowAddress(c, copyOperand(c, ptrOperand), offset);
+    return { ptr: a.ptr, offset: a.offset + extra };
+  };
+  if (bytes === 1) { const a = at(0); return module.i32.load(a.offset, 1, a.ptr); }
+  if (bytes === 2) { const a = at(0); return fold64(c, module.i64.load(a.offset, 1, a.ptr)); }
+  if (bytes === 4) {
+    const a = at(0);
+    const b = at(8);
+    return fold64(c, module.i64.or(module.i64.load(a.offset, 1, a.ptr), module.i64.load(b.offset, 1, b.ptr)));
+  }
+  let acc: Expr | null = null;
+  for (let k = 0; k < bytes * 4; k += 16) {
+    const a = at(k);
+    const v = module.v128.load(a.offset, 1, a.ptr);
+    acc = acc === null ? v : module.v128.or(acc, v);
+  }
+  return foldV(c, acc!);
+}
+
+/** Sets the labels of `bytes` program bytes at `ptrOperand + offset` to `label` (an i32 expression evaluated once). */
+function shadowStore(c: Ctx, ptrOperand: Expr, offset: number, bytes: number, label: Expr): Expr[] {
+  const { module } = c;
+  const at = (extra: number) => {
+    const a = shadowAddress(c, copyOperand(c, ptrOperand), offset);
+    return { ptr: a.ptr, offset: a.offset + extra };
+  };
+  if (bytes === 1) { const a = at(0); return [module.i32.store(a.offset, 1, a.ptr, label)]; }
+  if (bytes === 2) {
+    const a = at(0);
+    return [module.i64.store(a.offset, 1, a.ptr, module.i64.mul(module.i64.extend_u(label), i64Const(module, 0x100000001n)))];
+  }
+  const t = temp(c, binaryen.v128, 'splat');
+  const out: Expr[] = [module.local.set(t, module.i32x4.splat(label))];
+  for (let k = 0; k < bytes * 4; k += 16) {
+    const a = at(k);
+    out.push(module.v128.store(a.offset, 1, a.ptr, module.local.get(t, binaryen.v128)));
+  }
+  return out;
+}
+
+/** A fresh copy of a flat operand (local.get or const) for reuse in shadow code. */
+function copyOperand(c: Ctx, expr: Expr): Expr {
+  const id = idOf(expr);
+  if (id === Id.LocalGet) return c.module.local.get(LocalGet.getIndex(expr), typeOf(expr));
+  if (id === Id.Const) return binaryen.emitText ? (c.module.copyExpression(expr)) : expr;
+  return c.module.copyExpression(expr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+
+function stmt(c: Ctx, s: Expr): Expr[] {
+  const id = idOf(s);
+  const { module } = c;
+  const i32 = binaryen.i32;
+  if (id === Id.Block) return blockStmt(c, s);
+  if (id === Id.Loop) return loopStmt(c, s);
+  if (id === Id.If) return ifStmt(c, s);
+  if (id === Id.Break) return breakStmt(c, s);
+  if (id === Id.Switch) return switchStmt(c, s);
+  if (id === Id.Return) return returnStmt(c, s);
+  if (id === Id.LocalSet) {
+    const index = LocalSet.getIndex(s);
+    const value = LocalSet.getValue(s);
+    if (LocalSet.isTee(s)) {
+      // Not produced by flatten; handle conservatively as set + label.
+      return [s];
+    }
+    const sv = shadowOf(c, index);
+    const vid = idOf(value);
+    if (vid === Id.Call || vid === Id.CallIndirect) {
+      const { pre, post } = callShadow(c, value);
+      return [...pre, s, ...post(sv)];
+    }
+    if (isDead(value)) return [s];
+    const label = valueLabel(c, value);
+    return [s, module.local.set(sv, orZero(c, label))];
+  }
+  if (id === Id.GlobalSet) {
+    const shadow = c.globalsShadow.get(GlobalSet.getName(s));
+    if (!shadow) return [s];
+    const label = orAll(c, [operandLabel(c, GlobalSet.getValue(s)), module.local.get(c.ctl, i32)]);
+    return [s, module.global.set(shadow, orZero(c, label))];
+  }
+  if (id === Id.Store) {
+    const ptr = Store.getPtr(s);
+    const value = Store.getValue(s);
+    if (isDead(s)) return [s];
+    const label = orZero(c, orAll(c, [operandLabel(c, value), module.local.get(c.ctl, i32)]));
+    return [s, ...shadowStore(c, ptr, Store.getOffset(s), Store.getBytes(s), label)];
+  }
+  if (id === Id.SIMDLoadStoreLane) {
+    const api = (binaryen as unknown as { SIMDLoadStoreLane: { isStore(e: Expr): boolean; getPtr(e: Expr): Expr; getVec(e: Expr): Expr; getOffset(e: Expr): number; getOp(e: Expr): number } }).SIMDLoadStoreLane;
+    if (api.isStore(s) && !isDead(s)) {
+      const b = binaryen as unknown as Record<string, number>;
+      const op = api.getOp(s);
+      const bytes = op === b.Store8LaneVec128 ? 1 : op === b.Store16LaneVec128 ? 2 : op === b.Store32LaneVec128 ? 4 : 8;
+      const label = orZero(c, orAll(c, [operandLabel(c, api.getVec(s)), module.local.get(c.ctl, i32)]));
+      return [s, ...shadowStore(c, api.getPtr(s), api.getOffset(s), bytes, label)];
+    }
+    return [s];
+  }
+  if (id === Id.Call || id === Id.CallIndirect) {
+    const { pre, post } = callShadow(c, s);
+    return [...pre, s, ...post(null)];
+  }
+  if (id === Id.Drop) {
+    const value = (binaryen as unknown as { Drop: { getValue(e: Expr): Expr } }).Drop.getValue(s);
+    const vid = idOf(value);
+    if (vid === Id.Call || vid === Id.CallIndirect) {
+      const { pre, post } = callShadow(c, value);
+      return [...pre, s, ...post(null)];
+    }
+    return [s];
+  }
+  if (id === Id.MemoryCopy && !isDead(s)) {
+    const api = (binaryen as unknown as { MemoryCopy: { getDest(e: Expr): Expr; getSource(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryCopy;
+    const base = c.layout.shadow.base;
+    const scaled = (e: Expr) => module.i32.add(module.i32.shl(copyOperand(c, e), module.i32.const(2)), module.i32.const(base | 0));
+    return [s, module.memory.copy(scaled(api.getDest(s)), scaled(api.getSource(s)), module.i32.shl(copyOperand(c, api.getSize(s)), module.i32.const(2)))];
+  }
+  if (id === Id.MemoryFill && !isDead(s)) {
+    const api = (binaryen as unknown as { MemoryFill: { getDest(e: Expr): Expr; getValue(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryFill;
+    const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), module.local.get(c.ctl, i32)]));
+    return [s, module.call(FILL_FUNCTION, [copyOperand(c, api.getDest(s)), label, copyOperand(c, api.getSize(s))], binaryen.none)];
+  }
+  if (id === Id.MemoryInit && !isDead(s)) {
+    const api = (binaryen as unknown as { MemoryInit: { getDest(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryInit;
+    return [s, module.call(FILL_FUNCTION, [copyOperand(c, api.getDest(s)), module.local.get(c.ctl, i32), copyOperand(c, api.getSize(s))], binaryen.none)];
+  }
+  return [s];
+}
+
+/** Label of a value expression in a flat `local.set` (not a call). */
+function valueLabel(c: Ctx, value: Expr): Expr | null {
+  const id = idOf(value);
+  if (id === Id.Const) return null;
+  if (id === Id.LocalGet || id === Id.GlobalGet) return operandLabel(c, value);
+  if (id === Id.Load) {
+    if (Load.isAtomic(value)) return null;
+    return shadowLoad(c, Load.getPtr(value), Load.getOffset(value), Load.getBytes(value));
+  }
+  if (id === Id.SIMDLoad) {
+    const api = (binaryen as unknown as { SIMDLoad: { getOp(e: Expr): number; getPtr(e: Expr): Expr; getOffset(e: Expr): number } }).SIMDLoad;
+    return shadowLoad(c, api.getPtr(value), api.getOffset(value), bytesOfSimdLoad(api.getOp(value)));
+  }
+  if (id === Id.SIMDLoadStoreLane) {
+    const api = (binaryen as unknown as { SIMDLoadStoreLane: { getPtr(e: Expr): Expr; getVec(e: Expr): Expr; getOffset(e: Expr): number; getOp(e: Expr): number } }).SIMDLoadStoreLane;
+    const b = binaryen as unknown as Record<string, number>;
+    const op = api.getOp(value);
+    const bytes = op === b.Load8LaneVec128 ? 1 : op === b.Load16LaneVec128 ? 2 : op === b.Load32LaneVec128 ? 4 : 8;
+    return orAll(c, [operandLabel(c, api.getVec(value)), shadowLoad(c, api.getPtr(value), api.getOffset(value), bytes)]);
+  }
+  // Every other value-producing instruction: the union of its operands' labels.
+  return orAll(c, childSlots(value).map((slot) => operandLabel(c, slot.expr)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+
+function callShadow(c: Ctx, call: Expr): { pre: Expr[]; post: (resultShadow: number | null) => Expr[] } {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const id = idOf(call);
+  const siteCall = c.fn.site.calls[c.callIndex++] ?? null;
+  const operands = childSlots(call).map((s) => s.expr);
+  const args = id === Id.CallIndirect ? operands.slice(0, -1) : operands;
+  const argLabels = args.map((a) => operandLabel(c, a));
+  if (isDead(call)) return { pre: [], post: () => [] };
+  const target = id === Id.Call ? Call.getTarget(call) : null;
+  if (target === MEMORY_GROW_FUNCTION) {
+    return { pre: [], post: (sv) => (sv === null ? [] : [module.local.set(sv, orZero(c, argLabels[0] ?? null))]) };
+  }
+  const imported = target !== null ? c.importInfo.get(target) : undefined;
+  if (target !== null && (imported || !c.defined.has(target) || target.startsWith('taintlens$'))) {
+    return importShadow(c, call, target, imported?.key ?? target, args, argLabels, siteCall);
+  }
+  const pre: Expr[] = argLabels.map((label, k) => module.global.set(ARG_GLOBAL(k), orZero(c, label)));
+  pre.push(module.global.set(CTL_GLOBAL, module.local.get(c.ctl, i32)));
+  if (id === Id.CallIndirect) {
+    // A table may hold an import, which does not set the result label: default to the union.
+    pre.push(module.global.set(RET_GLOBAL, orZero(c, orAll(c, args.map((a) => operandLabel(c, a))))));
+  }
+  void CallIndirect;
+  return {
+    pre,
+    post: (sv) => (sv === null ? [] : [module.local.set(sv, module.global.get(RET_GLOBAL, i32))]),
+  };
+}
+
+function importShadow(
+  c: Ctx, call: Expr, target: string, key: string, args: Expr[], argLabels: Array<Expr | null>, siteCall: string | null,
+): { pre: Expr[]; post: (sv: number | null) => Expr[] } {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const i64 = binaryen.i64;
+  const rule = c.options.library?.[key] ?? c.options.library?.[target];
+  const pre: Expr[] = [];
+  const postFixed: Expr[] = [];
+  // Calls that may not return (process exit, aborts) lose this frame's sinks: flush first.
+  if (/proc_exit|abort|exit$/.test(key)) pre.push(...flush(c));
+  let resultLabel: Expr | null = rule?.result === 'none' ? null : orAll(c, argLabels);
+  for (const source of rule?.sources ?? []) {
+    const bit = 1 << c.nameBits.get(source.label)!;
+    if (source.result) resultLabel = orAll(c, [resultLabel, module.i32.const(bit)]);
+    if (source.arg !== undefined && args[source.arg]) {
+      const ptr = args[source.arg]!;
+      const bytesArg = source.bytesArg !== undefined ? args[source.bytesArg] : undefined;
+      if (bytesArg) {
+        postFixed.push(module.call(FILL_FUNCTION, [copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)], binaryen.none));
+      } else {
+        postFixed.push(...shadowStore(c, ptr, 0, source.bytes ?? 4, module.i32.const(bit)));
+      }
+    }
+  }
+  if (rule?.cost) {
+    const sink = c.sinkCursor.value;
+    c.sinkCursor.value += SITE_SINK_BYTES;
+    const loopFrame = [...c.frames].reverse().find((f) => f.kind === 'loop');
+    const site: TaintImportSite = {
+      id: `I${c.layout.imports.length}`, call: siteCall, function: c.fn.site.name,
+      loop: loopFrame ? c.loopLocals[loopFrame.loop!]!.site.id : null, import: key, params: rule.cost.params ?? [], sink,
+    };
+    c.layout.imports.push(site);
+    const local = addVar(c.func, i64);
+    c.siteLocals.push({ local, sink });
+    const label = orZero(c, orAll(c, (rule.cost.args ?? []).map((k) => argLabels[k] ?? null)));
+    pre.push(module.local.set(local, module.i64.or(module.local.get(local, i64), module.i64.or(module.i64.extend_u(label), i64Const(module, 1n << 32n)))));
+  }
+  const resultValue = resultLabel;
+  return {
+    pre,
+    post: (sv) => [...postFixed, ...(sv === null ? [] : [module.local.set(sv, orZero(c, resultValue))])],
+  };
+  void i32;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control flow
+
+/** Locals assigned anywhere inside `expr`, and the number of reads of each inside it. */
+const assignedCache = new Map<Expr, { sets: Set<number>; gets: Map<number, number> }>();
+
+function scan(expr: Expr): { sets: Set<number>; gets: Map<number, number> } {
+  const cached = assignedCache.get(expr);
+  if (cached) return cached;
+  const sets = new Set<number>();
+  const gets = new Map<number, number>();
+  const visit = (e: Expr) => {
+    const id = idOf(e);
+    if (id === Id.LocalSet) sets.add(LocalSet.getIndex(e));
+    if (id === Id.LocalGet) gets.set(LocalGet.getIndex(e), (gets.get(LocalGet.getIndex(e)) ?? 0) + 1);
+    for (const slot of childSlots(e)) visit(slot.expr);
+  };
+  visit(expr);
+  const result = { sets, gets };
+  assignedCache.set(expr, result);
+  return result;
+}
+
+function countGets(c: Ctx, body: Expr): void {
+  assignedCache.clear();
+  c.getCounts = scan(body).gets;
+}
+
+/** Locals whose value after `expr` matters: the program's own, or temporaries read outside it. */
+function liveAfter(c: Ctx, exprs: Expr[]): number[] {
+  const sets = new Set<number>();
+  const inside = new Map<number, number>();
+  for (const e of exprs) {
+    const r = scan(e);
+    r.sets.forEach((x) => sets.add(x));
+    r.gets.forEach((n, x) => inside.set(x, (inside.get(x) ?? 0) + n));
+  }
+  return [...sets].filter((x) => x < c.originalLocals || (c.getCounts.get(x) ?? 0) > (inside.get(x) ?? 0));
+}
+
+function joinInto(c: Ctx, locals: number[], label: () => Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  return locals.map((x) => {
+    const s = shadowOf(c, x);
+    return module.local.set(s, module.i32.or(module.local.get(s, i32), label()));
+  });
+}
+
+function touchCtl(c: Ctx, fromDepth: number): void {
+  for (let d = fromDepth; d < c.frames.length; d++) c.frames[d]!.ctlTouched = true;
+}
+
+function blockStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const name = Block.getName(s);
+  const frame: Frame = { kind: 'block', label: name, expr: s, ctlTouched: false };
+  c.frames.push(frame);
+  const children: Expr[] = [];
+  const count = Block.getNumChildren(s);
+  for (let i = 0; i < count; i++) children.push(...stmt(c, Block.getChildAt(s, i)));
+  c.frames.pop();
+  const type = typeOf(s) === binaryen.unreachable ? binaryen.none : typeOf(s);
+  const rebuilt = module.block(name, children, type === binaryen.none ? binaryen.none : binaryen.auto);
+  const pre: Expr[] = [];
+  const post: Expr[] = [];
+  if (frame.join !== undefined) {
+    pre.push(module.local.set(frame.join, module.i32.const(0)));
+    post.push(...joinInto(c, liveAfter(c, [s]), () => module.local.get(frame.join!, i32)));
+  }
+  if (frame.ctlTouched) {
+    const save = addVar(c.func, i32);
+    pre.push(module.local.set(save, module.local.get(c.ctl, i32)));
+    post.unshift(module.local.set(c.ctl, module.local.get(save, i32)));
+  }
+  return [...pre, rebuilt, ...post];
+}
+
+function loopStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const i64 = binaryen.i64;
+  const k = c.loopIndex++;
+  const siteId = c.fn.site.loops[k];
+  if (siteId === undefined) throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
+  const sink = c.sinkCursor.value;
+  c.sinkCursor.value += LOOP_SINK_BYTES;
+  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, sink, exitConditions: 0 };
+  c.layout.loops.push(site);
+  const locals = { exit: addVar(c.func, i32), headers: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
+  c.loopLocals[k] = locals;
+  const name = Loop.getName(s);
+  const frame: Frame = { kind: 'loop', label: name, loop: k, expr: s, ctlTouched: false };
+  c.frames.push(frame);
+  const body = stmt(c, Loop.getBody(s));
+  c.frames.pop();
+  const header: Expr[] = [module.local.set(locals.headers, module.i64.add(module.local.get(locals.headers, i64), i64Const(module, 1)))];
+  const pre: Expr[] = [];
+  if (frame.ctlTouched) {
+    const save = addVar(c.func, i32);
+    pre.push(module.local.set(save, module.local.get(c.ctl, i32)));
+    header.push(module.local.set(c.ctl, module.local.get(save, i32)));
+  }
+  const type = typeOf(s);
+  const rebuilt = module.loop(name, module.block(null, [...header, ...body], type === binaryen.unreachable ? binaryen.none : type));
+  return [...pre, rebuilt];
+}
+
+/** Values carried into the next iteration of loop k: program locals assigned and read in it. */
+function carriedLocals(c: Ctx, k: number): number[] {
+  const locals = c.loopLocals[k]!;
+  if (locals.carried === null) {
+    const r = scan(locals.expr);
+    locals.carried = [...r.sets].filter((x) => x < c.originalLocals && r.gets.has(x));
+  }
+  return locals.carried;
+}
+
+function frameOf(c: Ctx, label: string): number {
+  for (let d = c.frames.length - 1; d >= 0; d--) if (c.frames[d]!.label === label) return d;
+  throw new Error(`internal: branch to unknown label ${label}`);
+}
+
+/** Non-exit ifs and exit ifs between frame depth `target` (exclusive) and here: their condition labels. */
+function escapedIfs(c: Ctx, target: number): number[] {
+  const out: number[] = [];
+  for (let d = target + 1; d < c.frames.length; d++) {
+    const f = c.frames[d]!;
+    if (f.kind === 'if' && f.cond !== undefined) out.push(f.cond);
+  }
+  return out;
+}
+
+/** Loops crossed by a branch to frame depth `target` (it leaves them). */
+function crossedLoops(c: Ctx, target: number): number[] {
+  const out: number[] = [];
+  for (let d = target + 1; d < c.frames.length; d++) {
+    const f = c.frames[d]!;
+    if (f.kind === 'loop') out.push(f.loop!);
+  }
+  return out;
+}
+
+function innermostLoopDepth(c: Ctx): number {
+  for (let d = c.frames.length - 1; d >= 0; d--) if (c.frames[d]!.kind === 'loop') return d;
+  return -1;
+}
+
+function newBranchSite(c: Ctx, kind: TaintBranchSite['kind']): number {
+  const sink = c.sinkCursor.value;
+  c.sinkCursor.value += SITE_SINK_BYTES;
+  const loopDepth = innermostLoopDepth(c);
+  c.layout.branches.push({
+    id: `B${c.layout.branches.length}`, function: c.fn.site.name,
+    loop: loopDepth >= 0 ? c.loopLocals[c.frames[loopDepth]!.loop!]!.site.id : null, kind, sink,
+  });
+  const local = addVar(c.func, binaryen.i64);
+  c.siteLocals.push({ local, sink });
+  return local;
+}
+
+function recordBranch(c: Ctx, local: number, label: () => Expr): Expr {
+  const { module } = c;
+  const i64 = binaryen.i64;
+  return module.local.set(local, module.i64.or(module.local.get(local, i64), module.i64.or(module.i64.extend_u(label()), i64Const(module, 1n << 32n))));
+}
+
+function recordExit(c: Ctx, k: number, label: () => Expr): Expr {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const locals = c.loopLocals[k]!;
+  locals.site.exitConditions++;
+  return module.local.set(locals.exit, module.i32.or(module.local.get(locals.exit, i32), label()));
+}
+
+/** Adds `labels` to the join of frame depth d (allocating it). */
+function joinAt(c: Ctx, d: number, labels: Array<() => Expr>): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const frame = c.frames[d]!;
+  if (frame.kind === 'loop' || labels.length === 0) return [];
+  if (frame.join === undefined) frame.join = addVar(c.func, i32);
+  return labels.map((l) => module.local.set(frame.join!, module.i32.or(module.local.get(frame.join!, i32), l())));
+}
+
+/** Before a branch to loop k's header: carried values take the loop's exit labels and escaped if conditions. */
+function backEdge(c: Ctx, k: number, extra: Array<() => Expr>): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const carried = carriedLocals(c, k);
+  if (carried.length === 0) return [];
+  const locals = c.loopLocals[k]!;
+  const t = temp(c, i32, 'backedge');
+  const label = [module.local.get(locals.exit, i32), ...extra.map((f) => f())].reduce((a, b) => module.i32.or(a, b));
+  return [module.local.set(t, label), ...joinInto(c, carried, () => module.local.get(t, i32))];
+}
+
+function ifStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const condition = If.getCondition(s);
+  const condLabel = operandLabel(c, condition);
+  const cond = addVar(c.func, i32);
+  const pre: Expr[] = [module.local.set(cond, orZero(c, condLabel))];
+  const get = () => module.local.get(cond, i32);
+  // Is this an exit condition of enclosing loops?
+  const exits = ifExitLoops(c, s);
+  if (exits.length > 0) for (const k of exits) pre.push(recordExit(c, k, get));
+  else pre.push(recordBranch(c, newBranchSite(c, 'if'), get));
+  const exitIf = exits.length > 0;
+  const frame: Frame = { kind: 'if', label: null, cond, exitIf, expr: s, ctlTouched: false };
+  const depth = c.frames.length;
+  c.frames.push(frame);
+  const arms: Expr[] = [];
+  const newArms: Array<Expr | null> = [];
+  for (const arm of [If.getIfTrue(s), If.getIfFalse(s)]) {
+    if (!arm) { newArms.push(null); continue; }
+    arms.push(arm);
+    const body = stmt(c, arm);
+    if (!exitIf) body.unshift(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
+    newArms.push(module.block(null, body, binaryen.none));
+  }
+  c.frames.pop();
+  if (!exitIf) touchCtl(c, depth);
+  const rebuilt = module.if(module.copyExpression(condition), newArms[0]!, newArms[1] ?? undefined);
+  const post: Expr[] = [];
+  if (!exitIf) {
+    const save = addVar(c.func, i32);
+    pre.push(module.local.set(save, module.local.get(c.ctl, i32)));
+    post.push(module.local.set(c.ctl, module.local.get(save, i32)));
+  }
+  post.push(...joinInto(c, liveAfter(c, arms), get));
+  return [...pre, rebuilt, ...post];
+}
+
+/**
+ * Loops whose exit this `if` decides (innermost first): an arm leaves the loop directly (its first
+ * control transfer is a branch out of the loop or a return), or the `if` ends the loop body and one
+ * arm continues the loop while the other falls out of it.
+ */
+function ifExitLoops(c: Ctx, s: Expr): number[] {
+  const loopDepth = innermostLoopDepth(c);
+  if (loopDepth < 0) return [];
+  const result = new Set<number>();
+  for (const arm of [If.getIfTrue(s), If.getIfFalse(s)]) {
+    const transfer = arm ? firstTransfer(arm) : null;
+    if (!transfer) continue;
+    const tid = idOf(transfer);
+    if (tid === Id.Return) {
+      for (let d = loopDepth; d >= 0; d--) if (c.frames[d]!.kind === 'loop') result.add(c.frames[d]!.loop!);
+    } else if (tid === Id.Break && !Break.getCondition(transfer)) {
+      const target = Break.getName(transfer);
+      let d = -1;
+      for (let i = c.frames.length - 1; i >= 0; i--) if (c.frames[i]!.label === target) { d = i; break; }
+      if (d >= 0) for (const k of crossedLoops(c, d)) result.add(k);
+    }
+  }
+  if (result.size > 0) return [...result];
+  // Tail-position if at the end of the innermost loop's body: one arm continues, the other falls out.
+  const loopFrame = c.frames[loopDepth]!;
+  if (!isInTail(c, loopDepth)) return [];
+  const label = loopFrame.label;
+  if (!label) return [];
+  const yes = If.getIfTrue(s);
+  const no = If.getIfFalse(s);
+  const yesLoops = yes ? continuesTo(yes, label) : false;
+  const noLoops = no ? continuesTo(no, label) : false;
+  if (yesLoops !== noLoops) return [loopFrame.loop!];
+  return [];
+}
+
+/** The first unconditional control transfer in straight-line code (through unnamed blocks), or null. */
+function firstTransfer(expr: Expr): Expr | null {
+  const id = idOf(expr);
+  if (id === Id.Block) {
+    const n = Block.getNumChildren(expr);
+    for (let i = 0; i < n; i++) {
+      const child = Block.getChildAt(expr, i);
+      const cid = idOf(child);
+      if (cid === Id.Block && !Block.getName(child)) {
+        const inner = firstTransfer(child);
+        if (inner) return inner;
+        continue;
+      }
+      if (cid === Id.Return || (cid === Id.Break && !Break.getCondition(child)) || cid === Id.Switch || cid === Id.Unreachable) return child;
+      if (cid === Id.If || cid === Id.Loop || cid === Id.Block) return null;
+    }
+    return null;
+  }
+  if (id === Id.Return || (id === Id.Break && !Break.getCondition(expr))) return expr;
+  return null;
+}
+
+/** True when the arm's first unconditional transfer is a branch back to `label`. */
+function continuesTo(arm: Expr, label: string): boolean {
+  const t = firstTransfer(arm);
+  return !!t && idOf(t) === Id.Break && Break.getName(t) === label;
+}
+
+/**
+ * True when the statement being processed is in tail position of the loop at frame depth
+ * `loopDepth`: nothing of the loop body runs after it (only unnamed blocks in between, and it is
+ * their last live statement).
+ */
+function isInTail(c: Ctx, loopDepth: number): boolean {
+  // Track tail status with a stack maintained by the walkers: approximate with the structure:
+  // every frame between the loop and here must be an unnamed block (no if/named block), and the
+  // statement must be the last live one in each. We record that via `tailMarks`.
+  for (let d = loopDepth + 1; d < c.frames.length; d++) {
+    const f = c.frames[d]!;
+    if (f.kind !== 'block' || f.label) return false;
+  }
+  return tailStatement.has(currentStatement.value ?? -1);
+}
+
+const tailStatement = new Set<Expr>();
+const currentStatement: { value: Expr | null } = { value: null };
+
+function breakStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const target = Break.getName(s);
+  const condition = Break.getCondition(s);
+  const d = frameOf(c, target);
+  const frame = c.frames[d]!;
+  const escaped = escapedIfs(c, d).map((l) => () => module.local.get(l, i32));
+  if (!condition) {
+    if (frame.kind === 'loop') return [...backEdge(c, frame.loop!, escaped), s];
+    if (frame.kind === 'func') return [...joinAt(c, d, escaped), s];
+    return [...joinAt(c, d, escaped), s];
+  }
+  if (isDead(s)) return [s];
+  const condLabel = operandLabel(c, condition);
+  const cl = addVar(c.func, i32);
+  const get = () => module.local.get(cl, i32);
+  const pre: Expr[] = [module.local.set(cl, orZero(c, condLabel))];
+  const post: Expr[] = [];
+  if (frame.kind === 'loop') {
+    // Conditional back-edge: at the end of the body it is the loop's exit condition (do-while).
+    const k = frame.loop!;
+    const tail = d === innermostLoopDepth(c) && isInTail(c, d);
+    if (tail) pre.push(recordExit(c, k, get));
+    else {
+      pre.push(recordBranch(c, newBranchSite(c, 'br_if'), get));
+      post.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
+      touchCtl(c, d + 1);
+    }
+    pre.push(...backEdge(c, k, escaped));
+    return [...pre, s, ...post];
+  }
+  const crossed = crossedLoops(c, d);
+  if (crossed.length > 0) for (const k of crossed) pre.push(recordExit(c, k, get));
+  else {
+    pre.push(recordBranch(c, newBranchSite(c, 'br_if'), get));
+    post.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
+    touchCtl(c, d + 1);
+  }
+  pre.push(...joinAt(c, d, [get, ...escaped]));
+  return [...pre, s, ...post];
+}
+
+function switchStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  if (isDead(s)) return [s];
+  const condLabel = operandLabel(c, Switch.getCondition(s));
+  const cl = addVar(c.func, i32);
+  const get = () => module.local.get(cl, i32);
+  const pre: Expr[] = [module.local.set(cl, orZero(c, condLabel))];
+  const targets = [...new Set(branchTargets(s))].map((t) => frameOf(c, t));
+  const crossed = new Set<number>();
+  for (const d of targets) for (const k of crossedLoops(c, d)) crossed.add(k);
+  if (crossed.size > 0) for (const k of crossed) pre.push(recordExit(c, k, get));
+  else pre.push(recordBranch(c, newBranchSite(c, 'br_table'), get));
+  for (const d of [...new Set(targets)]) {
+    const escaped = escapedIfs(c, d).map((l) => () => module.local.get(l, i32));
+    const frame = c.frames[d]!;
+    if (frame.kind === 'loop') pre.push(...backEdge(c, frame.loop!, [get, ...escaped]));
+    else pre.push(...joinAt(c, d, [get, ...escaped]));
+  }
+  return [...pre, s];
+}
+
+function returnStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const value = (binaryen as unknown as { Return: { getValue(e: Expr): Expr } }).Return.getValue(s);
+  const out: Expr[] = [];
+  const escaped = escapedIfs(c, 0).map((l) => () => module.local.get(l, i32));
+  out.push(...joinAt(c, 0, escaped));
+  if (value && c.rv !== null) {
+    if (isDead(value)) return [s];
+    out.push(module.local.set(c.rv, value));
+    out.push(module.local.set(c.rl!, orZero(c, operandLabel(c, value))));
+  }
+  out.push(module.br(EXIT_LABEL));
+  return out;
+}
+
+// Tail tracking: the walker over blocks marks the last live statement of each block.
+const originalStmt = stmt;
+function markTails(block: Expr): void {
+  const n = Block.getNumChildren(block);
+  for (let i = n - 1; i >= 0; i--) {
+    const child = Block.getChildAt(block, i);
+    const id = idOf(child);
+    if (id === Id.Unreachable || id === Id.Nop) continue;
+    tailStatement.add(child);
+    return;
+  }
+}
+void originalStmt;
+void markTails;
+
+function addFillFunction(module: binaryen.Module, base: number): void {
+  const i32 = binaryen.i32;
+  const [ADDR, LABEL, N, END] = [0, 1, 2, 3];
+  const get = (i: number) => module.local.get(i, i32);
+  // Fills the labels of program bytes [addr, addr+n) with `label`.
+  const body = module.block(null, [
+    module.local.set(ADDR, module.i32.add(module.i32.shl(get(ADDR), module.i32.const(2)), module.i32.const(base | 0))),
+    module.if(
+      module.i32.eqz(get(LABEL)),
+      module.memory.fill(get(ADDR), module.i32.const(0), module.i32.shl(get(N), module.i32.const(2))),
+      module.block(null, [
+        module.local.set(END, module.i32.add(get(ADDR), module.i32.shl(get(N), module.i32.const(2)))),
+        module.block('done', [
+          module.loop('fill', module.block(null, [
+            module.br('done', module.i32.ge_u(get(ADDR), get(END))),
+            module.i32.store(0, 4, get(ADDR), get(LABEL)),
+            module.local.set(ADDR, module.i32.add(get(ADDR), module.i32.const(4))),
+            module.br('fill'),
+          ])),
+        ]),
+      ]),
+    ),
+  ]);
+  module.addFunction(FILL_FUNCTION, binaryen.createType([i32, i32, i32]), binaryen.none, [i32], body);
+}
+
+function align(n: number, to: number): number {
+  return Math.ceil(n / to) * to;
+}
