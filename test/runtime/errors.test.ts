@@ -1,10 +1,10 @@
 // Bad input ends with one line naming the file and the problem, and a non-zero exit code.
-import { describe, expect, test, vi, afterEach } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { mkdtempSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
-import { main } from '../../src/cli/main.js';
+import { cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'taintlens-errors-'));
 const file = (name: string, bytes: Uint8Array | string) => {
@@ -20,24 +20,6 @@ const good = wat(`(module (memory (export "memory") 1)
   (func (export "spin") (loop $l (br $l)))
   (func (export "boom") (param i32) (result i32) (i32.div_s (i32.const 1) (local.get 0)))
   (func (export "oob") (result i32) (i32.load (i32.mul (memory.size) (i32.const 65536)))))`);
-
-async function cli(args: string[]) {
-  const err: string[] = [];
-  const out: string[] = [];
-  const errSpy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true));
-  const outSpy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
-  try {
-    const code = await main(args);
-    return { code, stderr: err.join(''), stdout: out.join('') };
-  } finally {
-    errSpy.mockRestore();
-    outSpy.mockRestore();
-  }
-}
-
-afterEach(() => {
-  process.exitCode = undefined;
-});
 
 describe.each(['run', 'loops'])('taintlens %s on bad input', (command) => {
   const cases: Array<[string, () => string[], RegExp]> = [

@@ -1,0 +1,75 @@
+// `taintlens loops` and `taintlens run` from the command line: the JSON contract and the tables.
+import { expect, test } from 'vitest';
+import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { wat } from '../helpers/wat.js';
+import { cli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'taintlens-cli-'));
+const kernel = join(dir, 'nest.wasm');
+writeFileSync(kernel, wat(`(module
+  (func $row (param $n i32) (result i64) (local $j i32) (local $s i64)
+    (loop $l
+      (local.set $s (i64.add (local.get $s) (i64.extend_i32_u (local.get $j))))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $j) (local.get $n))))
+    (local.get $s))
+  (func $run (export "run") (param $n i32) (result i64) (local $i i32) (local $t i64)
+    (loop $l
+      (local.set $t (i64.add (local.get $t) (call $row (local.get $n))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+    (local.get $t)))`));
+
+test('loops --json follows the documented contract', async () => {
+  const { code, stdout } = await cli(['loops', kernel, '--args', '20', '--repeat', '2', '--json']);
+  expect(code).toBe(0);
+  const report = JSON.parse(stdout);
+  expect(report.schema).toBe('taintlens/loops@1');
+  expect(report.result).toBe(String(20 * 190));
+  expect(report.timing).toMatchObject({ runs: 2 });
+  expect(report.timing.medianMs).toBeGreaterThanOrEqual(0);
+  for (const loop of report.loops) {
+    expect(Object.keys(loop)).toEqual(expect.arrayContaining(['id', 'function', 'parent', 'depth', 'entries', 'iterations', 'instructions', 'inclusiveInstructions']));
+  }
+  const inner = report.loops.find((l: { function: string }) => l.function === 'row');
+  expect(inner).toMatchObject({ depth: 2, entries: 20, iterations: 400 });
+  expect(report.functions.map((f: { name: string }) => f.name).sort()).toEqual(['row', 'run']);
+  for (const fn of report.functions) expect(Object.keys(fn)).toEqual(['name', 'calls', 'instructions', 'inclusiveInstructions']);
+});
+
+test('loops prints the loop tree and, with --compare, both profiles', async () => {
+  const { code, stdout } = await cli(['loops', kernel, '--args', '10', '--compare']);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/loop\s+function\s+depth\s+entries\s+iterations/);
+  expect(stdout).toMatch(/\n {2}L0\s+row\s+2\s+10\s+100\s/);
+  expect(stdout).toMatch(/function-level vs loop-level/);
+  expect(stdout).toMatch(/row\s+function\s+10\s/);
+});
+
+test('loops -o writes the JSON profile atomically', async () => {
+  const out = join(dir, 'profile.json');
+  const { code } = await cli(['loops', kernel, '--args', '5', '-o', out]);
+  expect(code).toBe(0);
+  expect(JSON.parse(readFileSync(out, 'utf8')).loops).toHaveLength(2);
+});
+
+test('run --json reports the result and the timing of the export alone', async () => {
+  const { code, stdout } = await cli(['run', kernel, '--args', '7', '--repeat', '3', '--json']);
+  expect(code).toBe(0);
+  const doc = JSON.parse(stdout);
+  expect(doc).toMatchObject({ schema: 'taintlens/run@1', result: String(7 * 21), timing: { runs: 3 } });
+});
+
+test('instrument writes the module and its site table', async () => {
+  const output = join(dir, 'nest.loops.wasm');
+  const { code, stdout } = await cli(['instrument', kernel, '--mode', 'loops', '-o', output]);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/2 loops/);
+  expect(WebAssembly.validate(readFileSync(output))).toBe(true);
+  const sites = JSON.parse(readFileSync(join(dir, 'nest.loops.sites.json'), 'utf8'));
+  expect(sites.schema).toBe('taintlens/sites@1');
+  expect(sites.loops.map((l: { function: string; depth: number }) => [l.function, l.depth])).toEqual([['row', 1], ['run', 1]]);
+  expect(existsSync(output)).toBe(true);
+});
