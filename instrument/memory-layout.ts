@@ -1,9 +1,20 @@
 // Instrumentation data (counters, context trees, shadow memory) lives inside the module's own memory,
-// because Node 20 has no multi-memory. The program keeps addresses [0, limit); our regions sit above
-// `limit`. The real memory is sized for both from the start, and memory.size / memory.grow are
-// rewritten to report and grow only the program's part, so the program never sees our data.
+// because Node 20 has no multi-memory. Two placements, both exact:
+//
+// - below (the default): our regions take [0, base) and the program moves up by `base`. Every
+//   program load and store gets `base` added to its static offset — free at run time — and the
+//   real memory is exactly base + the program's size, so the engine's own bounds check traps an
+//   out-of-bounds access just as before. Hosts that read program memory (AssemblyScript's abort,
+//   plugins) add `programBase`. Relocation happens before the passes run: a pass that maps program
+//   addresses (shadow memory) subtracts programBase from a program access's offset or address.
+// - above (for WASI modules, whose host functions read program memory at the program's own
+//   addresses): the program keeps [0, limit) and our regions sit above `limit`; the real memory is
+//   sized for both from the start, so each program access is bounds-checked against the program's
+//   own size to keep out-of-bounds traps exact.
+//
+// Either way memory.size and memory.grow are rewritten to report and grow only the program's part.
 import binaryen from 'binaryen';
-import { Id, childSlots, idOf, Func, Load, Store, addVar, i64Const, type Expr } from './ir.js';
+import { Id, childSlots, idOf, Func, Load, Store, addVar, i64Const, typeOf, type Expr } from './ir.js';
 
 export const PAGE = 65536;
 const MAX_PAGES = 65536;
@@ -16,7 +27,12 @@ export interface RegionRequest {
   perProgramByte?: number;
 }
 
+export type Placement = 'below' | 'above';
+
 export interface MemoryLayout {
+  placement: Placement;
+  /** Where program address 0 lives in the real memory (0 when our regions sit above). */
+  programBase: number;
   /** Pages the program may use at most (its logical memory limit). */
   programLimitPages: number;
   /** Pages the program starts with. */
@@ -43,37 +59,57 @@ export interface LayoutOptions {
    * memory reads our data instead of trapping: only for programs known to be in bounds.
    */
   boundsChecks?: boolean;
+  /** Where our regions go; default: below, except for WASI modules (see the file comment). */
+  placement?: Placement;
 }
 
 export function planMemoryLayout(module: binaryen.Module, requests: RegionRequest[], options: LayoutOptions = {}): MemoryLayout {
   const info = module.hasMemory() ? module.getMemoryInfo() : null;
   if (info?.module) throw new Error('modules that import their memory cannot be instrumented in this mode yet');
   if (info?.shared) throw new Error('shared memories cannot be instrumented in this mode yet');
+  const placement = options.placement ?? 'below';
   const initial = info?.initial ?? 0;
   const declaredMax = info?.max ?? MAX_PAGES;
-  const regionsWanted = requests.reduce((sum, r) => sum + (r.perProgramByte ?? 0), 0);
-  let limit = Math.min(declaredMax, options.programLimitPages ?? 16384);
-  if (regionsWanted > 0) limit = Math.min(limit, Math.floor((MAX_PAGES - 64) / (1 + regionsWanted)));
-  limit = Math.max(limit, initial);
-  let cursor = limit * PAGE;
+  const ratio = requests.reduce((sum, r) => sum + (r.perProgramByte ?? 0), 0);
+  const fixedPages = Math.ceil(requests.reduce((sum, r) => sum + align(r.bytes ?? 0, 16), 0) / PAGE) + 1;
+  // One page short of 4 GiB at most, so an address that wrapped in 32 bits is always out of bounds.
+  const room = Math.floor((MAX_PAGES - 1 - fixedPages) / (1 + ratio));
+  const limit = Math.min(declaredMax, options.programLimitPages ?? 16384, room);
+  if (limit < initial) throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
   const regions: MemoryLayout['regions'] = {};
+  let cursor = placement === 'below' ? 0 : limit * PAGE;
   for (const request of requests) {
     const bytes = align(request.bytes ?? Math.ceil(limit * PAGE * (request.perProgramByte ?? 0)), 16);
     regions[request.name] = { base: cursor, bytes };
     cursor += bytes;
   }
-  const totalPages = Math.ceil(cursor / PAGE);
-  // One page short of 4 GiB at most, so an address that wrapped in 32 bits is always out of bounds.
-  if (totalPages > MAX_PAGES - 1) {
-    throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
-  }
-  return { programLimitPages: limit, programInitialPages: initial, regions, totalPages };
+  const programBase = placement === 'below' ? align(Math.max(cursor, PAGE), PAGE) : 0;
+  const totalPages = placement === 'below' ? programBase / PAGE + limit : Math.ceil(cursor / PAGE);
+  return { placement, programBase, programLimitPages: limit, programInitialPages: initial, regions, totalPages };
 }
 
-/** Redirects memory.size and memory.grow to the program's logical memory, and makes sure a memory exists. */
+function importsWasi(module: binaryen.Module): boolean {
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    if (info.module && info.module.startsWith('wasi_')) return true;
+  }
+  return false;
+}
+
+/** Pages the real memory starts with. */
+export function initialRealPages(layout: MemoryLayout): number {
+  return layout.placement === 'below' ? layout.programBase / PAGE + layout.programInitialPages : layout.totalPages;
+}
+
+/**
+ * Redirects memory.size and memory.grow to the program's logical memory, makes sure a memory
+ * exists, and moves the program's accesses up by programBase (below) or bounds-checks them (above).
+ */
 export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout, options: LayoutOptions = {}): void {
   const hadMemory = module.hasMemory();
-  if (!hadMemory) module.setMemory(layout.totalPages, layout.totalPages, null);
+  if (!hadMemory) module.setMemory(initialRealPages(layout), layout.totalPages, null);
+  const below = layout.placement === 'below';
+  const basePages = layout.programBase / PAGE;
   module.addGlobal(PROGRAM_PAGES_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages));
   module.addGlobal(PROGRAM_BYTES_GLOBAL, binaryen.i64, true, i64Const(module, layout.programInitialPages * PAGE));
   module.addGlobal(PROGRAM_BYTES32_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages * PAGE));
@@ -87,6 +123,7 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
         module.return(module.i32.const(-1)),
       ),
       module.local.set(1, pages()),
+      ...(below ? [module.if(module.i32.eq(module.memory.grow(delta()), module.i32.const(-1)), module.return(module.i32.const(-1)))] : []),
       module.global.set(PROGRAM_PAGES_GLOBAL, module.i32.add(pages(), delta())),
       module.global.set(PROGRAM_BYTES_GLOBAL, module.i64.mul(module.i64.extend_u(pages()), i64Const(module, PAGE))),
       module.global.set(PROGRAM_BYTES32_GLOBAL, module.i32.mul(pages(), module.i32.const(PAGE))),
@@ -97,13 +134,46 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
     if (Func.getName(func) === MEMORY_GROW_FUNCTION) continue;
     const body = Func.getBody(func);
     if (!body) continue;
-    const checks = hadMemory && options.boundsChecks !== false ? new BoundsChecker(module, func) : null;
-    const replaced = rewriteMemoryOps(module, body, checks);
+    const checks = !below && hadMemory && options.boundsChecks !== false ? new BoundsChecker(module, func) : null;
+    const relocate = below ? (expr: Expr) => relocateAccess(module, func, expr, layout.programBase) : null;
+    const replaced = rewriteMemoryOps(module, body, checks, relocate);
     if (replaced !== body) Func.setBody(func, replaced);
   }
 }
 
-function rewriteMemoryOps(module: binaryen.Module, root: Expr, checks: BoundsChecker | null): Expr {
+const ACCESS_IDS = new Set<number>([Id.Load, Id.Store, Id.SIMDLoad, Id.SIMDLoadStoreLane, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit]);
+
+function relocateAccess(module: binaryen.Module, func: number, expr: Expr, base: number): void {
+  const id = idOf(expr);
+  const api = binaryen as unknown as Record<string, { getOffset(e: Expr): number; setOffset(e: Expr, o: number): void }>;
+  const accessor = id === Id.Load ? api.Load : id === Id.Store ? api.Store : id === Id.SIMDLoad ? api.SIMDLoad : id === Id.SIMDLoadStoreLane ? api.SIMDLoadStoreLane : null;
+  if (accessor) {
+    const offset = accessor.getOffset(expr) + base;
+    if (offset <= 0xffffffff) {
+      accessor.setOffset(expr, offset);
+      return;
+    }
+    // Past 4 GiB the original access was out of bounds whatever the pointer: keep it failing.
+    accessor.setOffset(expr, 0xffffffff);
+    const slots = childSlots(expr);
+    slots[0]!.replace(module.block(null, [module.drop(slots[0]!.expr), module.i32.const(-1)], binaryen.i32));
+    return;
+  }
+  // Bulk operations take addresses as operands: add the base, keeping a wrapped address out of bounds.
+  const slots = childSlots(expr);
+  const addressSlots = id === Id.MemoryCopy ? [slots[0]!, slots[1]!] : [slots[0]!];
+  for (const slot of addressSlots) {
+    const shifted = addVar(func, binaryen.i32);
+    // select evaluates its arms before its condition: the tee runs first.
+    slot.replace(module.select(
+      module.i32.ge_u(module.local.get(shifted, binaryen.i32), module.i32.const(base)),
+      module.local.tee(shifted, module.i32.add(slot.expr, module.i32.const(base)), binaryen.i32),
+      module.i32.const(-1),
+    ));
+  }
+}
+
+function rewriteMemoryOps(module: binaryen.Module, root: Expr, checks: BoundsChecker | null, relocate: ((expr: Expr) => void) | null): Expr {
   const replaceIn = (expr: Expr): Expr => {
     for (const slot of childSlots(expr)) {
       const next = replaceIn(slot.expr);
@@ -111,6 +181,7 @@ function rewriteMemoryOps(module: binaryen.Module, root: Expr, checks: BoundsChe
     }
     const id = idOf(expr);
     if (id === Id.MemorySize) return module.global.get(PROGRAM_PAGES_GLOBAL, binaryen.i32);
+    if (relocate && ACCESS_IDS.has(id)) relocate(expr);
     if (id === Id.MemoryGrow) {
       const delta = (binaryen as unknown as { MemoryGrow: { getDelta(e: Expr): Expr } }).MemoryGrow.getDelta(expr);
       return module.call(MEMORY_GROW_FUNCTION, [delta], binaryen.i32);
@@ -134,6 +205,9 @@ class BoundsChecker {
   constructor(private readonly module: binaryen.Module, private readonly func: number) {}
 
   check(expr: Expr): void {
+    // An access with an unreachable operand never happens (and wrapping that operand in a typed
+    // block would leave the access typed unreachable with no unreachable child: invalid).
+    if (typeOf(expr) === binaryen.unreachable) return;
     const id = idOf(expr);
     const api = binaryen as unknown as Record<string, { getOp(e: Expr): number; getOffset(e: Expr): number }>;
     if (id === Id.Load || id === Id.Store) {
@@ -171,16 +245,33 @@ class BoundsChecker {
    */
   private guardPointer(expr: Expr, end: number): void {
     const m = this.module;
-    const slot = childSlots(expr)[0]!;
-    const p = this.temp(binaryen.i32);
-    const failing = end <= SMALL_EXTENT
+    const slots = childSlots(expr);
+    const slot = slots[0]!;
+    const failing = (p: number) => end <= SMALL_EXTENT
       ? m.i32.gt_u(m.i32.add(m.local.get(p, binaryen.i32), m.i32.const(end)), m.global.get(PROGRAM_BYTES32_GLOBAL, binaryen.i32))
       : this.exceeds(m.local.get(p, binaryen.i32), i64Const(m, end));
-    slot.replace(m.block(null, [
-      m.local.set(p, slot.expr),
-      m.if(failing, this.outOfBounds()),
-      m.local.get(p, binaryen.i32),
-    ], binaryen.i32));
+    if (slots.length === 1) {
+      const p = this.temp(binaryen.i32);
+      slot.replace(m.block(null, [
+        m.local.set(p, slot.expr),
+        m.if(failing(p), this.outOfBounds()),
+        m.local.get(p, binaryen.i32),
+      ], binaryen.i32));
+      return;
+    }
+    // A store (or lane access) traps only after its value operand ran, so the check goes after it:
+    // the value's side effects (calls, global writes, its own traps) happen first, as in the original.
+    const value = slots[slots.length - 1]!;
+    const type = typeOf(value.expr);
+    if (type === binaryen.unreachable) return;
+    const p = addVar(this.func, binaryen.i32);
+    const v = this.temp(type);
+    slot.replace(m.local.tee(p, slot.expr, binaryen.i32));
+    value.replace(m.block(null, [
+      m.local.set(v, value.expr),
+      m.if(failing(p), this.outOfBounds()),
+      m.local.get(v, type),
+    ], type));
   }
 
   /** Bulk operations: the size operand is last, so the check goes there, after all operands ran. */
@@ -217,8 +308,81 @@ export function definedFunctions(module: binaryen.Module): number[] {
   return funcs;
 }
 
+/** The emitted binary's final touches: memory limits, data moved up by programBase, memory exported. */
+export function finishBinary(bytes: Uint8Array, layout: MemoryLayout): Uint8Array {
+  let out = patchMemoryLimits(bytes, initialRealPages(layout), layout.totalPages);
+  if (layout.programBase > 0) out = relocateDataSegments(out, layout.programBase);
+  return ensureMemoryExport(out);
+}
+
+/** Adds `base` to the offset of every active data segment (Binaryen has no setter for it). */
+function relocateDataSegments(bytes: Uint8Array, base: number): Uint8Array {
+  const reader = { pos: 8 };
+  while (reader.pos < bytes.length) {
+    const sectionId = bytes[reader.pos++]!;
+    const sizeStart = reader.pos;
+    const size = readLeb(bytes, reader);
+    const contentStart = reader.pos;
+    const end = contentStart + size;
+    if (sectionId !== 11) {
+      reader.pos = end;
+      continue;
+    }
+    const inner = { pos: contentStart };
+    const count = readLeb(bytes, inner);
+    const parts: Uint8Array[] = [encodeLeb(count)];
+    for (let i = 0; i < count; i++) {
+      const segmentStart = inner.pos;
+      const flags = readLeb(bytes, inner);
+      if (flags === 1) {
+        const length = readLeb(bytes, inner);
+        inner.pos += length;
+        parts.push(bytes.subarray(segmentStart, inner.pos));
+        continue;
+      }
+      if (flags === 2 && readLeb(bytes, inner) !== 0) throw new Error('data segments for a second memory are not supported');
+      const headerEnd = inner.pos;
+      if (bytes[inner.pos++] !== 0x41) throw new Error('data segments placed by a global (relocatable modules) are not supported');
+      const offset = readSleb32(bytes, inner) >>> 0;
+      if (bytes[inner.pos++] !== 0x0b) throw new Error('data segment offsets other than a constant are not supported');
+      const dataStart = inner.pos;
+      const length = readLeb(bytes, inner);
+      inner.pos += length;
+      parts.push(bytes.subarray(segmentStart, headerEnd), Uint8Array.of(0x41), encodeSleb32((offset + base) | 0), Uint8Array.of(0x0b), bytes.subarray(dataStart, inner.pos));
+    }
+    const content = concat(parts);
+    return concat([bytes.subarray(0, sizeStart), encodeLeb(content.length), content, bytes.subarray(end)]);
+  }
+  return bytes;
+}
+
+function readSleb32(bytes: Uint8Array, cursor: { pos: number }): number {
+  let result = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = bytes[cursor.pos++]!;
+    result |= (byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return shift < 32 && byte & 0x40 ? result | (-1 << shift) : result;
+}
+
+function encodeSleb32(value: number): Uint8Array {
+  const out: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    if ((value === 0 && !(byte & 0x40)) || (value === -1 && byte & 0x40)) {
+      out.push(byte);
+      return Uint8Array.from(out);
+    }
+    out.push(byte | 0x80);
+  }
+}
+
 /** Sets the limits of memory 0 in an emitted binary (Binaryen cannot resize an existing memory). */
-export function patchMemoryLimits(bytes: Uint8Array, pages: number): Uint8Array {
+export function patchMemoryLimits(bytes: Uint8Array, initialPages: number, maxPages = initialPages): Uint8Array {
   const reader = { pos: 8 };
   while (reader.pos < bytes.length) {
     const sectionId = bytes[reader.pos++]!;
@@ -234,7 +398,7 @@ export function patchMemoryLimits(bytes: Uint8Array, pages: number): Uint8Array 
       readLeb(bytes, inner);
       if (flags & 1) readLeb(bytes, inner);
       const rest = bytes.subarray(inner.pos, contentStart + size);
-      const newContent = concat([encodeLeb(count), Uint8Array.of(1), encodeLeb(pages), encodeLeb(pages), rest]);
+      const newContent = concat([encodeLeb(count), Uint8Array.of(1), encodeLeb(initialPages), encodeLeb(maxPages), rest]);
       void limitsStart;
       return concat([
         bytes.subarray(0, sizeStart),

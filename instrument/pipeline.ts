@@ -3,8 +3,9 @@
 import binaryen from 'binaryen';
 import { readModule, emitModule } from './module-io.js';
 import { analyzeModule, type ModuleAnalysis, type SiteTable } from './sites.js';
-import { applyMemoryLayout, ensureMemoryExport, patchMemoryLimits, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { applyMemoryLayout, finishBinary, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
 import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
+import { applyTaint, taintRegions, type TaintOptions } from './passes/taint.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 
@@ -93,7 +94,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
       results[pass.name] = pass.apply({ module, analysis, layout: layout!, options });
     }
     let out = emitModule(module, `mode ${modes.join(',')}`);
-    if (layout) out = ensureMemoryExport(patchMemoryLimits(out, layout.totalPages));
+    if (layout) out = finishBinary(out, layout);
     return {
       bytes: out,
       sites: { schema: 'taintlens/sites@1', module: file, modes, layout, ...analysis.table, passes: results },
@@ -111,3 +112,10 @@ function describeFailure(file: string, error: unknown): Error {
   if (error instanceof Error && error.name === 'UserError') return error;
   return fileError(file, messageOf(error));
 }
+
+registerPass({
+  name: 'taint',
+  describe: 'dynamic taint: which marked parameters reach each loop exit condition and branch',
+  regions: (options) => taintRegions((options as InstrumentOptions & { taint?: TaintOptions }).taint?.sinkBytes ?? 4 << 20),
+  apply: ({ module, analysis, layout, options }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint),
+});

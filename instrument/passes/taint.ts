@@ -59,6 +59,8 @@ export interface TaintOptions {
   names?: string[];
   /** Skip Binaryen's optimizer after instrumenting (for debugging and measurements). */
   noOptimize?: boolean;
+  /** Bytes reserved for the sink table (default 4 MiB). */
+  sinkBytes?: number;
 }
 
 export interface TaintLoopSite { id: string; function: string; sink: number; exitConditions: number }
@@ -78,8 +80,9 @@ export interface TaintLayout {
   argGlobals: string[];
   /** Exported global name → exported name of its shadow global. */
   shadowGlobals: Record<string, string>;
-  /** Per function with loops, the functions it may call (direct calls; indirect marked '*'). */
   maxArgs: number;
+  /** Exported function name → internal (site table) name. */
+  exports: Record<string, string>;
 }
 
 export function taintRegions(sinkBytes: number): RegionRequest[] {
@@ -113,11 +116,15 @@ interface Frame {
   expr: Expr;
   /** ctl was changed inside (the construct restores it at its end). */
   ctlTouched: boolean;
+  /** For blocks: the child being processed is the block's last live statement. */
+  tailChild?: boolean;
 }
 
 interface Ctx {
   module: binaryen.Module;
   layout: TaintLayout;
+  /** Where program address 0 sits (memory-layout.ts moved the program's accesses up by it). */
+  programBase: number;
   fn: FunctionAnalysis;
   func: number;
   originalLocals: number;
@@ -160,8 +167,12 @@ export function applyTaint(
   if (names.length > 32) throw new Error(`at most 32 parameters can be tracked (got ${names.length})`);
   const out: TaintLayout = {
     schema: TAINT_SCHEMA, shadow: shadowRegion, sinks: sinkRegion, names, loops: [], branches: [], imports: [],
-    argGlobals: [], shadowGlobals: {}, maxArgs: 0,
+    argGlobals: [], shadowGlobals: {}, maxArgs: 0, exports: {},
   };
+  for (let i = 0; i < module.getNumExports(); i++) {
+    const info = binaryen.getExportInfo(module.getExportByIndex(i));
+    if (info.kind === binaryen.ExternalFunction) out.exports[info.name] = info.value;
+  }
   const i32 = binaryen.i32;
 
   // Imports and defined functions.
@@ -214,9 +225,11 @@ export function applyTaint(
     if (skip.has(fn.site.name) || fn.site.name.startsWith('taintlens$')) continue;
     const body = Func.getBody(fn.func);
     if (!body) continue;
+    // Locals that exist before flattening are the program's own; flatten only appends temporaries.
+    const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
     instrumentFunction({
-      module, layout: out, fn, func: fn.func, originalLocals: Func.getNumLocals(fn.func) - 0,
+      module, layout: out, programBase: layout.programBase, fn, func: fn.func, originalLocals,
       shadow: new Map(), temps: new Map(), ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
       callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, globalsShadow, importInfo, defined, options, nameBits,
     });
@@ -228,9 +241,6 @@ export function applyTaint(
 function instrumentFunction(c: Ctx): void {
   const { module, func, fn } = c;
   const i32 = binaryen.i32;
-  // Locals before flattening are the program's own; flatten only appends temporaries, but we read
-  // the count before it ran via the site table's function: recompute from the original params+vars.
-  c.originalLocals = originalLocalCount(c);
   c.ctl = addVar(func, i32);
   countGets(c, Func.getBody(func));
   const resultType = Func.getResults(func);
@@ -267,18 +277,12 @@ const OPTIMIZE_PASSES = [
   'merge-blocks', 'remove-unused-brs', 'remove-unused-names', 'optimize-instructions', 'rse', 'vacuum',
 ];
 
-function originalLocalCount(c: Ctx): number {
-  return (c.fn as FunctionAnalysis & { originalLocals?: number }).originalLocals ?? c.originalLocals;
-}
-
 /** Flushes the function's sink locals into the sink table. */
-function flush(c: Ctx): Expr[] {
+function flush(c: Ctx, reset = false): Expr[] {
   const { module } = c;
   const i32 = binaryen.i32;
   const i64 = binaryen.i64;
   const out: Expr[] = [];
-  const zero = module.i32.const(0);
-  void zero;
   for (const loop of c.loopLocals) {
     const at = loop.site.sink;
     out.push(module.i32.store(at, 4, module.i32.const(0), module.i32.or(module.i32.load(at, 4, module.i32.const(0)), module.local.get(loop.exit, i32))));
@@ -286,6 +290,10 @@ function flush(c: Ctx): Expr[] {
   }
   for (const site of c.siteLocals) {
     out.push(module.i64.store(site.sink, 8, module.i32.const(0), module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64))));
+  }
+  if (reset) {
+    for (const loop of c.loopLocals) out.push(module.local.set(loop.exit, module.i32.const(0)), module.local.set(loop.headers, i64Const(module, 0)));
+    for (const site of c.siteLocals) out.push(module.local.set(site.local, i64Const(module, 0)));
   }
   return out;
 }
@@ -351,8 +359,10 @@ function bytesOfSimdLoad(op: number): number {
 }
 
 /** Shadow address expression and constant offset for program address `ptr + offset`. */
-function shadowAddress(c: Ctx, ptr: Expr, offset: number): { ptr: Expr; offset: number } {
+function shadowAddress(c: Ctx, ptr: Expr, relocatedOffset: number): { ptr: Expr; offset: number } {
   const base = c.layout.shadow.base;
+  // Program accesses were moved up by programBase (memory-layout.ts): their offsets include it.
+  const offset = relocatedOffset - c.programBase;
   const scaled = base + offset * 4;
   const { module } = c;
   if (scaled < 2 ** 32) return { ptr: module.i32.shl(ptr, module.i32.const(2)), offset: scaled };
@@ -421,11 +431,15 @@ function shadowStore(c: Ctx, ptrOperand: Expr, offset: number, bytes: number, la
   return out;
 }
 
+/** The program address of a relocated bulk-operation address operand. */
+function programAddress(c: Ctx, relocated: Expr): Expr {
+  return c.module.i32.sub(copyOperand(c, relocated), c.module.i32.const(c.programBase | 0));
+}
+
 /** A fresh copy of a flat operand (local.get or const) for reuse in shadow code. */
 function copyOperand(c: Ctx, expr: Expr): Expr {
   const id = idOf(expr);
   if (id === Id.LocalGet) return c.module.local.get(LocalGet.getIndex(expr), typeOf(expr));
-  if (id === Id.Const) return binaryen.emitText ? (c.module.copyExpression(expr)) : expr;
   return c.module.copyExpression(expr);
 }
 
@@ -498,18 +512,19 @@ function stmt(c: Ctx, s: Expr): Expr[] {
   }
   if (id === Id.MemoryCopy && !isDead(s)) {
     const api = (binaryen as unknown as { MemoryCopy: { getDest(e: Expr): Expr; getSource(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryCopy;
-    const base = c.layout.shadow.base;
+    // Bulk-operation addresses were moved up by programBase: shadow = base + (address - programBase) * 4.
+    const base = c.layout.shadow.base - 4 * c.programBase;
     const scaled = (e: Expr) => module.i32.add(module.i32.shl(copyOperand(c, e), module.i32.const(2)), module.i32.const(base | 0));
     return [s, module.memory.copy(scaled(api.getDest(s)), scaled(api.getSource(s)), module.i32.shl(copyOperand(c, api.getSize(s)), module.i32.const(2)))];
   }
   if (id === Id.MemoryFill && !isDead(s)) {
     const api = (binaryen as unknown as { MemoryFill: { getDest(e: Expr): Expr; getValue(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryFill;
     const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), module.local.get(c.ctl, i32)]));
-    return [s, module.call(FILL_FUNCTION, [copyOperand(c, api.getDest(s)), label, copyOperand(c, api.getSize(s))], binaryen.none)];
+    return [s, module.call(FILL_FUNCTION, [programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s))], binaryen.none)];
   }
   if (id === Id.MemoryInit && !isDead(s)) {
     const api = (binaryen as unknown as { MemoryInit: { getDest(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryInit;
-    return [s, module.call(FILL_FUNCTION, [copyOperand(c, api.getDest(s)), module.local.get(c.ctl, i32), copyOperand(c, api.getSize(s))], binaryen.none)];
+    return [s, module.call(FILL_FUNCTION, [programAddress(c, api.getDest(s)), module.local.get(c.ctl, i32), copyOperand(c, api.getSize(s))], binaryen.none)];
   }
   return [s];
 }
@@ -545,15 +560,16 @@ function callShadow(c: Ctx, call: Expr): { pre: Expr[]; post: (resultShadow: num
   const { module } = c;
   const i32 = binaryen.i32;
   const id = idOf(call);
-  const siteCall = c.fn.site.calls[c.callIndex++] ?? null;
   const operands = childSlots(call).map((s) => s.expr);
   const args = id === Id.CallIndirect ? operands.slice(0, -1) : operands;
   const argLabels = args.map((a) => operandLabel(c, a));
-  if (isDead(call)) return { pre: [], post: () => [] };
   const target = id === Id.Call ? Call.getTarget(call) : null;
   if (target === MEMORY_GROW_FUNCTION) {
+    // memory.grow, rewritten by the layout: the result depends on the delta.
     return { pre: [], post: (sv) => (sv === null ? [] : [module.local.set(sv, orZero(c, argLabels[0] ?? null))]) };
   }
+  const siteCall = c.fn.site.calls[c.callIndex++] ?? null;
+  if (isDead(call)) return { pre: [], post: () => [] };
   const imported = target !== null ? c.importInfo.get(target) : undefined;
   if (target !== null && (imported || !c.defined.has(target) || target.startsWith('taintlens$'))) {
     return importShadow(c, call, target, imported?.key ?? target, args, argLabels, siteCall);
@@ -581,7 +597,7 @@ function importShadow(
   const pre: Expr[] = [];
   const postFixed: Expr[] = [];
   // Calls that may not return (process exit, aborts) lose this frame's sinks: flush first.
-  if (/proc_exit|abort|exit$/.test(key)) pre.push(...flush(c));
+  if (/^(wasi_\w+\.proc_exit|env\.abort|env\.exit)$/.test(key)) pre.push(...flush(c, true));
   let resultLabel: Expr | null = rule?.result === 'none' ? null : orAll(c, argLabels);
   for (const source of rule?.sources ?? []) {
     const bit = 1 << c.nameBits.get(source.label)!;
@@ -592,7 +608,7 @@ function importShadow(
       if (bytesArg) {
         postFixed.push(module.call(FILL_FUNCTION, [copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)], binaryen.none));
       } else {
-        postFixed.push(...shadowStore(c, ptr, 0, source.bytes ?? 4, module.i32.const(bit)));
+        postFixed.push(...shadowStore(c, ptr, c.programBase, source.bytes ?? 4, module.i32.const(bit)));
       }
     }
   }
@@ -679,7 +695,12 @@ function blockStmt(c: Ctx, s: Expr): Expr[] {
   c.frames.push(frame);
   const children: Expr[] = [];
   const count = Block.getNumChildren(s);
-  for (let i = 0; i < count; i++) children.push(...stmt(c, Block.getChildAt(s, i)));
+  let lastLive = count - 1;
+  while (lastLive >= 0 && [Id.Unreachable, Id.Nop].includes(idOf(Block.getChildAt(s, lastLive)))) lastLive--;
+  for (let i = 0; i < count; i++) {
+    frame.tailChild = i === lastLive;
+    children.push(...stmt(c, Block.getChildAt(s, i)));
+  }
   c.frames.pop();
   const type = typeOf(s) === binaryen.unreachable ? binaryen.none : typeOf(s);
   const rebuilt = module.block(name, children, type === binaryen.none ? binaryen.none : binaryen.auto);
@@ -843,7 +864,7 @@ function ifStmt(c: Ctx, s: Expr): Expr[] {
   }
   c.frames.pop();
   if (!exitIf) touchCtl(c, depth);
-  const rebuilt = module.if(module.copyExpression(condition), newArms[0]!, newArms[1] ?? undefined);
+  const rebuilt = module.if(condition, newArms[0]!, newArms[1] ?? undefined);
   const post: Expr[] = [];
   if (!exitIf) {
     const save = addVar(c.func, i32);
@@ -912,30 +933,30 @@ function firstTransfer(expr: Expr): Expr | null {
   return null;
 }
 
-/** True when the arm's first unconditional transfer is a branch back to `label`. */
+/** True when some branch inside the arm goes back to `label` (the arm continues the loop). */
 function continuesTo(arm: Expr, label: string): boolean {
-  const t = firstTransfer(arm);
-  return !!t && idOf(t) === Id.Break && Break.getName(t) === label;
+  let found = false;
+  const visit = (e: Expr) => {
+    if (found) return;
+    if (branchTargets(e).includes(label)) found = true;
+    else for (const slot of childSlots(e)) visit(slot.expr);
+  };
+  visit(arm);
+  return found;
 }
 
 /**
  * True when the statement being processed is in tail position of the loop at frame depth
- * `loopDepth`: nothing of the loop body runs after it (only unnamed blocks in between, and it is
- * their last live statement).
+ * `loopDepth`: falling through from it reaches the end of the loop body without running anything
+ * else (it is the last live statement of every block between the loop and here).
  */
 function isInTail(c: Ctx, loopDepth: number): boolean {
-  // Track tail status with a stack maintained by the walkers: approximate with the structure:
-  // every frame between the loop and here must be an unnamed block (no if/named block), and the
-  // statement must be the last live one in each. We record that via `tailMarks`.
   for (let d = loopDepth + 1; d < c.frames.length; d++) {
     const f = c.frames[d]!;
-    if (f.kind !== 'block' || f.label) return false;
+    if (f.kind === 'block' && !f.tailChild) return false;
   }
-  return tailStatement.has(currentStatement.value ?? -1);
+  return true;
 }
-
-const tailStatement = new Set<Expr>();
-const currentStatement: { value: Expr | null } = { value: null };
 
 function breakStmt(c: Ctx, s: Expr): Expr[] {
   const { module } = c;
@@ -983,7 +1004,7 @@ function breakStmt(c: Ctx, s: Expr): Expr[] {
 function switchStmt(c: Ctx, s: Expr): Expr[] {
   const { module } = c;
   const i32 = binaryen.i32;
-  if (isDead(s)) return [s];
+  if (isDead(Switch.getCondition(s))) return [s];
   const condLabel = operandLabel(c, Switch.getCondition(s));
   const cl = addVar(c.func, i32);
   const get = () => module.local.get(cl, i32);
@@ -1017,21 +1038,6 @@ function returnStmt(c: Ctx, s: Expr): Expr[] {
   out.push(module.br(EXIT_LABEL));
   return out;
 }
-
-// Tail tracking: the walker over blocks marks the last live statement of each block.
-const originalStmt = stmt;
-function markTails(block: Expr): void {
-  const n = Block.getNumChildren(block);
-  for (let i = n - 1; i >= 0; i--) {
-    const child = Block.getChildAt(block, i);
-    const id = idOf(child);
-    if (id === Id.Unreachable || id === Id.Nop) continue;
-    tailStatement.add(child);
-    return;
-  }
-}
-void originalStmt;
-void markTails;
 
 function addFillFunction(module: binaryen.Module, base: number): void {
   const i32 = binaryen.i32;

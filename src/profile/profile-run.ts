@@ -28,6 +28,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     timeoutMs: run.timeoutMs, exports,
     regions: [{ name: 'loops', base: layout.base, bytes: layout.bytes, endGlobal: layout.exports.next }],
     globals: [layout.exports.next],
+    programBase: sites.layout?.programBase ?? 0,
   });
   const profiles = outcome.repetitions.map((rep) => {
     const next = Number(rep.globals[layout.exports.next]);

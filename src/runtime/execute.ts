@@ -1,9 +1,6 @@
 // Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
 // exactly), call the export or `_start`, time only that call, and copy out what analyses need.
-import { WASI } from 'node:wasi';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { WasiExit, WasiHost } from './wasi.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
@@ -39,68 +36,75 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
   let instance: WebAssembly.Instance | undefined;
   const memory = () => exportedMemory(instance);
   const plugins: HostPlugin[] = factories.map((make, i) =>
-    make(request.plugins[i]!.options, { kind, memory, instance: () => instance, args }),
+    make(request.plugins[i]!.options, { kind, memory, instance: () => instance, args, programBase: request.programBase }),
   );
-  const imports: Imports = baseImports(memory);
+  const imports: Imports = baseImports(memory, request.programBase);
   const isWasi = kind === 'wasi-command' || kind === 'wasi-reactor';
-  let outDir: string | null = null;
-  let outFd = -1;
-  let wasi: WASI | null = null;
-  if (isWasi) {
-    outDir = mkdtempSync(join(tmpdir(), 'taintlens-'));
-    outFd = openSync(join(outDir, 'stdout'), 'w+');
-    wasi = new WASI({ version: 'preview1', args: [request.file, ...request.argv], env: {}, returnOnExit: true, stdout: outFd });
-    imports.wasi_snapshot_preview1 = wasi.wasiImport as Record<string, WebAssembly.ImportValue>;
-  }
+  const wasi = isWasi
+    ? new WasiHost({ args: [request.file, ...request.argv], memory, programBase: request.programBase })
+    : null;
+  if (wasi) imports.wasi_snapshot_preview1 = wasi.imports(request.module);
   for (const plugin of plugins) mergeImports(imports, plugin.imports?.() ?? {});
+  const missing = missingImports(request.module, imports);
+  if (missing.length > 0) {
+    throw new RunFailure('link', `imports ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}, which Taintlens does not provide`);
+  }
   try {
-    const missing = missingImports(request.module, imports);
-    if (missing.length > 0) {
-      throw new RunFailure('link', `imports ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}, which Taintlens does not provide`);
-    }
+    instance = new WebAssembly.Instance(request.module, imports);
+  } catch (error) {
+    if (error instanceof WebAssembly.LinkError) throw new RunFailure('link', `cannot link: ${error.message}`);
+    throw error;
+  }
+  if (kind === 'wasi-reactor' && typeof instance.exports._initialize === 'function') {
+    (instance.exports._initialize as () => void)();
+  }
+  for (const plugin of plugins) plugin.beforeRun?.();
+  let result: RepetitionResult['result'];
+  let ms: number;
+  if (request.invoke === null) {
+    if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
+    const start = performance.now();
+    result = runCommand(instance.exports._start as () => void);
+    ms = performance.now() - start;
+  } else {
+    const target = instance.exports[request.invoke];
+    if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
+    const start = performance.now();
+    let value: unknown;
     try {
-      instance = new WebAssembly.Instance(request.module, imports);
+      value = (target as (...a: Array<number | bigint>) => unknown)(...args);
     } catch (error) {
-      if (error instanceof WebAssembly.LinkError) throw new RunFailure('link', `cannot link: ${error.message}`);
+      if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`);
       throw error;
     }
-    if (kind === 'wasi-reactor' && instance.exports._initialize) wasi!.initialize(instance);
-    for (const plugin of plugins) plugin.beforeRun?.();
-    let result: RepetitionResult['result'];
-    let ms: number;
-    if (request.invoke === null) {
-      if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
-      const start = performance.now();
-      const code = wasi!.start(instance);
-      ms = performance.now() - start;
-      result = code;
-    } else {
-      const target = instance.exports[request.invoke];
-      if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
-      const start = performance.now();
-      const value = (target as (...a: Array<number | bigint>) => unknown)(...args);
-      ms = performance.now() - start;
-      result = fromWasmValue(value);
-    }
-    const regions: Record<string, Uint8Array> = {};
-    const mem = memory();
-    for (const region of request.regions) {
-      if (!mem) throw new RunFailure('link', 'does not export its memory, so results cannot be read');
-      const end = region.endGlobal ? Number((instance.exports[region.endGlobal] as WebAssembly.Global).value) : region.base + region.bytes;
-      regions[region.name] = new Uint8Array(mem.buffer.slice(region.base, Math.min(end, region.base + region.bytes)));
-    }
-    const globals: Record<string, number | string> = {};
-    for (const name of request.globals) {
-      const global = instance.exports[name] as WebAssembly.Global | undefined;
-      const value = global?.value as unknown;
-      globals[name] = typeof value === 'bigint' ? value.toString() : (value as number);
-    }
-    const pluginResults = plugins.map((plugin) => plugin.afterRun?.() ?? null);
-    const stdout = outFd >= 0 ? readFileSync(join(outDir!, 'stdout'), 'utf8') : '';
-    return { result, ms, regions, globals, stdout, plugins: pluginResults };
-  } finally {
-    if (outFd >= 0) closeSync(outFd);
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
+    ms = performance.now() - start;
+    result = fromWasmValue(value);
+  }
+  const regions: Record<string, Uint8Array> = {};
+  const mem = memory();
+  for (const region of request.regions) {
+    if (!mem) throw new RunFailure('link', 'does not export its memory, so results cannot be read');
+    const end = region.endGlobal ? Number((instance.exports[region.endGlobal] as WebAssembly.Global).value) : region.base + region.bytes;
+    regions[region.name] = new Uint8Array(mem.buffer.slice(region.base, Math.min(end, region.base + region.bytes)));
+  }
+  const globals: Record<string, number | string> = {};
+  for (const name of request.globals) {
+    const global = instance.exports[name] as WebAssembly.Global | undefined;
+    const value = global?.value as unknown;
+    globals[name] = typeof value === 'bigint' ? value.toString() : (value as number);
+  }
+  const pluginResults = plugins.map((plugin) => plugin.afterRun?.() ?? null);
+  return { result, ms, regions, globals, stdout: wasi?.stdout ?? '', stderr: wasi?.stderr ?? '', plugins: pluginResults };
+}
+
+/** Runs a WASI command's `_start`; its exit code is the result (0 when it returns normally). */
+function runCommand(start: () => void): number {
+  try {
+    start();
+    return 0;
+  } catch (error) {
+    if (error instanceof WasiExit) return error.code;
+    throw error;
   }
 }
 

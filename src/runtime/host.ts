@@ -17,8 +17,9 @@ export function detectKind(module: WebAssembly.Module): ModuleKind {
 }
 
 /** Reads an AssemblyScript string (UTF-16, byte length stored just before it). */
-export function readAssemblyScriptString(memory: WebAssembly.Memory | undefined, pointer: number): string {
-  if (!memory || pointer === 0) return '';
+export function readAssemblyScriptString(memory: WebAssembly.Memory | undefined, programPointer: number, programBase = 0): string {
+  if (!memory || programPointer === 0) return '';
+  const pointer = programPointer + programBase;
   const view = new DataView(memory.buffer);
   if (pointer < 4 || pointer > view.byteLength) return '';
   const length = view.getUint32(pointer - 4, true);
@@ -26,13 +27,13 @@ export function readAssemblyScriptString(memory: WebAssembly.Memory | undefined,
   return Buffer.from(memory.buffer, pointer, length).toString('utf16le');
 }
 
-export function baseImports(getMemory: () => WebAssembly.Memory | undefined): Imports {
+export function baseImports(getMemory: () => WebAssembly.Memory | undefined, programBase = 0): Imports {
   return {
     env: {
       abort(message: number, file: number, line: number, column: number) {
         const memory = getMemory();
-        const text = readAssemblyScriptString(memory, message) || 'abort';
-        const where = readAssemblyScriptString(memory, file);
+        const text = readAssemblyScriptString(memory, message, programBase) || 'abort';
+        const where = readAssemblyScriptString(memory, file, programBase);
         throw new AbortError(`${text}${where ? ` at ${where}:${line}:${column}` : ''}`);
       },
       trace() {},

@@ -9,6 +9,8 @@ export interface HostPluginContext {
   kind: ModuleKind;
   memory(): WebAssembly.Memory | undefined;
   instance(): WebAssembly.Instance | undefined;
+  /** Where program address 0 sits in memory(): add it to a pointer the program passes. */
+  programBase: number;
   /** Arguments of the invoked export, as passed. */
   args: ReadonlyArray<number | bigint>;
 }

@@ -29,6 +29,8 @@ export interface RunRequest {
   plugins: HostPluginSpec[];
   /** Exported globals to read after each run (counters kept in globals). */
   globals: string[];
+  /** Where program address 0 sits in the instrumented memory (0 for an uninstrumented module). */
+  programBase: number;
 }
 
 export interface RepetitionResult {
@@ -38,6 +40,7 @@ export interface RepetitionResult {
   regions: Record<string, Uint8Array>;
   globals: Record<string, number | string>;
   stdout: string;
+  stderr: string;
   plugins: unknown[];
 }
 

@@ -18,6 +18,8 @@ export interface RunOptions {
   regions?: RegionSnapshot[];
   globals?: string[];
   plugins?: HostPluginSpec[];
+  /** Where program address 0 sits in an instrumented module's memory (its layout's programBase). */
+  programBase?: number;
   /** Signatures of the original module's exports, when already known. */
   exports?: ExportedFunction[];
 }
@@ -29,8 +31,7 @@ export interface RunOutcome {
 
 export const TIMEOUT_EXIT_CODE = 124;
 const inSource = import.meta.url.endsWith('.ts');
-// node:wasi warns that it is experimental each time it loads: noise in a CLI's output.
-const WORKER_FLAGS = ['--disable-warning=ExperimentalWarning'];
+const WORKER_FLAGS: string[] = [];
 
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
@@ -41,6 +42,7 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const request: RunRequest = {
     file, module, invoke, args, argv: options.argv ?? [], repeat: options.repeat ?? 1,
     regions: options.regions ?? [], plugins: options.plugins ?? [], globals: options.globals ?? [],
+    programBase: options.programBase ?? 0,
   };
   const response = await inWorker(request, options.timeoutMs ?? 60_000);
   if (!response.ok) {
@@ -93,10 +95,12 @@ function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> 
       void worker.terminate();
       reject(fileError(request.file, `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`, TIMEOUT_EXIT_CODE));
     }, timeoutMs);
-    worker.once('message', (response: RunResponse) => {
+    // On success the worker ends by itself: terminating a worker that is still tearing down a large
+    // Wasm memory crashed Node 20 (SIGSEGV) now and then.
+    let response: RunResponse | null = null;
+    worker.once('message', (message: RunResponse) => {
       clearTimeout(timer);
-      void worker.terminate();
-      resolve(response);
+      response = message;
     });
     worker.once('error', (error) => {
       clearTimeout(timer);
@@ -104,7 +108,8 @@ function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> 
     });
     worker.once('exit', (code) => {
       clearTimeout(timer);
-      reject(fileError(request.file, `run worker exited unexpectedly (code ${code})`));
+      if (response) resolve(response);
+      else reject(fileError(request.file, `run worker exited unexpectedly (code ${code})`));
     });
   });
 }

@@ -1,0 +1,126 @@
+// The taint analysis end to end: validate `--param` specs against the module, instrument with the
+// taint pass, run under the host plugin, decode the sink table into the report.
+import binaryen from 'binaryen';
+import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
+import type { TaintLayout } from '../../instrument/passes/taint.js';
+import { readModule } from '../../instrument/module-io.js';
+import { exportedFunctions } from '../../instrument/exports.js';
+import { runModule, type RunOutcome } from '../runtime/run.js';
+import type { HostPluginSpec } from '../runtime/protocol.js';
+import { fileError, UserError } from '../util/errors.js';
+import { decodeTaint, type TaintReport } from './report.js';
+import type { Library } from './library.js';
+import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
+
+export const MAX_LABELS = 32;
+
+export type ParamSpec = { name: string; arg: number } | { name: string; global: string };
+
+/** Parses `NAME=argK` (K counted from 0) or `NAME=global:EXPORT`. */
+export function parseParamSpec(text: string): ParamSpec {
+  const match = /^([A-Za-z_][\w.$-]*)=(?:arg(\d+)|global:(.+))$/.exec(text.trim());
+  if (!match) throw new UserError(`--param '${text}': expected NAME=argK (K from 0) or NAME=global:EXPORT`, 2);
+  if (match[2] !== undefined) return { name: match[1]!, arg: Number(match[2]) };
+  return { name: match[1]!, global: match[3]! };
+}
+
+export interface TaintRunOptions {
+  file: string;
+  bytes: Uint8Array;
+  invoke: string | null;
+  args: string[];
+  argv?: string[];
+  repeat?: number;
+  timeoutMs?: number;
+  params?: ParamSpec[];
+  library?: Library;
+  /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
+  instrument?: InstrumentOptions;
+  noOptimize?: boolean;
+  /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
+  extraPlugins?: HostPluginSpec[];
+}
+
+export interface TaintAnalysis {
+  report: TaintReport;
+  sites: InstrumentedSites;
+  layout: TaintLayout;
+  instrumented: Uint8Array;
+  outcome: RunOutcome;
+}
+
+export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url).href;
+
+interface ModuleFacts { exports: Map<string, { params: number; internal: string }>; globals: Set<string>; start: string | null }
+
+function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
+  const module = readModule(bytes, file);
+  try {
+    const exports = new Map<string, { params: number; internal: string }>();
+    const globals = new Set<string>();
+    for (const f of exportedFunctions(module)) exports.set(f.name, { params: f.params.length, internal: f.name });
+    for (let i = 0; i < module.getNumExports(); i++) {
+      const info = binaryen.getExportInfo(module.getExportByIndex(i));
+      if (info.kind === binaryen.ExternalGlobal) globals.add(info.name);
+      if (info.kind === binaryen.ExternalFunction && exports.has(info.name)) exports.get(info.name)!.internal = info.value;
+    }
+    return { exports, globals, start: exports.get('_start')?.internal ?? null };
+  } finally {
+    module.dispose();
+  }
+}
+
+export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnalysis> {
+  const { file } = options;
+  const params = options.params ?? [];
+  const facts = moduleFacts(options.bytes, file);
+  const invoke = options.invoke ?? (facts.exports.has('_start') ? null : facts.exports.has('run') ? 'run' : null);
+  for (const p of params) {
+    if ('arg' in p) {
+      if (invoke === null) throw fileError(file, `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (use TAINTLENS_PARAM in the program)`);
+      const target = facts.exports.get(invoke);
+      if (target && p.arg >= target.params) {
+        throw fileError(file, `--param ${p.name}=arg${p.arg}: ${invoke} takes ${target.params} argument(s) (arg0..arg${target.params - 1})`);
+      }
+    } else if (!facts.globals.has(p.global)) {
+      throw fileError(file, `--param ${p.name}=global:${p.global}: no exported global '${p.global}' (exported globals: ${[...facts.globals].join(', ') || 'none'})`);
+    }
+  }
+  const fixed = [...new Set(params.map((p) => p.name))];
+  const instrumented = instrumentModule(options.bytes, file, ['taint'], {
+    ...options.instrument,
+    programLimitPages: options.instrument?.programLimitPages ?? 4096,
+    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize },
+  } as Parameters<typeof instrumentModule>[3]);
+  const layout = instrumented.sites.passes.taint as TaintLayout;
+  const pluginOptions: TaintPluginOptions = {
+    shadowBase: layout.shadow.base,
+    names: layout.names,
+    args: params.flatMap((p) => ('arg' in p ? [{ name: p.name, global: layout.argGlobals[p.arg]! }] : [])),
+    globals: params.flatMap((p) => ('global' in p ? [{ name: p.name, shadow: layout.shadowGlobals[p.global]! }] : [])),
+    maxLabels: MAX_LABELS,
+  };
+  const used = usedSinkBytes(layout);
+  const outcome = await runModule({
+    file, bytes: instrumented.bytes, invoke, args: options.args, argv: options.argv, repeat: options.repeat ?? 1,
+    timeoutMs: options.timeoutMs, regions: [{ name: 'taint', base: layout.sinks.base, bytes: used }],
+    plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
+    programBase: instrumented.sites.layout?.programBase ?? 0,
+  });
+  const rep = outcome.repetitions[0]!;
+  const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
+  const warnings: string[] = [];
+  if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
+  const entry = layout.exports[invoke ?? '_start'] ?? null;
+  const report = decodeTaint({
+    file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
+  });
+  return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
+}
+
+function usedSinkBytes(layout: TaintLayout): number {
+  let end = layout.sinks.base + 64;
+  for (const l of layout.loops) end = Math.max(end, l.sink + 16);
+  for (const b of [...layout.branches, ...layout.imports]) end = Math.max(end, b.sink + 8);
+  return Math.ceil((end - layout.sinks.base) / 16) * 16;
+}

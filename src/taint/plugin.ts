@@ -1,0 +1,86 @@
+// The taint analysis' host plugin (runs inside the run worker, fresh per repetition): gives
+// `taintlens.register_variable(addr, size, name)` its meaning — the bytes [addr, addr+size) get the
+// label bit of `name` in shadow memory — and labels export arguments and exported globals named by
+// `--param NAME=argK` / `--param NAME=global:EXPORT` before the export runs. One name, one bit:
+// fixed names (command-line parameters, library sources) come first, the others in order of
+// registration. Returns the names seen, so the report can decode label bits.
+import type { HostPluginFactory, Imports } from '../runtime/plugin.js';
+
+export interface TaintPluginOptions {
+  shadowBase: number;
+  /** Names with fixed bits (bit i = names[i]). */
+  names: string[];
+  /** Export arguments to label: global holding argument k's label. */
+  args: Array<{ name: string; global: string }>;
+  /** Exported globals to label, by the export name of their shadow global. */
+  globals: Array<{ name: string; shadow: string }>;
+  maxLabels: number;
+}
+
+export interface TaintPluginResult {
+  names: string[];
+  /** Names that did not get a label because all bits were taken. */
+  dropped: string[];
+  registrations: number;
+}
+
+const factory: HostPluginFactory = (rawOptions, context) => {
+  const options = rawOptions as TaintPluginOptions;
+  const names = [...options.names];
+  const dropped: string[] = [];
+  let registrations = 0;
+  const bitOf = (name: string): number => {
+    let index = names.indexOf(name);
+    if (index < 0) {
+      if (names.length >= options.maxLabels) {
+        if (!dropped.includes(name)) dropped.push(name);
+        return 0;
+      }
+      index = names.push(name) - 1;
+    }
+    return (1 << index) >>> 0;
+  };
+  const readName = (programPointer: number): string => {
+    const memory = context.memory();
+    const pointer = programPointer + context.programBase;
+    if (!memory || programPointer <= 0 || pointer >= memory.buffer.byteLength) return `@${programPointer}`;
+    const bytes = new Uint8Array(memory.buffer, pointer, Math.min(256, memory.buffer.byteLength - pointer));
+    let end = bytes.indexOf(0);
+    if (end < 0) end = bytes.length;
+    return Buffer.from(bytes.subarray(0, end)).toString('utf8') || `@${programPointer}`;
+  };
+  const label = (addr: number, size: number, bit: number) => {
+    const memory = context.memory();
+    if (!memory || bit === 0 || size <= 0) return;
+    const shadow = new Uint32Array(memory.buffer);
+    const start = (options.shadowBase >>> 2) + (addr >>> 0);
+    const end = Math.min(start + (size >>> 0), shadow.length);
+    for (let i = start; i < end; i++) shadow[i] = (shadow[i]! | bit) >>> 0;
+  };
+  return {
+    imports(): Imports {
+      return {
+        taintlens: {
+          register_variable(addr: number, size: number, name: number) {
+            registrations++;
+            label(addr, size, bitOf(readName(name)));
+          },
+        },
+      };
+    },
+    beforeRun() {
+      const exports = context.instance()?.exports ?? {};
+      const set = (global: string, bit: number) => {
+        const g = exports[global] as WebAssembly.Global | undefined;
+        if (g) g.value = ((g.value as number) | bit) | 0;
+      };
+      for (const arg of options.args) set(arg.global, bitOf(arg.name));
+      for (const global of options.globals) set(global.shadow, bitOf(global.name));
+    },
+    afterRun(): TaintPluginResult {
+      return { names, dropped, registrations };
+    },
+  };
+};
+
+export default factory;
