@@ -8,14 +8,14 @@ export interface BenchKernel {
 }
 
 export const benchSuite: BenchKernel[] = [
-  { name: 'matmul', file: 'build/kernels/matmul.wasm', invoke: 'run', args: ['160'] },
-  { name: 'stencil', file: 'build/kernels/stencil.wasm', invoke: 'run', args: ['48', '8'] },
-  { name: 'cg', file: 'build/kernels/cg.wasm', invoke: 'run', args: ['20000', '20'] },
-  { name: 'fft', file: 'build/kernels/fft.wasm', invoke: 'run', args: ['16'] },
+  { name: 'matmul', file: 'build/kernels/matmul.wasm', invoke: 'run', args: ['256'] },
+  { name: 'stencil', file: 'build/kernels/stencil.wasm', invoke: 'run', args: ['64', '16'] },
+  { name: 'cg', file: 'build/kernels/cg.wasm', invoke: 'run', args: ['50000', '40'] },
+  { name: 'fft', file: 'build/kernels/fft.wasm', invoke: 'run', args: ['18'] },
   { name: 'mergesort', file: 'build/kernels/mergesort.wasm', invoke: 'run', args: ['200000'] },
-  { name: 'nbody', file: 'build/kernels/nbody.wasm', invoke: 'run', args: ['300', '10'] },
+  { name: 'nbody', file: 'build/kernels/nbody.wasm', invoke: 'run', args: ['600', '10'] },
   { name: 'scan', file: 'build/kernels/scan.wasm', invoke: 'run', args: ['2000000'] },
-  { name: 'miniapp', file: 'build/kernels/miniapp.wasm', invoke: 'run', args: ['24', '10', '8', '3', '4'] },
-  { name: 'matmul.c', file: 'native/wasm/matmul.wasm', invoke: 'run', args: ['160'] },
-  { name: 'stencil.cpp', file: 'native/wasm/stencil.wasm', invoke: 'run', args: ['48', '8'] },
+  { name: 'miniapp', file: 'build/kernels/miniapp.wasm', invoke: 'run', args: ['32', '20', '8', '3', '4'] },
+  { name: 'matmul.c', file: 'native/wasm/matmul.wasm', invoke: 'run', args: ['256'] },
+  { name: 'stencil.cpp', file: 'native/wasm/stencil.wasm', invoke: 'run', args: ['64', '16'] },
 ];

@@ -10,4 +10,7 @@ export const commands: RegisterCommand[] = [
   registerRun,
   registerInstrument,
   registerLoops,
+  (await import('./model.js')).registerModel,
+  (await import('./taint.js')).registerTaint,
+  (await import('../../fuzz/command.js')).registerFuzz,
 ];

@@ -1,0 +1,53 @@
+// `taintlens taint <module>`: which marked parameters drive each loop and function (dynamic taint
+// analysis). Parameters are marked in the program (TAINTLENS_PARAM / param<T>) or from the command
+// line (--param NAME=argK, --param NAME=global:EXPORT).
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { readWasmFile } from '../../../instrument/module-io.js';
+import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
+import { emit } from '../output.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
+import { analyzeTaint, parseParamSpec } from '../../taint/analyze.js';
+import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
+import { perfTaintJson, scorepFilter } from '../../taint/report.js';
+import { renderTaintReport } from '../../taint/text.js';
+
+interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
+  param: string[];
+  library: string[];
+  output?: string;
+  scorepFilter?: string;
+  perfTaintJson?: string;
+  all?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerTaint(program: Command): void {
+  addInstrumentOptions(addRunOptions(
+    program.command('taint <module>')
+      .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|NAME=global:EXPORT ...] [--library db.json] [--json] [-- argv...]')
+      .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0) or NAME=global:EXPORT (repeatable)', collect, [])
+      .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
+      .option('-o, --output <file>', 'also write the JSON report to FILE')
+      .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
+      .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
+      .option('--all', 'list every loop and function, also those not executed or pruned statically'),
+  )).action(async (file: string, options: TaintCliOptions, command: Command) => {
+    const run = parseRunOptions(options, command.args.slice(1));
+    const params = options.param.map(parseParamSpec);
+    const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
+    const instrument = parseInstrumentOptions(options);
+    const bytes = readWasmFile(file);
+    const { report } = await analyzeTaint({
+      file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs,
+      params, library: mergeLibraries(...libraries), instrument,
+    });
+    if (options.output) writeJsonAtomic(options.output, report);
+    if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
+    if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
+    emit(run.json, report, () => renderTaintReport(report, options.all === true));
+  });
+}
