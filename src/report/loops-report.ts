@@ -9,7 +9,7 @@ export function loopTable(report: LoopProfileReport): string {
   const total = report.totalInstructions;
   const rows = renderTable(ordered, [
     { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
-    { header: 'function', value: (l) => l.function },
+    { header: 'function', value: (l) => displayName(l.function) },
     { header: 'depth', value: (l) => l.depth },
     { header: 'entries', value: (l) => l.entries },
     { header: 'iterations', value: (l) => l.iterations },
@@ -27,7 +27,7 @@ export function compareTable(report: LoopProfileReport): string {
   const rows: Row[] = [];
   const functions = [...report.functions].sort((a, b) => b.instructions - a.instructions);
   for (const fn of functions) {
-    rows.push({ name: fn.name, level: 'function', calls: fn.calls, exclusive: fn.instructions, inclusive: fn.inclusiveInstructions });
+    rows.push({ name: displayName(fn.name), level: 'function', calls: fn.calls, exclusive: fn.instructions, inclusive: fn.inclusiveInstructions });
     const loops = report.loops.filter((l) => l.function === fn.name);
     const byLoop = new Map<string, Row>();
     for (const loop of loops) {
@@ -45,6 +45,12 @@ export function compareTable(report: LoopProfileReport): string {
     { header: 'self', value: (r) => percent(r.exclusive, total), align: 'right' },
     { header: 'total', value: (r) => percent(r.inclusive, total), align: 'right' },
   ]);
+}
+
+/** AssemblyScript names carry their source path (`assembly/kernels/matmul/multiply`); tables show the last part. */
+export function displayName(name: string): string {
+  const slash = name.lastIndexOf('/');
+  return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
 }
 
 function header(report: LoopProfileReport): string {

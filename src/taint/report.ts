@@ -1,0 +1,378 @@
+// Turns the taint pass's sink table (copied out of the module's memory) into the taint report:
+// per loop the parameters of its exit conditions, per function its loop nests as a dependency
+// expression (nesting multiplies, siblings add; a call inside a loop multiplies with the callee's
+// expression), per parameter what it affects, plus tainted branches, code not executed and
+// warnings. Also the exports: a Score-P filter and Perf-Taint's JSON layout.
+import type { InstrumentedSites } from '../../instrument/pipeline.js';
+import type { TaintLayout } from '../../instrument/passes/taint.js';
+import { schemaId } from '../util/schema.js';
+
+export interface TaintLoop {
+  id: string;
+  function: string;
+  parent: string | null;
+  depth: number;
+  params: string[];
+  iterations: number;
+  executed: boolean;
+}
+
+export interface TaintFunction {
+  name: string;
+  params: string[];
+  dependency: string | null;
+  pruned: 'static' | 'dynamic' | null;
+  loops: string[];
+  /** A call path from the entry (static call graph), or null when not reachable statically. */
+  callpath: string[] | null;
+  executed: boolean;
+}
+
+export interface TaintBranch {
+  id: string;
+  function: string;
+  loop: string | null;
+  kind: string;
+  params: string[];
+  executed: boolean;
+}
+
+export interface TaintImportCall {
+  id: string;
+  function: string;
+  loop: string | null;
+  import: string;
+  params: string[];
+  executed: boolean;
+}
+
+export interface TaintReport {
+  schema: string;
+  module: string;
+  entry: string | null;
+  parameters: string[];
+  loops: TaintLoop[];
+  functions: TaintFunction[];
+  branches: TaintBranch[];
+  imports: TaintImportCall[];
+  coverage: Record<string, { loops: string[]; functions: string[]; branches: string[] }>;
+  prunable: string[];
+  notExecuted: { loops: string[]; branches: string[] };
+  warnings: string[];
+}
+
+export interface DecodeInput {
+  file: string;
+  sites: InstrumentedSites;
+  layout: TaintLayout;
+  sinks: Uint8Array;
+  /** Label names by bit (from the run). */
+  names: string[];
+  /** Internal name of the function the run entered (export or _start), if known. */
+  entry: string | null;
+  /** Parameters named on the command line or by the library (reported even when unseen). */
+  declared: string[];
+  warnings?: string[];
+}
+
+type Monomial = string[];
+/** A polynomial over parameter names: a set of monomials (sorted name lists; [] is the constant 1). */
+type Poly = Map<string, Monomial>;
+
+const key = (m: Monomial) => m.join('*');
+
+function poly(...monos: Monomial[]): Poly {
+  const p: Poly = new Map();
+  for (const m of monos) p.set(key(m), m);
+  return p;
+}
+
+function add(a: Poly, b: Poly): Poly {
+  const out = new Map(a);
+  for (const [k, m] of b) out.set(k, m);
+  return out;
+}
+
+function multiply(a: Poly, b: Poly): Poly {
+  const out: Poly = new Map();
+  for (const x of a.values()) for (const y of b.values()) {
+    const m = [...x, ...y].sort();
+    out.set(key(m), m);
+  }
+  return out;
+}
+
+/** Divides: every name of `small` occurs in `big` at least as often. */
+function divides(small: Monomial, big: Monomial): boolean {
+  const rest = [...big];
+  for (const n of small) {
+    const i = rest.indexOf(n);
+    if (i < 0) return false;
+    rest.splice(i, 1);
+  }
+  return true;
+}
+
+/**
+ * Simplifies: drops the constant term and every term that divides another (it is dominated:
+ * `n + n*m` → `n*m`), orders by degree then names. Null when nothing depends on a parameter.
+ */
+export function formatPoly(p: Poly, order: string[]): string | null {
+  const terms = [...p.values()].filter((m) => m.length > 0);
+  const kept = terms.filter((m, i) => !terms.some((o, j) => j !== i && o.length > m.length && divides(m, o)));
+  if (kept.length === 0) return null;
+  const rank = (n: string) => { const i = order.indexOf(n); return i < 0 ? order.length : i; };
+  const sorted = kept.map((m) => [...m].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)));
+  sorted.sort((a, b) => b.length - a.length || a.join('*').localeCompare(b.join('*')));
+  return sorted.map((m) => m.join('*')).join(' + ');
+}
+
+function bitsToNames(bits: number, names: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < 32; i++) if ((bits >>> i) & 1) out.push(names[i] ?? `#${i}`);
+  return out;
+}
+
+export function decodeTaint(input: DecodeInput): TaintReport {
+  const { sites, layout, sinks, names } = input;
+  const view = new DataView(sinks.buffer, sinks.byteOffset, sinks.byteLength);
+  const at = (address: number) => address - layout.sinks.base;
+  const warnings = [...(input.warnings ?? [])];
+
+  const loopSink = new Map<string, { params: string[]; iterations: number }>();
+  for (const loop of layout.loops) {
+    const bits = view.getUint32(at(loop.sink), true);
+    const iterations = Number(view.getBigUint64(at(loop.sink + 8), true));
+    loopSink.set(loop.id, { params: bitsToNames(bits, names), iterations });
+  }
+  const loops: TaintLoop[] = sites.loops.map((site) => {
+    const sink = loopSink.get(site.id) ?? { params: [], iterations: 0 };
+    return {
+      id: site.id, function: site.function, parent: site.parent, depth: site.depth,
+      params: sink.params, iterations: sink.iterations, executed: sink.iterations > 0,
+    };
+  });
+  const loopById = new Map(loops.map((l) => [l.id, l]));
+  const siteWord = (sink: number) => view.getBigUint64(at(sink), true);
+  const branches: TaintBranch[] = layout.branches.map((b) => {
+    const word = siteWord(b.sink);
+    return { id: b.id, function: b.function, loop: b.loop, kind: b.kind, params: bitsToNames(Number(word & 0xffffffffn), names), executed: (word >> 32n) !== 0n };
+  });
+  const imports: TaintImportCall[] = layout.imports.map((s) => {
+    const word = siteWord(s.sink);
+    const labels = bitsToNames(Number(word & 0xffffffffn), names);
+    return { id: s.id, function: s.function, loop: s.loop, import: s.import, params: [...new Set([...s.params, ...labels])], executed: (word >> 32n) !== 0n };
+  });
+
+  const parameters = [...new Set([...names, ...input.declared, ...layout.imports.flatMap((s) => s.params)])];
+
+  // Static call graph (direct calls) for call paths and recursion.
+  const callees = new Map<string, Set<string>>();
+  for (const call of sites.calls) {
+    if (call.kind !== 'direct' || !call.target) continue;
+    if (!callees.has(call.function)) callees.set(call.function, new Set());
+    callees.get(call.function)!.add(call.target);
+  }
+  const recursive = findRecursive(sites.functions.map((f) => f.name), callees);
+
+  const functionSite = new Map(sites.functions.map((f) => [f.name, f]));
+  const memo = new Map<string, Poly>();
+  const inProgress = new Set<string>();
+  const recursionHits = new Set<string>();
+  const loopPoly = (loopId: string): Poly => {
+    const loop = loopById.get(loopId)!;
+    const site = sites.loops.find((l) => l.id === loopId)!;
+    let children: Poly = new Map();
+    for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id));
+    for (const callId of site.calls) {
+      const call = sites.calls.find((c) => c.id === callId)!;
+      if (call.kind === 'direct' && call.target) children = add(children, functionPoly(call.target));
+    }
+    for (const imp of imports.filter((i) => i.loop === loopId && i.params.length > 0)) children = add(children, poly([...imp.params].sort()));
+    const own = poly([...loop.params].sort());
+    return children.size === 0 ? own : multiply(own, add(children, poly([])));
+  };
+  const functionPoly = (name: string): Poly => {
+    const cached = memo.get(name);
+    if (cached) return cached;
+    if (inProgress.has(name)) {
+      recursionHits.add(name);
+      return new Map();
+    }
+    inProgress.add(name);
+    let p: Poly = new Map();
+    const fn = functionSite.get(name);
+    if (fn) {
+      for (const loopId of fn.loops) if (loopById.get(loopId)!.parent === null) p = add(p, loopPoly(loopId));
+      for (const imp of imports.filter((i) => i.function === name && i.loop === null && i.params.length > 0)) p = add(p, poly([...imp.params].sort()));
+    }
+    inProgress.delete(name);
+    memo.set(name, p);
+    return p;
+  };
+
+  const executedFunctions = new Set<string>();
+  for (const l of loops) if (l.executed) executedFunctions.add(l.function);
+  for (const b of branches) if (b.executed) executedFunctions.add(b.function);
+  const paths = callPaths(input.entry, callees);
+
+  const functions: TaintFunction[] = sites.functions
+    .filter((f) => !f.name.startsWith('taintlens$'))
+    .map((f) => {
+      const p = functionPoly(f.name);
+      const dependency = formatPoly(p, parameters);
+      const own = new Set<string>();
+      for (const id of f.loops) for (const n of loopById.get(id)!.params) own.add(n);
+      for (const m of p.values()) for (const n of m) own.add(n);
+      const hasCost = imports.some((i) => i.function === f.name && i.params.length > 0);
+      const pruned: TaintFunction['pruned'] = f.loops.length === 0 && !hasCost ? 'static' : dependency === null ? 'dynamic' : null;
+      return {
+        name: f.name, params: parameters.filter((n) => own.has(n)), dependency, pruned, loops: f.loops,
+        callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name) || paths.has(f.name),
+      };
+    });
+
+  for (const name of recursive) {
+    const fn = functions.find((f) => f.name === name);
+    if (fn && fn.dependency !== null || recursionHits.has(name)) {
+      warnings.push(`${name} is recursive: its dependency counts one level of recursion, so the volume is an over-approximation (or misses the recursion depth)`);
+    }
+  }
+  for (const b of sites.calls) {
+    if (b.kind === 'indirect' && b.loop && loopById.get(b.loop)?.params.length) {
+      warnings.push(`${b.function}: indirect call ${b.id} inside loop ${b.loop}: its callees are not part of the dependency expression`);
+      break;
+    }
+  }
+
+  const coverage: TaintReport['coverage'] = {};
+  for (const p of parameters) {
+    coverage[p] = {
+      loops: loops.filter((l) => l.params.includes(p)).map((l) => l.id),
+      functions: functions.filter((f) => f.params.includes(p)).map((f) => f.name),
+      branches: branches.filter((b) => b.params.includes(p)).map((b) => b.id),
+    };
+  }
+  const prunable = parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0);
+
+  return {
+    schema: schemaId('taint'),
+    module: input.file,
+    entry: input.entry,
+    parameters,
+    loops,
+    functions,
+    branches,
+    imports,
+    coverage,
+    prunable,
+    notExecuted: { loops: loops.filter((l) => !l.executed).map((l) => l.id), branches: branches.filter((b) => !b.executed).map((b) => b.id) },
+    warnings,
+  };
+}
+
+function findRecursive(names: string[], callees: Map<string, Set<string>>): string[] {
+  // Tarjan's SCC: members of a cycle (or self-calls) are recursive.
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of callees.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || callees.get(v)?.has(v)) out.push(...scc);
+    }
+  };
+  for (const n of names) if (!idx.has(n)) visit(n);
+  return out;
+}
+
+function callPaths(entry: string | null, callees: Map<string, Set<string>>): Map<string, string[]> {
+  const paths = new Map<string, string[]>();
+  if (!entry) return paths;
+  paths.set(entry, [entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const f = queue.shift()!;
+    for (const g of callees.get(f) ?? []) {
+      if (paths.has(g)) continue;
+      paths.set(g, [...paths.get(f)!, g]);
+      queue.push(g);
+    }
+  }
+  return paths;
+}
+
+/** Score-P filter: measure only functions whose cost depends on a parameter. */
+export function scorepFilter(report: TaintReport): string {
+  const relevant = report.functions.filter((f) => f.dependency !== null).map((f) => f.name);
+  return [
+    '# Score-P filter generated by taintlens taint: functions whose loops depend on parameters',
+    'SCOREP_REGION_NAMES_BEGIN',
+    '  EXCLUDE *',
+    ...relevant.map((n) => `  INCLUDE ${n.replace(/\s/g, '?')}`),
+    'SCOREP_REGION_NAMES_END',
+    '',
+  ].join('\n');
+}
+
+interface PtNode { dependency: 'additive' | 'multiplicative' | 'unknown'; operands: Array<PtNode | string> }
+
+/** Perf-Taint's output layout (as read by Extra-P's perf-taint reader). */
+export function perfTaintJson(report: TaintReport): unknown {
+  const names = report.functions.map((f) => f.name);
+  const loopTree = (id: string): PtNode => {
+    const loop = report.loops.find((l) => l.id === id)!;
+    const own: PtNode = { dependency: 'unknown', operands: [...loop.params] };
+    const children = report.loops.filter((l) => l.parent === id && l.params.length > 0);
+    if (children.length === 0) return own;
+    return { dependency: 'multiplicative', operands: [own, { dependency: 'additive', operands: children.map((c) => loopTree(c.id)) }] };
+  };
+  const nestParams = (id: string): string[] => {
+    const set = new Set(report.loops.find((l) => l.id === id)!.params);
+    for (const child of report.loops.filter((l) => l.parent === id)) for (const p of nestParams(child.id)) set.add(p);
+    return [...set];
+  };
+  const functions: Record<string, unknown> = {};
+  report.functions.forEach((f, i) => {
+    if (f.dependency === null) return;
+    const top = report.loops.filter((l) => l.function === f.name && l.parent === null && nestParams(l.id).length > 0);
+    const caller = f.callpath && f.callpath.length > 1 ? names.indexOf(f.callpath[f.callpath.length - 2]!) : -1;
+    functions[f.name] = {
+      file: report.module,
+      func_idx: i,
+      line: 0,
+      loops: [{
+        callstack: caller >= 0 ? [[caller]] : [[]],
+        data: top.map((l) => ({ dependency: 'additive', operands: [loopTree(l.id)] })),
+        deps: top.map((l) => nestParams(l.id)),
+        not_found_params: report.parameters.filter((p) => !f.params.includes(p)).length > 0 ? report.parameters.filter((p) => !f.params.includes(p)) : null,
+      }],
+    };
+  });
+  return {
+    functions,
+    functions_names: names,
+    functions_mangled_names: names,
+    functions_demangled_names: names,
+    parameters: report.parameters,
+  };
+}

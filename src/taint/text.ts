@@ -1,0 +1,64 @@
+// The taint report for people: functions with their dependency expressions, loops with the
+// parameters of their exit conditions, parameter coverage, tainted branches, code not executed.
+import { renderTable } from '../report/table.js';
+import type { TaintReport } from './report.js';
+
+const list = (names: string[]) => (names.length > 0 ? names.join(', ') : '-');
+
+export function renderTaintReport(report: TaintReport, all = false): string {
+  const out: string[] = [];
+  out.push(`parameters: ${list(report.parameters)}`);
+  const functions = report.functions.filter((f) => all || f.pruned === null || (f.pruned === 'dynamic' && f.executed));
+  out.push('', 'functions (dependency: nesting multiplies, siblings add)');
+  out.push(renderTable(functions, [
+    { header: 'function', value: (f) => f.name },
+    { header: 'dependency', value: (f) => f.dependency ?? 'constant' },
+    { header: 'params', value: (f) => list(f.params) },
+    { header: 'pruned', value: (f) => f.pruned ?? '-' },
+    { header: 'call path', value: (f) => (f.callpath ? f.callpath.join(' > ') : '-') },
+  ]));
+  const staticCount = report.functions.filter((f) => f.pruned === 'static').length;
+  const dynamicCount = report.functions.filter((f) => f.pruned === 'dynamic').length;
+  out.push(`pruned: ${staticCount} function(s) statically (no loops), ${dynamicCount} dynamically (loop exits carry no parameter)`);
+  const loops = report.loops.filter((l) => all || l.executed);
+  out.push('', 'loops (parameters of the exit conditions)');
+  out.push(renderTable(loops, [
+    { header: 'loop', value: (l) => l.id },
+    { header: 'function', value: (l) => l.function },
+    { header: 'parent', value: (l) => l.parent ?? '-' },
+    { header: 'params', value: (l) => list(l.params) },
+    { header: 'iterations', value: (l) => l.iterations },
+  ]));
+  out.push('', 'parameters');
+  out.push(renderTable(report.parameters, [
+    { header: 'parameter', value: (p) => p },
+    { header: 'loops', value: (p) => list(report.coverage[p]!.loops) },
+    { header: 'functions', value: (p) => list(report.coverage[p]!.functions) },
+    { header: 'branches', value: (p) => list(report.coverage[p]!.branches) },
+  ]));
+  out.push(`prunable (drive no loop): ${list(report.prunable)}`);
+  const tainted = report.branches.filter((b) => b.params.length > 0);
+  if (tainted.length > 0) {
+    out.push('', 'parameter-dependent branches (algorithm selection)');
+    out.push(renderTable(tainted, [
+      { header: 'branch', value: (b) => b.id },
+      { header: 'kind', value: (b) => b.kind },
+      { header: 'function', value: (b) => b.function },
+      { header: 'loop', value: (b) => b.loop ?? '-' },
+      { header: 'params', value: (b) => list(b.params) },
+    ]));
+  }
+  const costs = report.imports.filter((i) => i.params.length > 0 && i.executed);
+  if (costs.length > 0) {
+    out.push('', 'host calls with a parameter-dependent cost');
+    out.push(renderTable(costs, [
+      { header: 'call', value: (i) => i.id },
+      { header: 'import', value: (i) => i.import },
+      { header: 'function', value: (i) => i.function },
+      { header: 'params', value: (i) => list(i.params) },
+    ]));
+  }
+  out.push('', `not executed in this run: ${report.notExecuted.loops.length} loop(s), ${report.notExecuted.branches.length} branch(es)${all ? `: ${list([...report.notExecuted.loops, ...report.notExecuted.branches])}` : ' (--all lists them)'}`);
+  for (const warning of report.warnings) out.push(`warning: ${warning}`);
+  return out.join('\n');
+}

@@ -1,0 +1,202 @@
+// Precise propagation cases as WAT fixtures: locals, memory (loads join byte labels, memory.copy),
+// globals, calls, select, br_if/br_table shapes, control-flow joins, library sources and costs.
+import { test, expect } from 'vitest';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { wat } from '../helpers/wat.js';
+import { cli } from '../helpers/cli.js';
+import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
+import { validateLibrary } from '../../src/taint/library.js';
+import { runModule } from '../../src/runtime/run.js';
+import { formatPoly } from '../../src/taint/report.js';
+
+const T = { timeout: 60_000 };
+
+async function analyze(text: string, invoke: string, args: string[], params: string[], library?: unknown) {
+  const bytes = wat(text);
+  const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
+  const result = await analyzeTaint({
+    file: 'fixture.wasm', bytes, invoke, args, params: params.map(parseParamSpec),
+    library: library ? validateLibrary(library, 'lib.json') : undefined,
+  });
+  expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+  return result.report;
+}
+
+const loopOver = (bound: string, label = 'l') => `
+  (local.set $i (i32.const 0))
+  (block $${label}_exit (loop $${label}
+    (br_if $${label}_exit (i32.ge_s (local.get $i) ${bound}))
+    (local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 3)) (local.get $i)))
+    (local.set $i (i32.add (local.get $i) (i32.const 1)))
+    (br $${label})))`;
+
+test('through memory: a 4-byte load joins the labels of its bytes; memory.copy copies them', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (func (export "run") (param $n i32) (param $m i32) (result i32) (local $i i32) (local $acc i32)
+      (i32.store8 (i32.const 100) (local.get $n))
+      (i32.store8 (i32.const 103) (local.get $m))
+      (memory.copy (i32.const 200) (i32.const 100) (i32.const 4))
+      (i32.store (i32.const 300) (i32.const 7))
+      ${loopOver('(i32.and (i32.load (i32.const 200)) (i32.const 15))', 'a')}
+      ${loopOver('(i32.load (i32.const 300))', 'b')}
+      (local.get $acc)))`, 'run', ['5', '1'], ['n=arg0', 'm=arg1']);
+  expect(report.loops[0]!.params).toEqual(['n', 'm']);
+  expect(report.loops[1]!.params).toEqual([]);
+  expect(report.functions[0]!.dependency).toBe('n*m');
+});
+
+test('a store overwrites labels; memory.fill with a constant clears them', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (func (export "run") (param $n i32) (result i32) (local $i i32) (local $acc i32)
+      (i32.store (i32.const 64) (local.get $n))
+      (memory.fill (i32.const 64) (i32.const 0) (i32.const 2))
+      (i32.store16 (i32.const 66) (i32.const 3))
+      ${loopOver('(i32.load (i32.const 64))')}
+      (local.get $acc)))`, 'run', ['5'], ['n=arg0']);
+  expect(report.loops[0]!.params).toEqual([]);
+  expect(report.prunable).toEqual(['n']);
+});
+
+test('globals, return values, select and call_indirect carry labels', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (type $t (func (param i32) (result i32)))
+    (table 2 funcref) (elem (i32.const 0) $half $twice)
+    (global $bound (mut i32) (i32.const 0))
+    (func $half (param $x i32) (result i32) (i32.shr_s (local.get $x) (i32.const 1)))
+    (func $twice (param $x i32) (result i32) (i32.shl (local.get $x) (i32.const 1)))
+    (func $viaGlobal (result i32) (local $i i32) (local $acc i32) ${loopOver('(global.get $bound)')} (local.get $acc))
+    (func (export "run") (param $n i32) (param $k i32) (param $s i32) (result i32) (local $i i32) (local $acc i32)
+      (global.set $bound (local.get $n))
+      (local.set $acc (call $viaGlobal))
+      ${loopOver('(call_indirect (type $t) (local.get $k) (i32.and (local.get $k) (i32.const 1)))', 'b')}
+      ${loopOver('(select (i32.const 3) (i32.const 4) (local.get $s))', 'c')}
+      (local.get $acc)))`, 'run', ['4', '6', '1'], ['n=arg0', 'k=arg1', 's=arg2']);
+  const byFunction = (name: string) => report.functions.find((f) => f.name === name)!;
+  expect(byFunction('viaGlobal').dependency).toBe('n');
+  expect(report.loops.find((l) => l.function === 'run' && l.parent === null && l.params.includes('k'))).toBeTruthy();
+  expect(report.loops.filter((l) => l.function === 'run').map((l) => l.params)).toEqual([['k'], ['s']]);
+  expect(byFunction('run').dependency).toBe('k + s');
+});
+
+test('--param NAME=global:EXPORT labels an exported global', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (global $g (export "size") (mut i32) (i32.const 6))
+    (func (export "run") (result i32) (local $i i32) (local $acc i32) ${loopOver('(global.get $g)')} (local.get $acc)))`,
+  'run', [], ['size=global:size']);
+  expect(report.loops[0]!.params).toEqual(['size']);
+});
+
+test('implicit flow: a value chosen under a tainted condition carries it; a bottom-tested loop exit does not taint its body', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (func (export "run") (param $c i32) (param $n i32) (result i32) (local $i i32) (local $j i32) (local $r i32) (local $acc i32)
+      (local.set $r (i32.const 3))
+      (if (i32.gt_s (local.get $c) (i32.const 0)) (then (local.set $r (i32.const 5))))
+      ${loopOver('(local.get $r)')}
+      (local.set $i (i32.const 0))
+      (loop $outer
+        (local.set $j (i32.const 0))
+        (loop $inner
+          (local.set $acc (i32.add (local.get $acc) (local.get $j)))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br_if $inner (i32.lt_s (local.get $j) (i32.const 4))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $outer (i32.lt_s (local.get $i) (local.get $n))))
+      (local.get $acc)))`, 'run', ['1', '6'], ['c=arg0', 'n=arg1']);
+  const [first, outer, inner] = report.loops;
+  expect(first!.params).toEqual(['c']);
+  expect(outer!.params).toEqual(['n']);
+  expect(inner!.params).toEqual([]);
+  expect(inner!.iterations).toBe(24);
+  expect(report.functions[0]!.dependency).toBe('c + n');
+});
+
+test('parameter-dependent branches and loops never executed are reported; recursion warns', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (func $rec (param $d i32) (result i32) (local $i i32) (local $acc i32)
+      ${loopOver('(local.get $d)')}
+      (if (result i32) (i32.gt_s (local.get $d) (i32.const 0))
+        (then (i32.add (local.get $acc) (call $rec (i32.sub (local.get $d) (i32.const 1)))))
+        (else (local.get $acc))))
+    (func (export "run") (param $n i32) (param $alg i32) (result i32) (local $i i32) (local $acc i32)
+      (if (i32.eq (local.get $alg) (i32.const 7)) (then ${loopOver('(i32.const 3)', 'never')}))
+      (block $b2 (block $b (br_table $b $b2 (local.get $alg))) (local.set $acc (i32.add (local.get $acc) (i32.const 1))))
+      (i32.add (local.get $acc) (call $rec (local.get $n)))))`, 'run', ['3', '1'], ['n=arg0', 'alg=arg1']);
+  expect(report.branches.filter((b) => b.params.includes('alg')).length).toBeGreaterThanOrEqual(2);
+  expect(report.notExecuted.loops.length).toBe(1);
+  expect(report.warnings.some((w) => /recursive/.test(w))).toBe(true);
+  expect(report.prunable).toEqual(['alg']);
+});
+
+test('library: a source writes a named label through a pointer, a cost depends on p and an argument', T, async () => {
+  const bytes = wat(`(module
+    (import "env" "MPI_Comm_size" (func $size (param i32 i32) (result i32)))
+    (import "env" "MPI_Send" (func $send (param i32 i32) (result i32)))
+    (memory (export "memory") 1)
+    (func (export "run") (param $count i32) (result i32) (local $i i32) (local $acc i32)
+      (drop (call $size (i32.const 0) (i32.const 16)))
+      ${loopOver('(i32.load (i32.const 16))')}
+      (drop (call $send (i32.const 0) (local.get $count)))
+      (local.get $acc)))`);
+  const library = validateLibrary({ imports: {
+    'env.MPI_Comm_size': { result: 'none', sources: [{ label: 'p', arg: 1, bytes: 4 }] },
+    'env.MPI_Send': { cost: { params: ['p'], args: [1] } },
+  } }, 'lib.json');
+  // The host provides the MPI-like API through a plugin; a tiny one stands in here.
+  const hostUrl = 'data:text/javascript,' + encodeURIComponent(`export default () => ({ imports: () => ({ env: {
+    MPI_Comm_size: (c, p) => 0, MPI_Send: () => 0 } }) });`);
+  const analysis = await analyzeTaint({ file: 'mpi.wasm', bytes, invoke: 'run', args: ['8'], params: [parseParamSpec('count=arg0')], library, extraPlugins: [{ url: hostUrl, options: null }] });
+  const report = analysis.report;
+  expect(report.parameters).toEqual(expect.arrayContaining(['p', 'count']));
+  expect(report.loops[0]!.params).toEqual(['p']);
+  expect(report.imports[0]!.params.sort()).toEqual(['count', 'p']);
+  expect(report.functions[0]!.dependency).toBe('count*p');
+});
+
+test('dependency expressions: dominated terms are absorbed, siblings add', () => {
+  const poly = (...monos: string[][]) => new Map(monos.map((m) => [m.join('*'), m]));
+  expect(formatPoly(poly(['n'], ['m', 'n']), ['n', 'm'])).toBe('n*m');
+  expect(formatPoly(poly(['a', 'b'], ['c'], []), ['a', 'b', 'c'])).toBe('a*b + c');
+  expect(formatPoly(poly([]), [])).toBeNull();
+});
+
+test('CLI: text and JSON reports, exports, and one-line errors naming the file', T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'taint-cli-'));
+  const file = join(dir, 'k.wasm');
+  writeFileSync(file, wat(`(module (memory (export "memory") 1)
+    (global (export "g") (mut i32) (i32.const 2))
+    (func (export "run") (param $n i32) (param $b i32) (result i32) (local $i i32) (local $acc i32)
+      ${loopOver('(local.get $n)')} (i32.add (local.get $acc) (local.get $b))))`));
+  const json = await cli(['taint', file, '--args', '5,2', '--param', 'n=arg0', '--param', 'b=arg1', '--json',
+    '--scorep-filter', join(dir, 'filter.txt'), '--perf-taint-json', join(dir, 'pt.json')]);
+  expect(json.stderr).toBe('');
+  expect(json.code).toBe(0);
+  const report = JSON.parse(json.stdout);
+  expect(report.schema).toBe('taintlens/taint@1');
+  expect(report.parameters).toEqual(['n', 'b']);
+  expect(report.functions[0]).toMatchObject({ name: 'run', dependency: 'n', pruned: null, params: ['n'] });
+  expect(report.loops[0]).toMatchObject({ id: 'L0', function: 'run', parent: null, params: ['n'], iterations: 6 });
+  expect(report.prunable).toEqual(['b']);
+  const { readFileSync } = await import('node:fs');
+  expect(readFileSync(join(dir, 'filter.txt'), 'utf8')).toContain('INCLUDE run');
+  const pt = JSON.parse(readFileSync(join(dir, 'pt.json'), 'utf8'));
+  expect(pt.parameters).toEqual(['n', 'b']);
+  expect(pt.functions.run.loops[0].deps).toEqual([['n']]);
+  const text = await cli(['taint', file, '--args', '5,2', '--param', 'n=arg0']);
+  expect(text.stdout).toContain('prunable');
+  expect(text.stdout).toMatch(/run\s+n\s+n/);
+
+  const bad = await cli(['taint', file, '--args', '5,2', '--param', 'n=arg']);
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  expect(bad.stderr).toContain('--param');
+  const range = await cli(['taint', file, '--args', '5,2', '--param', 'n=arg2']);
+  expect(range.stderr).toMatch(/k\.wasm: .*arg2.*2 argument/);
+  const global = await cli(['taint', file, '--args', '5,2', '--param', 'n=global:nope']);
+  expect(global.stderr).toMatch(/k\.wasm: .*no exported global 'nope'/);
+  writeFileSync(join(dir, 'lib.json'), '{ "imports": { ');
+  const lib = await cli(['taint', file, '--args', '5,2', '--library', join(dir, 'lib.json')]);
+  expect(lib.stderr).toMatch(/lib\.json: malformed library JSON/);
+  expect(lib.stderr.trim().split('\n')).toHaveLength(1);
+});
