@@ -216,7 +216,10 @@ if (json) {
       { header: 'missed dep.', value: (r) => pct(r.rates.missedDependency, r.rates.count), align: 'right' },
     ]),
   );
-  console.log(`\nTime (${ROUNDS} rounds; the first is the cold one, with JIT warm-up):`);
+  console.log(
+    `\nTime (${ROUNDS} rounds; in-process rounds run after the recovery runs, with the JIT warm; ` +
+      'the fresh-process rows are cold starts):',
+  );
   const fmt = (v: number) => v.toFixed(0);
   console.log(
     renderTable(timings, [

@@ -2,6 +2,7 @@
 // fields are ignored, optional parts may be missing, and only what the modeler uses is validated.
 import { readFileSync } from 'node:fs';
 import { fileError } from '../util/errors.js';
+import { parseJson } from './json.js';
 import { schemaId } from '../util/schema.js';
 import { parseDependency, type TaintFunction, type TaintLoop, type TaintReport } from '../model/prior.js';
 
@@ -10,28 +11,10 @@ export function readTaintReport(file: string): TaintReport {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw fileError(file, `cannot read taint report (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw fileError(file, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? String(error)})`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw fileError(file, `not valid JSON: ${jsonErrorWhere(text, error)}`);
-  }
-  return parseTaintReport(json, file);
-}
-
-/** "line 3: Unexpected token ..." from a JSON.parse error, when the position is known. */
-export function jsonErrorWhere(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const position = /position (\d+)/.exec(message);
-  const lineMatch = /line (\d+)/.exec(message);
-  if (position) {
-    const line = text.slice(0, Number(position[1])).split('\n').length;
-    return `line ${line}: ${message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+.*$/, '')}`;
-  }
-  if (lineMatch) return message;
-  return `line ${text.split('\n').length}: ${message}`;
+  return parseTaintReport(parseJson(text, file), file);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -71,7 +54,7 @@ export function parseTaintReport(json: unknown, source: string): TaintReport {
     let monomials: string[][] | null = null;
     if (dependency !== null && dependency.trim() !== '') {
       try {
-        monomials = parseDependency(dependency);
+        monomials = parseDependency(dependency, parameters);
       } catch (error) {
         throw fileError(source, `${where} (${entry.name}): ${(error as Error).message}`);
       }

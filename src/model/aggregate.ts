@@ -44,7 +44,11 @@ export interface Spread {
   /**
    * Estimated relative variance of the aggregated values: the pooled relative variance of one
    * repetition times the aggregate's variance factor (1/r for the mean, π/(2r) for the median of r
-   * roughly normal values, ~1/2 for the minimum or maximum of a few). NaN without repetitions.
+   * roughly normal values, ~1/2 for the minimum or maximum of a few). For the median, a point whose
+   * standard deviation is dominated by outliers (more than three times 1.4826 · median absolute
+   * deviation) uses the robust estimate instead, so an outlier the median ignores does not inflate
+   * the noise either.
+   * NaN without repetitions.
    */
   noiseVar: number;
   repetitions: number;
@@ -69,7 +73,15 @@ export function spreadOf(points: readonly { values: readonly number[] }[], how: 
     const cv = scale > 0 ? Math.sqrt(variance) / scale : variance > 0 ? Infinity : 0;
     cvSum += cv;
     cvMax = Math.max(cvMax, cv);
-    relVarSum += Number.isFinite(cv) ? cv * cv : 0;
+    let relative = Number.isFinite(cv) ? cv * cv : 0;
+    if (how === 'median' && r >= 3) {
+      const center = aggregate(point.values, 'median');
+      const mad = aggregate(point.values.map((v) => Math.abs(v - center)), 'median');
+      const robust = Math.abs(center) > 0 ? (1.4826 * mad) / Math.abs(center) : 0;
+      // Only where outliers dominate the standard deviation (the MAD is the noisier estimate).
+      if (robust * robust < relative / 9) relative = robust * robust;
+    }
+    relVarSum += relative;
     cvCount++;
     reps += r;
   }

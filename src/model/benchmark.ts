@@ -1,50 +1,69 @@
 // Recovery statistics of the modeler on synthetic functions: does the model have exactly the
 // true function's terms, a parameter the function does not depend on, or lack one it does?
-import { sameExponent } from './exponents.js';
+import { aggregate as aggregateValues } from './aggregate.js';
+import { evalShape } from './exponents.js';
 import { extrapBaselineModel } from './extrap-baseline.js';
-import { Modeler } from './modeler.js';
-import { priorFor, type TaintReport } from './prior.js';
-import { EXTRA_FAMILIES, FAMILIES, rng, syntheticFunction, syntheticSeries, DEFAULT_DESIGN, type Family, type SyntheticDesign, type SyntheticFunction } from './synthetic.js';
-import type { Series, Term } from './types.js';
+import { LeastSquares } from './linalg.js';
+import { DEFAULT_GROWTH, modelExperiment } from './modeler.js';
+import type { TaintReport } from './prior.js';
+import { relativeWeights } from './search.js';
+import {
+  DEFAULT_DESIGN,
+  EXTRA_FAMILIES,
+  FAMILIES,
+  rng,
+  syntheticFunction,
+  syntheticSeries,
+  type Family,
+  type SyntheticDesign,
+  type SyntheticFunction,
+} from './synthetic.js';
+import type { Aggregate, Series, Term } from './types.js';
 
 export interface Outcome {
   exact: boolean;
+  /** The same terms over the same parameter sets, exponents aside. */
+  structure: boolean;
   falseDependency: boolean;
   missedDependency: boolean;
 }
 
+function factorKey(param: string, exponent: number, log: number): string {
+  return `${param}^${exponent.toFixed(6)}log${log}`;
+}
+
 function termKey(term: Term): string {
   return term.factors
-    .map((factor) => `${factor.param}^${factor.exponent.toFixed(6)}log${factor.log}`)
+    .map((factor) => factorKey(factor.param, factor.exponent, factor.log))
     .sort()
     .join('*');
 }
 
+function structureKey(terms: readonly Term[]): string {
+  return terms
+    .filter((t) => t.factors.length > 0)
+    .map((t) => t.factors.map((f) => f.param).sort().join('*'))
+    .sort()
+    .join('+');
+}
+
 /** Compares the non-constant terms of a model with the truth's (the constant is always present). */
 export function compareTerms(truth: readonly Term[], model: readonly Term[]): Outcome {
-  const truthKeys = truth.filter((t) => t.factors.length > 0).map(termKey).sort();
-  const modelKeys = model.filter((t) => t.factors.length > 0).map(termKey).sort();
+  const keys = (terms: readonly Term[]) =>
+    terms
+      .filter((t) => t.factors.length > 0)
+      .map(termKey)
+      .sort()
+      .join('|');
   const truthParams = new Set(truth.flatMap((t) => t.factors.map((f) => f.param)));
   const modelParams = new Set(model.flatMap((t) => t.factors.map((f) => f.param)));
-  const sameExponents =
-    truthKeys.length === modelKeys.length &&
-    truth
-      .filter((t) => t.factors.length > 0)
-      .every((t) =>
-        model.some(
-          (u) =>
-            u.factors.length === t.factors.length &&
-            t.factors.every((f) => u.factors.some((g) => g.param === f.param && g.log === f.log && sameExponent(g.exponent, f.exponent))),
-        ),
-      );
   return {
-    exact: sameExponents && truthKeys.join('|') === modelKeys.join('|'),
+    exact: keys(truth) === keys(model),
+    structure: structureKey(truth) === structureKey(model),
     falseDependency: [...modelParams].some((p) => !truthParams.has(p)),
     missedDependency: [...truthParams].some((p) => !modelParams.has(p)),
   };
 }
-
-export type PriorMode = 'none' | 'dependency' | 'loops';
 
 export interface Case {
   fn: SyntheticFunction;
@@ -70,39 +89,89 @@ export function syntheticCases(
   return cases;
 }
 
-export interface Rates {
+export interface Tally {
   count: number;
   exact: number;
+  structure: number;
   falseDependency: number;
   missedDependency: number;
-  perFamily: Record<Family, { count: number; exact: number; falseDependency: number; missedDependency: number }>;
+  /** Misses where the true terms, refitted, fit the aggregated data worse than the chosen model. */
+  dataFavorWrong: number;
+  contentionFlags: number;
+  tooNarrowFlags: number;
 }
 
-export type Method = (series: Series, fn: SyntheticFunction) => Term[];
+export interface Rates extends Tally {
+  perFamily: Partial<Record<Family, Tally>>;
+}
 
-export function ourMethod(taint?: TaintReport): Method {
-  const modeler = new Modeler('median');
-  return (series) => {
-    const prior = taint ? priorFor(taint, series.callpath, series.params) : undefined;
-    return modeler.model(series, prior && prior.status !== 'missing' ? prior.allowed : undefined).terms;
+export interface MethodResult {
+  terms: Term[];
+  flags: string[];
+}
+
+/** Models all cases at once (callpath → result). */
+export type Method = (cases: readonly Case[]) => Map<string, MethodResult>;
+
+/** Our modeler through the whole pipeline (modelExperiment), with or without a taint report. */
+export function ourMethod(taint?: TaintReport, aggregate: Aggregate = 'median'): Method {
+  return (cases) => {
+    const report = modelExperiment(
+      { source: 'synthetic', params: cases[0]?.series.params ?? [], series: cases.map((c) => c.series) },
+      { aggregate, growth: DEFAULT_GROWTH, taint },
+    );
+    return new Map(report.models.map((model) => [model.callpath, { terms: model.terms, flags: model.flags }]));
   };
 }
 
-export const extrapLikeMethod: Method = (series) => extrapBaselineModel(series);
+export const extrapLikeMethod: Method = (cases) =>
+  new Map(cases.map((c) => [c.series.callpath, { terms: extrapBaselineModel(c.series), flags: [] }]));
 
-export function recoveryRates(cases: readonly Case[], method: Method): Rates {
-  const perFamily = Object.fromEntries(
-    [...FAMILIES, ...EXTRA_FAMILIES].map((family) => [family, { count: 0, exact: 0, falseDependency: 0, missedDependency: 0 }]),
-  ) as Rates['perFamily'];
-  const total = { count: 0, exact: 0, falseDependency: 0, missedDependency: 0 };
+/** Weighted (relative) RSS of the terms' structure refitted to the aggregated values. */
+export function refitRss(series: Series, terms: readonly Term[], how: Aggregate): number {
+  const n = series.points.length;
+  const y = Float64Array.from(series.points, (point) => aggregateValues(point.values, how));
+  const weights = new Float64Array(n);
+  relativeWeights(y, weights, n);
+  const columns = [new Float64Array(n).fill(1)];
+  for (const term of terms) {
+    if (term.factors.length === 0) continue;
+    columns.push(
+      Float64Array.from(series.points, (point) =>
+        term.factors.reduce((v, f) => v * evalShape(point.coords[series.params.indexOf(f.param)]!, f.exponent, f.log), 1),
+      ),
+    );
+  }
+  const ls = new LeastSquares(n, columns.length);
+  return ls.fit(columns, columns.length, weights, y, n) ? ls.rss : Infinity;
+}
+
+function emptyTally(): Tally {
+  return { count: 0, exact: 0, structure: 0, falseDependency: 0, missedDependency: 0, dataFavorWrong: 0, contentionFlags: 0, tooNarrowFlags: 0 };
+}
+
+export function recoveryRates(cases: readonly Case[], method: Method, aggregate: Aggregate = 'median'): Rates {
+  const results = method(cases);
+  const total = emptyTally();
+  const perFamily: Partial<Record<Family, Tally>> = {};
   for (const { fn, series } of cases) {
-    const outcome = compareTerms(fn.terms, method(series, fn));
-    for (const bucket of [total, perFamily[fn.family]]) {
+    const result = results.get(series.callpath);
+    if (!result) throw new Error(`no model for ${series.callpath}`);
+    const outcome = compareTerms(fn.terms, result.terms);
+    const family = (perFamily[fn.family] ??= emptyTally());
+    const wrongFitsBetter = !outcome.exact && refitRss(series, fn.terms, aggregate) > refitRss(series, result.terms, aggregate);
+    for (const bucket of [total, family]) {
       bucket.count++;
       if (outcome.exact) bucket.exact++;
+      if (outcome.structure) bucket.structure++;
       if (outcome.falseDependency) bucket.falseDependency++;
       if (outcome.missedDependency) bucket.missedDependency++;
+      if (wrongFitsBetter) bucket.dataFavorWrong++;
+      if (result.flags.some((flag) => flag.startsWith('contention:'))) bucket.contentionFlags++;
+      if (result.flags.some((flag) => flag.startsWith('too-narrow:'))) bucket.tooNarrowFlags++;
     }
   }
   return { ...total, perFamily };
 }
+
+export { EXTRA_FAMILIES, FAMILIES };

@@ -137,11 +137,10 @@ export function extrapBaselineModel(series: Series): Term[] {
       for (let i = 0; i < n; i++) share = Math.max(share, Math.abs((coefficients[t]! * columns[t]![i]!) / y[i]!));
       if (coefficients[t] === 0 || share < EPSILON) contributes = false;
     }
+    // Like Extra-P: the first hypothesis is the starting point whatever its terms contribute.
     if (index === 0 || (contributes && cost < bestSmape)) {
-      if (index === 0 || cost < bestSmape) {
-        best = toTerms(groups, coefficients);
-        bestSmape = cost;
-      }
+      best = toTerms(groups, coefficients);
+      bestSmape = cost;
     }
   });
   return best ?? [{ coefficient: y.reduce((a, b) => a + b, 0) / n, factors: [] }];

@@ -8,6 +8,7 @@ export function formatCoefficient(value: number): string {
   if (magnitude >= 1e6 || magnitude < 1e-3) {
     return value.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
   }
+  if (magnitude >= 1000) return String(Math.round(value));
   const text = value.toPrecision(4);
   return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }

@@ -26,9 +26,16 @@ export class LeastSquares {
   readonly coefficients: Float64Array;
   /** Residual sum of squares of each prefix of the columns (nested models come for free). */
   readonly prefixRss: Float64Array;
+  /**
+   * Leave-one-out prediction error (PRESS: Σ (e_i / (1 − h_ii))²) of each prefix of the columns,
+   * from the hat diagonal accumulated column by column; Infinity where a point has leverage one.
+   */
+  readonly prefixPress: Float64Array;
   rows = 0;
   cols = 0;
   rss = 0;
+  /** Columns orthogonalized before a dependent one stopped the last fit (prefixRss is valid up to here). */
+  okCols = 0;
 
   constructor(maxRows: number, maxCols: number) {
     this.maxRows = maxRows;
@@ -41,6 +48,7 @@ export class LeastSquares {
     this.leverage = new Float64Array(maxRows);
     this.coefficients = new Float64Array(maxCols);
     this.prefixRss = new Float64Array(maxCols);
+    this.prefixPress = new Float64Array(maxCols);
   }
 
   /**
@@ -52,7 +60,12 @@ export class LeastSquares {
     const { q, r, maxRows, residual } = this;
     this.rows = rows;
     this.cols = cols;
-    for (let i = 0; i < rows; i++) residual[i] = weights[i]! * y[i]!;
+    this.okCols = 0;
+    const leverage = this.leverage;
+    for (let i = 0; i < rows; i++) {
+      residual[i] = weights[i]! * y[i]!;
+      leverage[i] = 0;
+    }
     for (let j = 0; j < cols; j++) {
       const column = columns[j]!;
       const qj = j * maxRows;
@@ -67,7 +80,9 @@ export class LeastSquares {
       this.scale[j] = s;
       for (let i = 0; i < rows; i++) q[qj + i]! /= s;
       for (let l = 0; l < j; l++) r[l * this.maxCols + j] = 0;
-      for (let pass = 0; pass < 2; pass++) {
+      // Unit norm before; a second pass only when the first cancelled much of it ("twice is enough").
+      let rest = 1;
+      for (let pass = 0; pass < 2 && j > 0; pass++) {
         for (let l = 0; l < j; l++) {
           const ql = l * maxRows;
           let dot = 0;
@@ -75,9 +90,11 @@ export class LeastSquares {
           r[l * this.maxCols + j]! += dot;
           for (let i = 0; i < rows; i++) q[qj + i]! -= dot * q[ql + i]!;
         }
+        const before = rest;
+        rest = 0;
+        for (let i = 0; i < rows; i++) rest += q[qj + i]! * q[qj + i]!;
+        if (rest > 0.5 * before) break;
       }
-      let rest = 0;
-      for (let i = 0; i < rows; i++) rest += q[qj + i]! * q[qj + i]!;
       const restNorm = Math.sqrt(rest);
       if (!(restNorm > RANK_TOLERANCE)) return false;
       r[j * this.maxCols + j] = restNorm;
@@ -87,12 +104,20 @@ export class LeastSquares {
       for (let i = 0; i < rows; i++) t += q[qj + i]! * residual[i]!;
       this.qtz[j] = t;
       let rss = 0;
+      let press = 0;
       for (let i = 0; i < rows; i++) {
-        const e = residual[i]! - t * q[qj + i]!;
+        const qi = q[qj + i]!;
+        const e = residual[i]! - t * qi;
         residual[i] = e;
         rss += e * e;
+        const h = leverage[i]! + qi * qi;
+        leverage[i] = h;
+        const loo = e / (1 - h);
+        press += 1 - h < 1e-9 ? Infinity : loo * loo;
       }
       this.prefixRss[j] = rss;
+      this.prefixPress[j] = press;
+      this.okCols = j + 1;
     }
     if (cols === 0) {
       let rss = 0;

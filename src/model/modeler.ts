@@ -5,7 +5,7 @@ import { FULL_SHAPES, EXTRAP_SHAPES, sameExponent, type Shape } from './exponent
 import { evaluateModel, formatModel } from './format.js';
 import { PointSetCache, type PointSet } from './pointset.js';
 import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
-import { defaultSearchOptions, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
+import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
 import type { Aggregate, Experiment, Series, Term } from './types.js';
 
 export interface GrowthThreshold {
@@ -46,6 +46,8 @@ export interface CallpathModel {
   cvMax: number;
   /** Symmetric mean absolute percentage error of the model at the measured points, in %. */
   smape: number;
+  /** Leave-one-out (cross-validated) relative RMS error of the model, in %. */
+  loo: number;
   points: number;
   repetitions: number;
   /** Parameters the model depends on. */
@@ -57,8 +59,12 @@ export interface CallpathModel {
   prediction: number;
   /** 1 = the largest prediction among the call paths of the same metric. */
   rank: number;
-  /** The best model ignoring the taint prior, when it differs from `model`. */
-  unrestricted?: { model: string; terms: Term[] };
+  /**
+   * The other candidate when a taint prior was given and the two differ: the best model ignoring
+   * the prior ('measurements'), or, when the measurements contradict the prior significantly
+   * (contention, interaction) and so `model` follows the measurements, the prior's ('taint prior').
+   */
+  alternative?: { model: string; terms: Term[]; basis: AlternativeBasis };
   prior?: { function: string; status: CallpathPrior['status']; params: string[] };
 }
 
@@ -74,15 +80,18 @@ export interface ModelsReport {
   models: CallpathModel[];
 }
 
+export type AlternativeBasis = 'measurements' | 'taint prior';
+
 export interface SeriesModel {
   fit: Fit;
   terms: Term[];
-  unrestricted?: Term[];
+  alternative?: { terms: Term[]; basis: AlternativeBasis };
   contention: string[];
   interaction: boolean;
   cv: number;
   cvMax: number;
   smape: number;
+  loo: number;
   repetitions: number;
   fewPoints: string[];
 }
@@ -115,24 +124,30 @@ export class Modeler {
     const spread = spreadOf(points, this.aggregateBy);
     const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
     const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options);
-    const terms = termsOf(result.fit, series.params);
+    // Measurements that contradict the prior significantly win: the prior's model would misfit and
+    // mispredict, and the flag says why the model depends on what the code cannot.
+    const contradicted = result.contention.length > 0 || result.interaction;
+    const chosen = contradicted && result.unrestricted ? result.unrestricted : result.fit;
+    const other = contradicted ? result.fit : result.unrestricted;
+    const terms = termsOf(chosen, series.params);
     const predicted = new Float64Array(points.length);
     const at: Record<string, number> = {};
     for (let i = 0; i < points.length; i++) {
       for (let l = 0; l < m; l++) at[series.params[l]!] = points[i]!.coords[l]!;
       predicted[i] = evaluateModel(terms, at);
     }
-    const unrestricted =
-      result.unrestricted && result.unrestricted !== result.fit ? termsOf(result.unrestricted, series.params) : undefined;
+    const alternative =
+      other && other !== chosen ? { terms: termsOf(other, series.params), basis: (contradicted ? 'taint prior' : 'measurements') as AlternativeBasis } : undefined;
     return {
-      fit: result.fit,
+      fit: chosen,
       terms,
-      unrestricted,
+      alternative,
       contention: result.contention.map((l) => series.params[l]!),
       interaction: result.interaction,
       cv: spread.cv,
       cvMax: spread.cvMax,
       smape: smape(y, predicted),
+      loo: chosen.masks.length + 2 <= points.length ? leaveOneOutError(ps, y, chosen) : NaN,
       repetitions: spread.repetitions,
       fewPoints: series.params.filter((_, l) => ps.distinct[l] === 2),
     };
@@ -158,7 +173,7 @@ export function termsOf(fit: Fit, params: readonly string[]): Term[] {
     const factors = [];
     for (let l = 0; l < params.length; l++) {
       if (!(mask & (1 << l))) continue;
-      const factor = fit.factors[l]!;
+      const factor = fit.own[t] ?? fit.factors[l]!;
       factors.push({ param: params[l]!, exponent: factor.exponent, log: factor.log });
     }
     terms.push({ coefficient: fit.coefficients[t + 1]!, factors });
@@ -246,6 +261,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       cv: result.cv,
       cvMax: result.cvMax,
       smape: result.smape,
+      loo: result.loo,
       points: series.points.length,
       repetitions: result.repetitions,
       dependsOn,
@@ -253,7 +269,9 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       flags,
       prediction: evaluateModel(result.terms, target),
       rank: 0,
-      ...(result.unrestricted ? { unrestricted: { model: formatModel(result.unrestricted), terms: result.unrestricted } } : {}),
+      ...(result.alternative
+        ? { alternative: { model: formatModel(result.alternative.terms), terms: result.alternative.terms, basis: result.alternative.basis } }
+        : {}),
       ...(prior ? { prior: { function: prior.function, status: prior.status, params: prior.params } } : {}),
     });
     options.onProgress?.(series.callpath);

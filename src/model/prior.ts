@@ -53,9 +53,28 @@ export interface CallpathPrior {
   fromLoops: boolean;
 }
 
-/** Parses "n*p + n", "a*(b + c)", "n^2*p" into monomials (sets of parameter names). */
-export function parseDependency(text: string): string[][] {
-  const tokens = text.match(/[A-Za-z_$][\w$.:]*|\d+(?:\.\d+)?|\*\*|[-+*^()·×]|\S/g) ?? [];
+/**
+ * Parses "n*p + n", "a*(b + c)", "n^2*p" into monomials (sets of parameter names). Names listed in
+ * `known` are matched first, longest first, so parameter names with operator characters survive.
+ */
+export function parseDependency(text: string, known: readonly string[] = []): string[][] {
+  const names = [...known].filter((name) => name !== '').sort((a, b) => b.length - a.length);
+  const tokens: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    if (/\s/.test(text[at]!)) {
+      at++;
+      continue;
+    }
+    const name = names.find((candidate) => text.startsWith(candidate, at) && !/[\w$]/.test(text[at + candidate.length] ?? ''));
+    if (name) {
+      tokens.push(`@${name}`);
+      at += name.length;
+      continue;
+    }
+    const match = /^(?:[A-Za-z_$][\w$.:]*|\d+(?:\.\d+)?|\*\*|[-+*^()·×]|\S)/.exec(text.slice(at))!;
+    tokens.push(/^[A-Za-z_$]/.test(match[0]) ? `@${match[0]}` : match[0]);
+    at += match[0].length;
+  }
   let position = 0;
   const peek = () => tokens[position];
   const fail = (what: string): never => {
@@ -77,7 +96,7 @@ export function parseDependency(text: string): string[][] {
       if (token === '*' || token === '·' || token === '×') {
         position++;
         result = multiply(result, power());
-      } else if (token !== undefined && (token === '(' || /^[A-Za-z_$\d]/.test(token))) {
+      } else if (token !== undefined && (token === '(' || /^[@\d]/.test(token))) {
         result = multiply(result, power());
       } else {
         return result;
@@ -105,11 +124,11 @@ export function parseDependency(text: string): string[][] {
       return inner;
     }
     if (/^\d/.test(token)) return [[]];
-    if (/^[A-Za-z_$]/.test(token)) return [[token]];
+    if (token.startsWith('@')) return [[token.slice(1)]];
     return fail(`unexpected "${token}"`);
   };
   const result = sum();
-  if (position < tokens.length) fail(`unexpected "${tokens[position]}"`);
+  if (position < tokens.length) fail(`unexpected "${tokens[position]!.replace(/^@/, '')}"`);
   return result.map((monomial) => [...new Set(monomial)].sort());
 }
 

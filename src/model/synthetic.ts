@@ -47,17 +47,24 @@ export interface SyntheticDesign {
   termScale: [number, number];
   /** log10 spread of the terms of one function around that scale (± this half-width). */
   termSpread: number;
+  /** log10 range of an outer loop level's own work relative to the whole nest's. */
+  outerScale: [number, number];
 }
 
+/**
+ * Processes 4…64 and problem sizes 16…256, doubling; the parameter-dependent work reaches 10–1000×
+ * the constant at the largest point, the terms of one level within half a decade of each other.
+ */
 export const DEFAULT_DESIGN: SyntheticDesign = {
   params: ['p', 'n'],
   values: [
     [4, 8, 16, 32, 64],
-    [10, 20, 40, 80, 160],
+    [16, 32, 64, 128, 256],
   ],
   repetitions: 5,
-  termScale: [Number(process.env.TL_LO ?? 0), Number(process.env.TL_HI ?? 2)],
-  termSpread: Number(process.env.TL_SP ?? 0.5),
+  termScale: [1, 3],
+  termSpread: 0.5,
+  outerScale: [-1, 0],
 };
 
 export interface SyntheticLoop {
@@ -90,7 +97,7 @@ function maxOver(values: readonly number[], shape: Shape): number {
 /** Draws one function of the family; shapes from Extra-P's building blocks (both modelers' spaces). */
 export function syntheticFunction(random: () => number, family: Family, name: string, design = DEFAULT_DESIGN): SyntheticFunction {
   const [pName, nName] = design.params;
-  const constant = Math.pow(10, random() * 2 - 0.5); // 0.3 … 50
+  const constant = Math.pow(10, random() * 2 - 0.5); // 0.3 … 30
   const shapeP = pick(random, EXTRAP_SHAPES);
   const shapeN = pick(random, EXTRAP_SHAPES);
   const maxP = maxOver(design.values[0], shapeP);
@@ -99,8 +106,11 @@ export function syntheticFunction(random: () => number, family: Family, name: st
   const scale = () => level * Math.pow(10, design.termSpread * (2 * random() - 1));
   const factorP = { param: pName, exponent: shapeP.exponent, log: shapeP.log };
   const factorN = { param: nName, exponent: shapeN.exponent, log: shapeN.log };
-  const termP = (): Term => ({ coefficient: scale() / maxP, factors: [factorP] });
-  const termN = (): Term => ({ coefficient: scale() / maxN, factors: [factorN] });
+  // Terms of one nesting level share the function's scale; the outer level of a nest does less work
+  // than the whole nest (at the largest point, its body runs outer times, the nest's outer·inner).
+  const outerScale = () => level * Math.pow(10, design.outerScale[0] + random() * (design.outerScale[1] - design.outerScale[0]));
+  const termP = (weight = scale): Term => ({ coefficient: weight() / maxP, factors: [factorP] });
+  const termN = (weight = scale): Term => ({ coefficient: weight() / maxN, factors: [factorN] });
   const termPN = (): Term => ({ coefficient: scale() / (maxP * maxN), factors: [factorP, factorN] });
   const loop = (id: string, parent: string | null, param: string): SyntheticLoop => ({
     id: `${name}.${id}`,
@@ -137,7 +147,7 @@ export function syntheticFunction(random: () => number, family: Family, name: st
     case 'mixed': {
       // A nest whose outer loop also does work of its own: outer·inner + outer.
       const pOuter = random() < 0.5;
-      terms.push(termPN(), pOuter ? termP() : termN());
+      terms.push(termPN(), pOuter ? termP(outerScale) : termN(outerScale));
       dependency = pOuter ? `${pName}*${nName}` : `${nName}*${pName}`;
       loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
       break;
@@ -145,7 +155,7 @@ export function syntheticFunction(random: () => number, family: Family, name: st
     case 'full': {
       // The same nest and a sibling loop over the inner parameter.
       const pOuter = random() < 0.5;
-      terms.push(termPN(), termP(), termN());
+      terms.push(termPN(), termP(pOuter ? outerScale : scale), termN(pOuter ? scale : outerScale));
       const outer = pOuter ? pName : nName;
       const inner = pOuter ? nName : pName;
       dependency = `${outer}*${inner} + ${inner}`;

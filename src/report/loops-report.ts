@@ -3,6 +3,7 @@
 import type { LoopProfileReport } from '../profile/profile-run.js';
 import type { LoopEntry } from '../profile/loop-profile.js';
 import { percent, renderTable } from './table.js';
+import { displayName } from './names.js';
 
 export function loopTable(report: LoopProfileReport): string {
   const ordered = treeOrder(report.loops);
@@ -45,12 +46,6 @@ export function compareTable(report: LoopProfileReport): string {
     { header: 'self', value: (r) => percent(r.exclusive, total), align: 'right' },
     { header: 'total', value: (r) => percent(r.inclusive, total), align: 'right' },
   ]);
-}
-
-/** AssemblyScript names carry their source path (`assembly/kernels/matmul/multiply`); tables show the last part. */
-export function displayName(name: string): string {
-  const slash = name.lastIndexOf('/');
-  return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
 }
 
 function header(report: LoopProfileReport): string {

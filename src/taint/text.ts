@@ -2,6 +2,7 @@
 // parameters of their exit conditions, parameter coverage, tainted branches, code not executed.
 import { renderTable } from '../report/table.js';
 import type { TaintReport } from './report.js';
+import { displayName } from '../report/names.js';
 
 const list = (names: string[]) => (names.length > 0 ? names.join(', ') : '-');
 
@@ -11,11 +12,11 @@ export function renderTaintReport(report: TaintReport, all = false): string {
   const functions = report.functions.filter((f) => all || f.pruned === null || (f.pruned === 'dynamic' && f.executed));
   out.push('', 'functions (dependency: nesting multiplies, siblings add)');
   out.push(renderTable(functions, [
-    { header: 'function', value: (f) => f.name },
+    { header: 'function', value: (f) => displayName(f.name) },
     { header: 'dependency', value: (f) => f.dependency ?? 'constant' },
     { header: 'params', value: (f) => list(f.params) },
     { header: 'pruned', value: (f) => f.pruned ?? '-' },
-    { header: 'call path', value: (f) => (f.callpath ? f.callpath.join(' > ') : '-') },
+    { header: 'call path', value: (f) => (f.callpath ? f.callpath.map(displayName).join(' > ') : '-') },
   ]));
   const staticCount = report.functions.filter((f) => f.pruned === 'static').length;
   const dynamicCount = report.functions.filter((f) => f.pruned === 'dynamic').length;
@@ -24,7 +25,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
   out.push('', 'loops (parameters of the exit conditions)');
   out.push(renderTable(loops, [
     { header: 'loop', value: (l) => l.id },
-    { header: 'function', value: (l) => l.function },
+    { header: 'function', value: (l) => displayName(l.function) },
     { header: 'parent', value: (l) => l.parent ?? '-' },
     { header: 'params', value: (l) => list(l.params) },
     { header: 'iterations', value: (l) => l.iterations },
@@ -33,7 +34,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
   out.push(renderTable(report.parameters, [
     { header: 'parameter', value: (p) => p },
     { header: 'loops', value: (p) => list(report.coverage[p]!.loops) },
-    { header: 'functions', value: (p) => list(report.coverage[p]!.functions) },
+    { header: 'functions', value: (p) => list(report.coverage[p]!.functions.map(displayName)) },
     { header: 'branches', value: (p) => list(report.coverage[p]!.branches) },
   ]));
   out.push(`prunable (drive no loop): ${list(report.prunable)}`);
@@ -43,7 +44,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     out.push(renderTable(tainted, [
       { header: 'branch', value: (b) => b.id },
       { header: 'kind', value: (b) => b.kind },
-      { header: 'function', value: (b) => b.function },
+      { header: 'function', value: (b) => displayName(b.function) },
       { header: 'loop', value: (b) => b.loop ?? '-' },
       { header: 'params', value: (b) => list(b.params) },
     ]));
@@ -54,7 +55,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     out.push(renderTable(costs, [
       { header: 'call', value: (i) => i.id },
       { header: 'import', value: (i) => i.import },
-      { header: 'function', value: (i) => i.function },
+      { header: 'function', value: (i) => displayName(i.function) },
       { header: 'params', value: (i) => list(i.params) },
     ]));
   }

@@ -1,0 +1,179 @@
+// Models as documents: JSON (schema taintlens/models@1, see docs/model.md) and a table for people.
+import { renderTable, type Column } from '../report/table.js';
+import { schemaId } from '../util/schema.js';
+import { fileError } from '../util/errors.js';
+import { formatCoefficient, formatModel } from '../model/format.js';
+import type { CallpathModel, ModelsReport } from '../model/modeler.js';
+import type { Term } from '../model/types.js';
+
+export interface ModelsDocument {
+  schema: string;
+  source: string;
+  params: string[];
+  metrics: string[];
+  aggregate: string;
+  target: Record<string, number>;
+  targetGiven: boolean;
+  growthThreshold: { default: number; perParam: Record<string, number> };
+  taint: string | null;
+  models: ModelEntry[];
+}
+
+export interface ModelEntry {
+  callpath: string;
+  metric: string;
+  params: string[];
+  model: string;
+  terms: { coefficient: number; factors: { param: string; exponent: number; log: number }[] }[];
+  cv: number;
+  smape: number;
+  flags: string[];
+  loo: number | null;
+  cvMax: number;
+  points: number;
+  repetitions: number;
+  dependsOn: string[];
+  growth: Record<string, { exponent: number; log: number }>;
+  prediction: number | null;
+  rank: number;
+  alternative?: { model: string; terms: ModelEntry['terms']; basis: string };
+  prior?: { function: string; status: string; params: string[] };
+}
+
+/** JSON has no NaN or Infinity. */
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
+function round(value: number, digits = 6): number {
+  return Number.isFinite(value) ? Number(value.toPrecision(digits)) : 0;
+}
+
+function termsJson(terms: readonly Term[]): ModelEntry['terms'] {
+  return terms.map((term) => ({
+    coefficient: finite(term.coefficient) ?? 0,
+    factors: term.factors.map((factor) => ({ param: factor.param, exponent: factor.exponent, log: factor.log })),
+  }));
+}
+
+function entryOf(model: CallpathModel): ModelEntry {
+  return {
+    callpath: model.callpath,
+    metric: model.metric,
+    params: model.params,
+    model: model.model,
+    terms: termsJson(model.terms),
+    cv: round(model.cv),
+    smape: round(model.smape),
+    flags: model.flags,
+    loo: Number.isFinite(model.loo) ? round(model.loo) : null,
+    cvMax: round(model.cvMax),
+    points: model.points,
+    repetitions: round(model.repetitions, 4),
+    dependsOn: model.dependsOn,
+    growth: model.growth,
+    prediction: finite(model.prediction),
+    rank: model.rank,
+    ...(model.alternative
+      ? { alternative: { model: model.alternative.model, terms: termsJson(model.alternative.terms), basis: model.alternative.basis } }
+      : {}),
+    ...(model.prior ? { prior: model.prior } : {}),
+  };
+}
+
+export function modelsDocument(report: ModelsReport, source: string): ModelsDocument {
+  return {
+    schema: schemaId('models'),
+    source,
+    params: report.params,
+    metrics: report.metrics,
+    aggregate: report.aggregate,
+    target: report.target,
+    targetGiven: report.targetGiven,
+    growthThreshold: report.growth,
+    taint: report.taint,
+    models: report.models.map(entryOf),
+  };
+}
+
+/** Reads back a models document (to predict or compare later); validates what it uses. */
+export function parseModelsDocument(json: unknown, file: string): ModelsDocument {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw fileError(file, 'expected a JSON object');
+  const document = json as Partial<ModelsDocument>;
+  if (document.schema !== schemaId('models')) {
+    throw fileError(file, `not a models document (schema ${JSON.stringify(document.schema)}, expected "${schemaId('models')}")`);
+  }
+  if (!Array.isArray(document.models)) throw fileError(file, '"models" must be a list');
+  document.models.forEach((entry, i) => {
+    const ok =
+      typeof entry === 'object' &&
+      entry !== null &&
+      typeof entry.callpath === 'string' &&
+      Array.isArray(entry.terms) &&
+      entry.terms.every(
+        (term) =>
+          typeof term.coefficient === 'number' &&
+          Array.isArray(term.factors) &&
+          term.factors.every((f) => typeof f.param === 'string' && typeof f.exponent === 'number' && typeof f.log === 'number'),
+      );
+    if (!ok) throw fileError(file, `models[${i}]: expected callpath and terms [{coefficient, factors: [{param, exponent, log}]}]`);
+  });
+  return document as ModelsDocument;
+}
+
+/** Terms of a models-document entry, ready for evaluateModel/formatModel. */
+export function entryTerms(entry: ModelEntry): Term[] {
+  return entry.terms.map((term) => ({ coefficient: term.coefficient, factors: term.factors.map((f) => ({ ...f })) }));
+}
+
+const FLAG_TEXT: Record<string, string> = {
+  unreliable: 'repetitions vary by more than 10% (coefficient of variation): the model is uncertain',
+  contention: 'the measurements grow with a parameter the code cannot depend on (contention or an outside effect); the model follows the measurements',
+  'too-narrow': 'the code depends on a parameter the measurements do not show (experiment too narrow?)',
+  interaction: 'the measurements combine parameters the loop nests keep apart; the model follows the measurements',
+  'scalability-bug': 'grows faster than the growth threshold',
+  refined: 'exponent refined off the grid',
+  'few-points': 'only two values of this parameter: not modeled',
+  'taint-missing': 'function not in the taint report: not restricted',
+};
+
+function flagKind(flag: string): string {
+  return flag.split(':')[0]!;
+}
+
+/** The human view: one table per metric, then a legend of the flags that occur. */
+export function renderModels(report: ModelsReport, source: string): string {
+  const out: string[] = [];
+  const where = Object.entries(report.target)
+    .map(([p, v]) => `${p}=${formatCoefficient(v)}`)
+    .join(', ');
+  const columns: Column<CallpathModel>[] = [
+    { header: 'rank', value: (m) => m.rank },
+    { header: 'callpath', value: (m) => m.callpath },
+    { header: 'model', value: (m) => m.model },
+    { header: 'SMAPE', value: (m) => `${m.smape.toFixed(2)}%`, align: 'right' },
+    { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
+    { header: 'flags', value: (m) => m.flags.join(' ') },
+  ];
+  for (const metric of report.metrics) {
+    const models = report.models.filter((model) => model.metric === metric);
+    const reps = models.length ? Math.round(models.reduce((sum, m) => sum + m.repetitions, 0) / models.length) : 0;
+    out.push(
+      `${metric}: ${models.length} call path${models.length === 1 ? '' : 's'} of ${source} over ${report.params.join(', ')} ` +
+        `(${report.aggregate} of ${reps} repetition${reps === 1 ? '' : 's'}), ranked by the value ` +
+        `${report.targetGiven ? 'predicted at' : 'at the largest measured point'} ${where}` +
+        (report.taint ? `; taint prior from ${report.taint}` : ''),
+    );
+    out.push('');
+    out.push(renderTable(models, columns));
+    out.push('');
+  }
+  const kinds = [...new Set(report.models.flatMap((model) => model.flags.map(flagKind)))];
+  if (kinds.length > 0) {
+    out.push('flags:');
+    for (const kind of kinds) out.push(`  ${kind}: ${FLAG_TEXT[kind] ?? kind}`);
+  }
+  return out.join('\n');
+}
+
+export { formatModel };
