@@ -1,7 +1,5 @@
 // `taintlens instrument`: writes an instrumented module and its site table (sites.json) to disk.
 import type { Command } from 'commander';
-import { readWasmFile } from '../../../instrument/module-io.js';
-import { availableModes, instrumentModule, parseModes } from '../../../instrument/pipeline.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { UserError } from '../../util/errors.js';
 import { emit } from '../output.js';
@@ -17,11 +15,13 @@ interface InstrumentCommandOptions extends InstrumentCliOptions {
 export function registerInstrument(program: Command): void {
   addInstrumentOptions(program.command('instrument <module>'))
     .description('rewrite a module with the given instrumentation and write it with its site table')
-    .requiredOption('--mode <modes>', `comma-separated instrumentation modes (${availableModes().join(', ')})`)
+    .requiredOption('--mode <modes>', 'comma-separated instrumentation modes: loops, taint')
     .option('-o, --output <file>', 'instrumented module (default: <module>.<mode>.wasm)')
     .option('--sites <file>', 'site table (default: <output>.sites.json)')
     .option('--json', 'print a summary as JSON')
-    .action((file: string, options: InstrumentCommandOptions) => {
+    .action(async (file: string, options: InstrumentCommandOptions) => {
+      const { instrumentModule, parseModes } = await import('../../../instrument/pipeline.js');
+      const { readWasmFile } = await import('../../../instrument/module-io.js');
       let modes: string[];
       try {
         modes = parseModes(options.mode);

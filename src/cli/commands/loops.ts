@@ -1,8 +1,6 @@
 // `taintlens loops`: the loop profile of a run — every loop per calling context with entries,
 // iterations and instructions, and with --compare the function-level vs loop-level profile.
 import type { Command } from 'commander';
-import { readWasmFile } from '../../../instrument/module-io.js';
-import { profileLoops } from '../../profile/profile-run.js';
 import { compareTable, loopTable } from '../../report/loops-report.js';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
@@ -22,6 +20,8 @@ export function registerLoops(program: Command): void {
       .option('--compare', 'also compare the function-level and loop-level profiles')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
   )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
+    const { readWasmFile } = await import('../../../instrument/module-io.js');
+    const { profileLoops } = await import('../../profile/profile-run.js');
     const run = parseRunOptions(options, command.args.slice(1));
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);

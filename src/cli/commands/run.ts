@@ -1,7 +1,5 @@
 // `taintlens run`: runs a module uninstrumented (the baseline every analysis is compared with).
 import type { Command } from 'commander';
-import { readWasmFile } from '../../../instrument/module-io.js';
-import { runModule } from '../../runtime/run.js';
 import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { emit } from '../output.js';
 import { schemaId } from '../../util/schema.js';
@@ -12,6 +10,8 @@ export function registerRun(program: Command): void {
       .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
       .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--json] [-- argv...]'),
   ).action(async (file: string, options: RunCliOptions, command: Command) => {
+    const { readWasmFile } = await import('../../../instrument/module-io.js');
+    const { runModule } = await import('../../runtime/run.js');
     const run = parseRunOptions(options, command.args.slice(1));
     const bytes = readWasmFile(file);
     const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs });

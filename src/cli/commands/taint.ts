@@ -3,12 +3,10 @@
 // line (--param NAME=argK, --param NAME=global:EXPORT).
 import type { Command } from 'commander';
 import { join } from 'node:path';
-import { readWasmFile } from '../../../instrument/module-io.js';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
-import { analyzeTaint, parseParamSpec } from '../../taint/analyze.js';
 import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/report.js';
 import { renderTaintReport } from '../../taint/text.js';
@@ -36,6 +34,8 @@ export function registerTaint(program: Command): void {
       .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
       .option('--all', 'list every loop and function, also those not executed or pruned statically'),
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
+    const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
+    const { readWasmFile } = await import('../../../instrument/module-io.js');
     const run = parseRunOptions(options, command.args.slice(1));
     const params = options.param.map(parseParamSpec);
     const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
