@@ -27,9 +27,18 @@ export interface FunctionEntry {
   inclusiveInstructions: number;
 }
 
+/** One calling context of a function: its call path and what ran inside it. */
+export interface CallpathEntry {
+  callpath: string;
+  calls: number;
+  instructions: number;
+  inclusiveInstructions: number;
+}
+
 export interface LoopProfile {
   loops: LoopEntry[];
   functions: FunctionEntry[];
+  callpaths: CallpathEntry[];
   totalInstructions: number;
 }
 
@@ -186,6 +195,15 @@ function buildProfile(nodes: ContextNode[], table: SiteTable, layout: LoopProfil
     entry.inclusiveInstructions += node.inclusive;
     functions.set(name, entry);
   }
+  const callpaths = new Map<string, CallpathEntry>();
+  for (const node of nodes) {
+    const callpath = pathOf(node);
+    const entry = callpaths.get(callpath) ?? { callpath, calls: 0, instructions: 0, inclusiveInstructions: 0 };
+    entry.calls += node.calls;
+    entry.instructions += node.ownInstructions + node.loops.reduce((sum, l) => sum + l.instructions, 0);
+    entry.inclusiveInstructions += node.inclusive;
+    callpaths.set(callpath, entry);
+  }
   const totalInstructions = nodes.filter((n) => !n.parent).reduce((sum, n) => sum + n.inclusive, 0);
-  return { loops: entries, functions: [...functions.values()], totalInstructions };
+  return { loops: entries, functions: [...functions.values()], callpaths: [...callpaths.values()], totalInstructions };
 }

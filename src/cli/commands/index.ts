@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { registerRun } from './run.js';
 import { registerInstrument } from './instrument.js';
 import { registerLoops } from './loops.js';
+import { registerMeasure } from './measure.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -10,6 +11,7 @@ export const commands: RegisterCommand[] = [
   registerRun,
   registerInstrument,
   registerLoops,
+  registerMeasure,
   (await import('./model.js')).registerModel,
   (await import('./taint.js')).registerTaint,
   (await import('../../fuzz/command.js')).registerFuzz,

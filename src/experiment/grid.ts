@@ -1,0 +1,44 @@
+// The parameter grid of an experiment: which parameter goes to which argument, and its values.
+// `--vary n=arg0:16,32,64` varies argument 0 of the export; `--vary p=argv1:2,4,8` argv[1] of a
+// WASI command. The grid is the cartesian product, in the order the parameters were given.
+import { UserError } from '../util/errors.js';
+
+export interface VariedParameter {
+  name: string;
+  target: { kind: 'arg' | 'argv'; index: number };
+  values: number[];
+}
+
+export type Point = Record<string, number>;
+
+export function parseVary(spec: string): VariedParameter {
+  const match = /^([A-Za-z_][\w.]*)=(arg|argv)(\d+):(.+)$/.exec(spec.trim());
+  if (!match) throw new UserError(`--vary '${spec}': expected NAME=argK:v1,v2,... or NAME=argvK:v1,v2,...`, 2);
+  const values = match[4]!.split(',').map((v) => Number(v.trim()));
+  if (values.some((v) => !Number.isFinite(v))) throw new UserError(`--vary '${spec}': values must be numbers`, 2);
+  if (new Set(values).size !== values.length) throw new UserError(`--vary '${spec}': values repeat`, 2);
+  return { name: match[1]!, target: { kind: match[2] as 'arg' | 'argv', index: Number(match[3]) }, values };
+}
+
+export function gridPoints(parameters: VariedParameter[]): Point[] {
+  let points: Point[] = [{}];
+  for (const parameter of parameters) {
+    points = points.flatMap((point) => parameter.values.map((value) => ({ ...point, [parameter.name]: value })));
+  }
+  return points;
+}
+
+/** The export arguments (or argv) for one point: the base list with the varied positions filled in. */
+export function argumentsAt(point: Point, parameters: VariedParameter[], kind: 'arg' | 'argv', base: string[]): string[] {
+  const out = [...base];
+  for (const parameter of parameters) {
+    if (parameter.target.kind !== kind) continue;
+    while (out.length <= parameter.target.index) out.push('0');
+    out[parameter.target.index] = String(point[parameter.name]);
+  }
+  return out;
+}
+
+export function pointKey(point: Point): string {
+  return JSON.stringify(Object.keys(point).sort().map((k) => [k, point[k]]));
+}
