@@ -1,6 +1,6 @@
 // Reading and writing modules with Binaryen: an explicit feature set (readBinary alone leaves a module
 // at MVP), the name section kept, and invalid input turned into a one-line error naming the file.
-import { readFileSync } from 'node:fs';
+import { readInputFile } from '../src/util/read-file.js';
 import binaryen from 'binaryen';
 import { fileError, messageOf } from '../src/util/errors.js';
 
@@ -19,13 +19,7 @@ export const SUPPORTED_FEATURES =
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
 export function readWasmFile(file: string): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw fileError(file, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : messageOf(error));
-  }
+  const bytes = readInputFile(file);
   checkWasmBytes(bytes, file);
   return bytes;
 }

@@ -1,6 +1,6 @@
 // Measurement files: Extra-P's text format, JSON Lines (one repetition per line), and Extra-P's
 // JSON format. Every problem is reported as `file: line N: what is wrong`.
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../util/read-file.js';
 import { extname } from 'node:path';
 import { fileError } from '../util/errors.js';
 import type { Experiment, Series } from '../model/types.js';
@@ -15,13 +15,7 @@ export const DEFAULT_METRIC = 'time';
 export const DEFAULT_CALLPATH = '<root>';
 
 export function readMeasurements(file: string, format?: MeasurementFormat): Experiment {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw fileError(file, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? String(error)})`);
-  }
+  const text = readInputText(file);
   return parseMeasurements(text, file, format ?? detectFormat(text, file));
 }
 

@@ -1,19 +1,13 @@
 // Reads the taint report (`taintlens taint --json`, schema taintlens/taint@1) tolerantly: unknown
 // fields are ignored, optional parts may be missing, and only what the modeler uses is validated.
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
 import { parseJson } from './json.js';
 import { schemaId } from '../util/schema.js';
 import { parseDependency, type TaintFunction, type TaintLoop, type TaintReport } from '../model/prior.js';
 
 export function readTaintReport(file: string): TaintReport {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw fileError(file, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? String(error)})`);
-  }
+  const text = readInputText(file);
   return parseTaintReport(parseJson(text, file), file);
 }
 

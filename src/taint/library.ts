@@ -2,7 +2,7 @@
 // By default an import's result carries the union of its arguments' labels; an entry can make an
 // import a source of a named label (written to its result or to the memory an argument points to)
 // or give it a cost depending on parameters and on the labels of some arguments. Format: docs/taint.md.
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../util/read-file.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileError, messageOf } from '../util/errors.js';
@@ -20,13 +20,7 @@ export function shippedLibraryDir(): string {
 }
 
 export function loadLibrary(file: string): Library {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw fileError(file, code === 'ENOENT' ? 'no such file' : messageOf(error));
-  }
+  const text = readInputText(file);
   let data: unknown;
   try {
     data = JSON.parse(text);
