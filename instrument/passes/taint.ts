@@ -1043,23 +1043,43 @@ function addFillFunction(module: binaryen.Module, base: number): void {
   const i32 = binaryen.i32;
   const [ADDR, LABEL, N, END] = [0, 1, 2, 3];
   const get = (i: number) => module.local.get(i, i32);
-  // Fills the labels of program bytes [addr, addr+n) with `label`.
+  // Fills the labels of program bytes [addr, addr+n) with `label`. Bulk zeroing and allocators
+  // fill large ranges: a nonzero label is written once as a 16-byte pattern, then the filled
+  // prefix is doubled with memory.copy (non-overlapping halves; every length stays a multiple of
+  // 4, so the pattern stays aligned to labels). END holds the shadow length, then the filled part.
   const body = module.block(null, [
     module.local.set(ADDR, module.i32.add(module.i32.shl(get(ADDR), module.i32.const(2)), module.i32.const(base | 0))),
+    module.local.set(N, module.i32.shl(get(N), module.i32.const(2))),
     module.if(
       module.i32.eqz(get(LABEL)),
-      module.memory.fill(get(ADDR), module.i32.const(0), module.i32.shl(get(N), module.i32.const(2))),
-      module.block(null, [
-        module.local.set(END, module.i32.add(get(ADDR), module.i32.shl(get(N), module.i32.const(2)))),
-        module.block('done', [
-          module.loop('fill', module.block(null, [
-            module.br('done', module.i32.ge_u(get(ADDR), get(END))),
-            module.i32.store(0, 4, get(ADDR), get(LABEL)),
-            module.local.set(ADDR, module.i32.add(get(ADDR), module.i32.const(4))),
-            module.br('fill'),
-          ])),
+      module.memory.fill(get(ADDR), module.i32.const(0), get(N)),
+      module.if(
+        module.i32.lt_u(get(N), module.i32.const(16)),
+        module.block(null, [
+          module.local.set(END, module.i32.add(get(ADDR), get(N))),
+          module.block('done', [
+            module.loop('fill', module.block(null, [
+              module.br('done', module.i32.ge_u(get(ADDR), get(END))),
+              module.i32.store(0, 4, get(ADDR), get(LABEL)),
+              module.local.set(ADDR, module.i32.add(get(ADDR), module.i32.const(4))),
+              module.br('fill'),
+            ])),
+          ]),
         ]),
-      ]),
+        module.block(null, [
+          module.v128.store(0, 1, get(ADDR), module.i32x4.splat(get(LABEL))),
+          module.local.set(END, module.i32.const(16)),
+          module.block('doubled', [
+            module.loop('double', module.block(null, [
+              module.br('doubled', module.i32.gt_u(get(END), module.i32.sub(get(N), get(END)))),
+              module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), get(END)),
+              module.local.set(END, module.i32.shl(get(END), module.i32.const(1))),
+              module.br('double'),
+            ])),
+          ]),
+          module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), module.i32.sub(get(N), get(END))),
+        ]),
+      ),
     ),
   ]);
   module.addFunction(FILL_FUNCTION, binaryen.createType([i32, i32, i32]), binaryen.none, [i32], body);
