@@ -39,7 +39,7 @@ const FILL_FUNCTION = 'taintlens$shadow_fill';
 const EXIT_LABEL = 'taintlens$texit';
 
 /** Sink records: loops 16 bytes (label i32, evaluated flag i32, header executions i64); others 8 bytes (label | executed<<32). */
-export const LOOP_SINK_BYTES = 16;
+export const LOOP_SINK_BYTES = 24;
 export const SITE_SINK_BYTES = 8;
 
 /** How a host import propagates labels (the library database, already validated). */
@@ -133,7 +133,7 @@ interface Ctx {
   ctl: number;
   frames: Frame[];
   loopIndex: number;
-  loopLocals: Array<{ exit: number; headers: number; site: TaintLoopSite; carried: number[] | null; expr: Expr }>;
+  loopLocals: Array<{ exit: number; headers: number; entries: number; site: TaintLoopSite; carried: number[] | null; expr: Expr }>;
   siteLocals: Array<{ local: number; sink: number }>;
   callIndex: number;
   rv: number | null;
@@ -287,12 +287,15 @@ function flush(c: Ctx, reset = false): Expr[] {
     const at = loop.site.sink;
     out.push(module.i32.store(at, 4, module.i32.const(0), module.i32.or(module.i32.load(at, 4, module.i32.const(0)), module.local.get(loop.exit, i32))));
     out.push(module.i64.store(at + 8, 8, module.i32.const(0), module.i64.add(module.i64.load(at + 8, 8, module.i32.const(0)), module.local.get(loop.headers, i64))));
+    out.push(module.i64.store(at + 16, 8, module.i32.const(0), module.i64.add(module.i64.load(at + 16, 8, module.i32.const(0)), module.local.get(loop.entries, i64))));
   }
   for (const site of c.siteLocals) {
     out.push(module.i64.store(site.sink, 8, module.i32.const(0), module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64))));
   }
   if (reset) {
-    for (const loop of c.loopLocals) out.push(module.local.set(loop.exit, module.i32.const(0)), module.local.set(loop.headers, i64Const(module, 0)));
+    for (const loop of c.loopLocals) {
+      out.push(module.local.set(loop.exit, module.i32.const(0)), module.local.set(loop.headers, i64Const(module, 0)), module.local.set(loop.entries, i64Const(module, 0)));
+    }
     for (const site of c.siteLocals) out.push(module.local.set(site.local, i64Const(module, 0)));
   }
   return out;
@@ -729,7 +732,7 @@ function loopStmt(c: Ctx, s: Expr): Expr[] {
   c.sinkCursor.value += LOOP_SINK_BYTES;
   const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, sink, exitConditions: 0 };
   c.layout.loops.push(site);
-  const locals = { exit: addVar(c.func, i32), headers: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
+  const locals = { exit: addVar(c.func, i32), headers: addVar(c.func, i64), entries: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
   c.loopLocals[k] = locals;
   const name = Loop.getName(s);
   const frame: Frame = { kind: 'loop', label: name, loop: k, expr: s, ctlTouched: false };
@@ -745,7 +748,9 @@ function loopStmt(c: Ctx, s: Expr): Expr[] {
   }
   const type = typeOf(s);
   const rebuilt = module.loop(name, module.block(null, [...header, ...body], type === binaryen.unreachable ? binaryen.none : type));
-  return [...pre, rebuilt];
+  // Entries, with header runs, give source-level iterations (a top-tested loop runs its header once more per entry).
+  const entered = module.local.set(locals.entries, module.i64.add(module.local.get(locals.entries, i64), i64Const(module, 1)));
+  return [...pre, entered, rebuilt];
 }
 
 /** Values carried into the next iteration of loop k: program locals assigned and read in it. */

@@ -3,6 +3,7 @@
 import binaryen from 'binaryen';
 import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
+import { LOOP_SINK_BYTES } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
 import { runModule, type RunOutcome } from '../runtime/run.js';
@@ -120,7 +121,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
 
 function usedSinkBytes(layout: TaintLayout): number {
   let end = layout.sinks.base + 64;
-  for (const l of layout.loops) end = Math.max(end, l.sink + 16);
+  for (const l of layout.loops) end = Math.max(end, l.sink + LOOP_SINK_BYTES);
   for (const b of [...layout.branches, ...layout.imports]) end = Math.max(end, b.sink + 8);
   return Math.ceil((end - layout.sinks.base) / 16) * 16;
 }

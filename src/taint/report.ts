@@ -139,17 +139,19 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const at = (address: number) => address - layout.sinks.base;
   const warnings = [...(input.warnings ?? [])];
 
-  const loopSink = new Map<string, { params: string[]; iterations: number }>();
+  const loopSink = new Map<string, { params: string[]; iterations: number; entries: number }>();
   for (const loop of layout.loops) {
     const bits = view.getUint32(at(loop.sink), true);
-    const iterations = Number(view.getBigUint64(at(loop.sink + 8), true));
-    loopSink.set(loop.id, { params: bitsToNames(bits, names), iterations });
+    const headers = Number(view.getBigUint64(at(loop.sink + 8), true));
+    const entries = Number(view.getBigUint64(at(loop.sink + 16), true));
+    const topTested = sites.loops.find((l) => l.id === loop.id)?.topTested ?? false;
+    loopSink.set(loop.id, { params: bitsToNames(bits, names), iterations: topTested ? headers - entries : headers, entries });
   }
   const loops: TaintLoop[] = sites.loops.map((site) => {
-    const sink = loopSink.get(site.id) ?? { params: [], iterations: 0 };
+    const sink = loopSink.get(site.id) ?? { params: [], iterations: 0, entries: 0 };
     return {
       id: site.id, function: site.function, parent: site.parent, depth: site.depth,
-      params: sink.params, iterations: sink.iterations, executed: sink.iterations > 0,
+      params: sink.params, iterations: sink.iterations, executed: sink.entries > 0,
     };
   });
   const loopById = new Map(loops.map((l) => [l.id, l]));

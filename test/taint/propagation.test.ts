@@ -176,7 +176,7 @@ test('CLI: text and JSON reports, exports, and one-line errors naming the file',
   expect(report.schema).toBe('taintlens/taint@1');
   expect(report.parameters).toEqual(['n', 'b']);
   expect(report.functions[0]).toMatchObject({ name: 'run', dependency: 'n', pruned: null, params: ['n'] });
-  expect(report.loops[0]).toMatchObject({ id: 'L0', function: 'run', parent: null, params: ['n'], iterations: 6 });
+  expect(report.loops[0]).toMatchObject({ id: 'L0', function: 'run', parent: null, params: ['n'], iterations: 5 });
   expect(report.prunable).toEqual(['b']);
   const { readFileSync } = await import('node:fs');
   expect(readFileSync(join(dir, 'filter.txt'), 'utf8')).toContain('INCLUDE run');
