@@ -3,7 +3,8 @@
 import binaryen from 'binaryen';
 import { readModule, emitModule } from './module-io.js';
 import { analyzeModule, type ModuleAnalysis, type SiteTable } from './sites.js';
-import { applyMemoryLayout, finishBinary, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { applyMemoryLayout, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { finishBinary } from './binary-patch.js';
 import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
 import { applyTaint, taintRegions, type TaintOptions } from './passes/taint.js';
 import { fileError, messageOf } from '../src/util/errors.js';
