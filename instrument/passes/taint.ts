@@ -268,13 +268,32 @@ function instrumentFunction(c: Ctx): void {
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
+  assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) module.runPassesOnFunction(func, OPTIMIZE_PASSES);
 }
 
+/**
+ * Binaryen's passes assume a tree: an expression reused in two places is rewritten twice (local
+ * renumbering then maps its index twice). Shadow code must build fresh expressions; this checks it.
+ */
+function assertTree(root: Expr, where: string): void {
+  const seen = new Set<Expr>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const expr = stack.pop()!;
+    if (seen.has(expr)) throw new Error(`internal: taint pass reused an expression in ${where}`);
+    seen.add(expr);
+    for (const slot of childSlots(expr)) stack.push(slot.expr);
+  }
+}
+
+// Only passes that neither fold values nor move code: Binaryen treats all traps as one and NaN bits
+// as free, so precompute / optimize-instructions / simplify-locals could change which trap fires
+// or a NaN's sign in the program's own code (found by differential fuzzing). The engine's
+// optimizing tier removes the copies flattening leaves behind anyway.
 const OPTIMIZE_PASSES = [
-  'simplify-locals-nostructure', 'vacuum', 'reorder-locals', 'remove-unused-brs', 'merge-blocks',
-  'precompute', 'optimize-instructions', 'simplify-locals', 'vacuum', 'coalesce-locals', 'simplify-locals', 'vacuum',
-  'merge-blocks', 'remove-unused-brs', 'remove-unused-names', 'optimize-instructions', 'rse', 'vacuum',
+  'vacuum', 'reorder-locals', 'remove-unused-brs', 'merge-blocks', 'coalesce-locals', 'vacuum',
+  'merge-blocks', 'remove-unused-brs', 'remove-unused-names', 'vacuum',
 ];
 
 /** Flushes the function's sink locals into the sink table. */
@@ -626,7 +645,8 @@ function importShadow(
     c.layout.imports.push(site);
     const local = addVar(c.func, i64);
     c.siteLocals.push({ local, sink });
-    const label = orZero(c, orAll(c, (rule.cost.args ?? []).map((k) => argLabels[k] ?? null)));
+    // Fresh label expressions: argLabels already sit in the result label, and a tree must not share nodes.
+    const label = orZero(c, orAll(c, (rule.cost.args ?? []).map((k) => (args[k] ? operandLabel(c, args[k]!) : null))));
     pre.push(module.local.set(local, module.i64.or(module.local.get(local, i64), module.i64.or(module.i64.extend_u(label), i64Const(module, 1n << 32n)))));
   }
   const resultValue = resultLabel;
