@@ -51,7 +51,7 @@ export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
 const SMALL_EXTENT = 0x10000;
 
 export interface LayoutOptions {
-  /** Upper bound for the program's memory in pages (default 16384 = 1 GiB). */
+  /** Upper bound for the program's memory in pages (default: all wasm32 leaves beside our regions). */
   programLimitPages?: number;
   /**
    * Keep out-of-bounds traps exact: every program access is checked against the program's own
@@ -74,7 +74,9 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   const fixedPages = Math.ceil(requests.reduce((sum, r) => sum + align(r.bytes ?? 0, 16), 0) / PAGE) + 1;
   // One page short of 4 GiB at most, so an address that wrapped in 32 bits is always out of bounds.
   const room = Math.floor((MAX_PAGES - 1 - fixedPages) / (1 + ratio));
-  const limit = Math.min(declaredMax, options.programLimitPages ?? 16384, room);
+  // Below, the real memory grows with the program, so the only default cap is what wasm32 allows;
+  // above, the real memory is sized for the limit from the start, so the default is 1 GiB.
+  const limit = Math.min(declaredMax, options.programLimitPages ?? (placement === 'below' ? room : 16384), room);
   if (limit < initial) throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
   const regions: MemoryLayout['regions'] = {};
   let cursor = placement === 'below' ? 0 : limit * PAGE;
