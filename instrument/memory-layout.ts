@@ -31,6 +31,8 @@ export type Placement = 'below' | 'above';
 
 export interface MemoryLayout {
   placement: Placement;
+  /** The program's own maximum (declared, else what wasm32 allows). */
+  programMaxPages: number;
   /** Where program address 0 lives in the real memory (0 when our regions sit above). */
   programBase: number;
   /** Pages the program may use at most (its logical memory limit). */
@@ -46,6 +48,8 @@ export interface MemoryLayout {
 export const PROGRAM_PAGES_GLOBAL = 'taintlens$program_pages';
 export const MEMORY_GROW_FUNCTION = 'taintlens$memory_grow';
 export const PROGRAM_BYTES_GLOBAL = 'taintlens$program_bytes';
+/** Set (then the program traps) when it grows past what instrumentation leaves it but not past its own maximum. */
+export const OUT_OF_ROOM_GLOBAL = 'taintlens$out_of_room';
 /** The program's size in bytes as i32 (it stays below 4 GiB: our regions take the top). */
 export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
 const SMALL_EXTENT = 0x10000;
@@ -87,7 +91,7 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   }
   const programBase = placement === 'below' ? align(Math.max(cursor, PAGE), PAGE) : 0;
   const totalPages = placement === 'below' ? programBase / PAGE + limit : Math.ceil(cursor / PAGE);
-  return { placement, programBase, programLimitPages: limit, programInitialPages: initial, regions, totalPages };
+  return { placement, programBase, programMaxPages: declaredMax, programLimitPages: limit, programInitialPages: initial, regions, totalPages };
 }
 
 /** Pages the real memory starts with. */
@@ -105,6 +109,8 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
   const below = layout.placement === 'below';
   const basePages = layout.programBase / PAGE;
   module.addGlobal(PROGRAM_PAGES_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages));
+  module.addGlobal(OUT_OF_ROOM_GLOBAL, binaryen.i32, true, module.i32.const(0));
+  module.addGlobalExport(OUT_OF_ROOM_GLOBAL, OUT_OF_ROOM_GLOBAL);
   module.addGlobal(PROGRAM_BYTES_GLOBAL, binaryen.i64, true, i64Const(module, layout.programInitialPages * PAGE));
   module.addGlobal(PROGRAM_BYTES32_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages * PAGE));
   const delta = () => module.local.get(0, binaryen.i32);
@@ -114,7 +120,13 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
     module.block(null, [
       module.if(
         module.i32.gt_u(delta(), module.i32.sub(module.i32.const(layout.programLimitPages), pages())),
-        module.return(module.i32.const(-1)),
+        // Past its own maximum the program sees -1 as before; past only our limit it would have
+        // grown, so the run stops rather than compute something else (the runtime says why).
+        module.if(
+          module.i32.gt_u(delta(), module.i32.sub(module.i32.const(layout.programMaxPages), pages())),
+          module.return(module.i32.const(-1)),
+          module.block(null, [module.global.set(OUT_OF_ROOM_GLOBAL, module.i32.const(1)), module.unreachable()]),
+        ),
       ),
       module.local.set(1, pages()),
       ...(below ? [module.if(module.i32.eq(module.memory.grow(delta()), module.i32.const(-1)), module.return(module.i32.const(-1)))] : []),

@@ -105,6 +105,7 @@ export function checkVariant(
     return { status: 'crash', message: `instrumented module cannot run: ${(error as Error).message}` };
   }
   if (reference.stackOverflow || observed.stackOverflow) return { status: 'stack-overflow' };
+  if (observed.outOfRoom) return { status: 'unsupported', message: 'the program outgrew the memory instrumentation leaves it (the run stops, as documented)' };
   const difference = compareObservations(reference, observed);
   return difference ? { status: 'mismatch', difference } : { status: 'agree' };
 }

@@ -36,6 +36,8 @@ export interface Observation {
   memory: Uint8Array | null;
   /** True when a call ran out of stack (its depth is engine-dependent; see compare.ts). */
   stackOverflow: boolean;
+  /** True when an instrumented program stopped because it outgrew the memory instrumentation leaves it. */
+  outOfRoom: boolean;
 }
 
 const INTERESTING_I32 = [0, 1, -1, 2, 7, 16, 255, 65535, 65536, 0x7fffffff, -0x80000000, 100, 1024];
@@ -199,5 +201,6 @@ export function observe(module: WebAssembly.Module, plan: CallPlan, options: Obs
       }
     }
   }
-  return { instantiate, events: recorder.events, eventCount: recorder.count, eventHash: recorder.hash, globals, memory, stackOverflow };
+  const outOfRoom = (exports?.['taintlens$out_of_room'] as WebAssembly.Global | undefined)?.value === 1;
+  return { instantiate, events: recorder.events, eventCount: recorder.count, eventHash: recorder.hash, globals, memory, stackOverflow, outOfRoom };
 }

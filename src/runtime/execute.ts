@@ -1,9 +1,13 @@
 // Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
 // exactly), call the export or `_start`, time only that call, and copy out what analyses need.
 import { WasiExit, WasiHost } from './wasi.js';
+import { OUT_OF_ROOM_GLOBAL } from '../../instrument/memory-layout.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
+
+/** The program grew its memory past what the instrumentation leaves it (see memory-layout.ts). */
+class OutOfRoom extends Error {}
 
 class RunFailure extends Error {
   constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string) {
@@ -24,6 +28,7 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
       repetitions.push(runOnce(request, kind, args, factories));
     }
   } catch (error) {
+    if (error instanceof OutOfRoom) return { ok: false, failure: 'limit', message: error.message };
     if (error instanceof RunFailure) return { ok: false, failure: error.failure, message: error.message };
     if (error instanceof AbortError) return { ok: false, failure: 'abort', message: `aborted: ${error.message}` };
     if (error instanceof WebAssembly.RuntimeError) return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
@@ -55,30 +60,38 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
     if (error instanceof WebAssembly.LinkError) throw new RunFailure('link', `cannot link: ${error.message}`);
     throw error;
   }
-  if (kind === 'wasi-reactor' && typeof instance.exports._initialize === 'function') {
-    (instance.exports._initialize as () => void)();
-  }
-  for (const plugin of plugins) plugin.beforeRun?.();
-  let result: RepetitionResult['result'];
-  let ms: number;
-  if (request.invoke === null) {
-    if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
-    const start = performance.now();
-    result = runCommand(instance.exports._start as () => void);
-    ms = performance.now() - start;
-  } else {
-    const target = instance.exports[request.invoke];
-    if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
-    const start = performance.now();
-    let value: unknown;
-    try {
-      value = (target as (...a: Array<number | bigint>) => unknown)(...args);
-    } catch (error) {
-      if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`);
-      throw error;
+  let result: RepetitionResult['result'] = null;
+  let ms = 0;
+  try {
+    if (kind === 'wasi-reactor' && typeof instance.exports._initialize === 'function') {
+      (instance.exports._initialize as () => void)();
     }
-    ms = performance.now() - start;
-    result = fromWasmValue(value);
+    for (const plugin of plugins) plugin.beforeRun?.();
+    if (request.invoke === null) {
+      if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
+      const start = performance.now();
+      result = runCommand(instance.exports._start as () => void);
+      ms = performance.now() - start;
+    } else {
+      const target = instance.exports[request.invoke];
+      if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
+      const start = performance.now();
+      let value: unknown;
+      try {
+        value = (target as (...a: Array<number | bigint>) => unknown)(...args);
+      } catch (error) {
+        if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`);
+        throw error;
+      }
+      ms = performance.now() - start;
+      result = fromWasmValue(value);
+    }
+  } catch (error) {
+    const outOfRoom = instance.exports[OUT_OF_ROOM_GLOBAL] as WebAssembly.Global | undefined;
+    if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
+      throw new OutOfRoom('the program grew its memory past what the instrumentation leaves it: run it on a smaller input (or raise --memory-limit where there is room)');
+    }
+    throw error;
   }
   const regions: Record<string, Uint8Array> = {};
   const mem = memory();

@@ -44,7 +44,7 @@ export interface RepetitionResult {
   plugins: unknown[];
 }
 
-export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'internal';
+export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'limit' | 'internal';
 
 export type RunResponse =
   | { ok: true; kind: ModuleKind; repetitions: RepetitionResult[] }

@@ -62,3 +62,13 @@ test('an unknown instrumentation mode is a usage error', async () => {
   expect(code).toBe(2);
   expect(stderr).toMatch(/unknown mode 'nonsense'/);
 });
+
+test('a program that outgrows the memory instrumentation leaves it stops with a clear error', async () => {
+  const grows = file('grows.wasm', wat(`(module (memory (export "memory") 1)
+    (func (export "run") (result i32) (memory.grow (i32.const 40))))`));
+  const plain = await cli(['run', grows, '--json']);
+  expect(JSON.parse(plain.stdout).result).toBe(1);
+  const { code, stderr } = await cli(['loops', grows, '--memory-limit', '1']);
+  expect(code).toBe(1);
+  expect(stderr).toMatch(/grows\.wasm: the program grew its memory past what the instrumentation leaves it/);
+});
