@@ -60,7 +60,7 @@ export function applyLoopProfiler(module: binaryen.Module, analysis: ModuleAnaly
   module.addGlobal(SITE, binaryen.i32, true, module.i32.const(EXTERNAL_SITE));
   module.addGlobal(NEXT, binaryen.i32, true, module.i32.const(base + rootSize));
   module.addGlobal(OVERFLOW, binaryen.i32, true, module.i32.const(0));
-  addEnterFunction(module, base, base + region.bytes, rootSize);
+  addEnterFunction(module, base, base + region.bytes);
   module.addGlobalExport(NEXT, 'taintlens$next');
   module.addGlobalExport(OVERFLOW, 'taintlens$overflow');
   const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
@@ -68,7 +68,6 @@ export function applyLoopProfiler(module: binaryen.Module, analysis: ModuleAnaly
     if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
     return instrumentFunction(module, fn, definedIndex);
   });
-  // The root node names itself so the runtime can walk the tree from it.
   return {
     base, bytes: region.bytes, rootBytes: rootSize, functions,
     exports: { next: 'taintlens$next', overflow: 'taintlens$overflow' },
@@ -269,7 +268,7 @@ function announceCallSite(module: binaryen.Module, slot: ChildSlot, call: Expr, 
 }
 
 /** Finds or creates the context node of a function called from a call site of the current node. */
-function addEnterFunction(module: binaryen.Module, base: number, limit: number, rootSize: number): void {
+function addEnterFunction(module: binaryen.Module, base: number, limit: number): void {
   const i32 = binaryen.i32;
   const [PARENT, SITE_ARG, FID, SIZE, SLOT, N, ANC, REC, RECSIZE] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const get = (i: number) => module.local.get(i, i32);
@@ -319,7 +318,6 @@ function addEnterFunction(module: binaryen.Module, base: number, limit: number, 
     load(NODE.target, get(REC)),
   ], i32);
   module.addFunction(ENTER, binaryen.createType([i32, i32, i32, i32]), i32, [i32, i32, i32, i32, i32], body);
-  void rootSize;
 }
 
 function align8(n: number): number {

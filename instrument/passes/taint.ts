@@ -24,7 +24,7 @@
 // Binaryen's function optimizer removes the copies flattening introduced.
 import binaryen from 'binaryen';
 import {
-  Block, Break, Call, CallIndirect, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
+  Block, Break, Call, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
   addVar, childSlots, idOf, i64Const, typeOf, branchTargets, type Expr,
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
@@ -602,7 +602,6 @@ function callShadow(c: Ctx, call: Expr): { pre: Expr[]; post: (resultShadow: num
     // A table may hold an import, which does not set the result label: default to the union.
     pre.push(module.global.set(RET_GLOBAL, orZero(c, orAll(c, args.map((a) => operandLabel(c, a))))));
   }
-  void CallIndirect;
   return {
     pre,
     post: (sv) => (sv === null ? [] : [module.local.set(sv, module.global.get(RET_GLOBAL, i32))]),
