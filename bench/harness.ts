@@ -29,3 +29,27 @@ export function repeatFromArgs(defaultRepeat: number): number {
   const flag = process.argv.indexOf('--repeat');
   return flag >= 0 ? Number(process.argv[flag + 1]) : defaultRepeat;
 }
+
+export interface Comparison {
+  baselineMs: number;
+  candidateMs: number;
+  same: boolean;
+}
+
+/**
+ * Times a baseline and a candidate in alternating rounds (a noisy neighbour slows both alike) and
+ * keeps the best median of each; `same` says whether both returned the same result every time.
+ */
+export async function compareTimings(rounds: number, baseline: () => Promise<Timed>, candidate: () => Promise<Timed>): Promise<Comparison> {
+  const a: number[] = [];
+  const b: number[] = [];
+  let same = true;
+  for (let round = 0; round < rounds; round++) {
+    const x = await baseline();
+    const y = await candidate();
+    same &&= JSON.stringify(x.result) === JSON.stringify(y.result);
+    a.push(x.medianMs);
+    b.push(y.medianMs);
+  }
+  return { baselineMs: Math.min(...a), candidateMs: Math.min(...b), same };
+}

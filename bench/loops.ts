@@ -3,23 +3,14 @@
 import { instrumentModule } from '../instrument/pipeline.js';
 import { renderTable } from '../src/report/table.js';
 import { benchSuite } from './suite.js';
-import { geomean, loadKernels, repeatFromArgs, timeModule } from './harness.js';
+import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule } from './harness.js';
 
 const repeat = repeatFromArgs(7);
 const rows: Array<{ kernel: string; plainMs: number; loopsMs: number; same: boolean }> = [];
 for (const kernel of loadKernels(benchSuite)) {
   const instrumented = instrumentModule(kernel.bytes, kernel.file, ['loops']).bytes;
-  const plain: number[] = [];
-  const loops: number[] = [];
-  let same = true;
-  for (let round = 0; round < 3; round++) {
-    const a = await timeModule(kernel, kernel.bytes, repeat);
-    const b = await timeModule(kernel, instrumented, repeat);
-    same &&= JSON.stringify(a.result) === JSON.stringify(b.result);
-    plain.push(a.medianMs);
-    loops.push(b.medianMs);
-  }
-  rows.push({ kernel: kernel.name, plainMs: Math.min(...plain), loopsMs: Math.min(...loops), same });
+  const timing = await compareTimings(3, () => timeModule(kernel, kernel.bytes, repeat), () => timeModule(kernel, instrumented, repeat));
+  rows.push({ kernel: kernel.name, plainMs: timing.baselineMs, loopsMs: timing.candidateMs, same: timing.same });
 }
 console.log(`loop profiling overhead (time of the invoked export; best of 3 rounds of median-of-${repeat})`);
 console.log(renderTable(rows, [

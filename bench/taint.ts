@@ -9,7 +9,7 @@ import { renderTable } from '../src/report/table.js';
 import { taintPluginUrl } from '../src/taint/analyze.js';
 import type { TaintPluginOptions } from '../src/taint/plugin.js';
 import { benchSuite, type BenchKernel } from './suite.js';
-import { geomean, loadKernels, repeatFromArgs, timeModule } from './harness.js';
+import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule } from './harness.js';
 
 const repeat = repeatFromArgs(5);
 
@@ -26,17 +26,9 @@ const rows: Array<{ kernel: string; plainMs: number; taintMs: number; same: bool
 for (const kernel of loadKernels(benchSuite)) {
   const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096 });
   const layout = instrumented.sites.passes.taint as TaintLayout;
-  const plain: number[] = [];
-  const taint: number[] = [];
-  let same = true;
-  for (let round = 0; round < 3; round++) {
-    const p = await timeModule(kernel, kernel.bytes, repeat);
-    const t = await timeTaint(kernel, instrumented.bytes, layout, instrumented.sites.layout?.programBase ?? 0);
-    same &&= JSON.stringify(p.result) === JSON.stringify(t.result);
-    plain.push(p.medianMs);
-    taint.push(t.medianMs);
-  }
-  rows.push({ kernel: kernel.name, plainMs: Math.min(...plain), taintMs: Math.min(...taint), same });
+  const programBase = instrumented.sites.layout?.programBase ?? 0;
+  const timing = await compareTimings(3, () => timeModule(kernel, kernel.bytes, repeat), () => timeTaint(kernel, instrumented.bytes, layout, programBase));
+  rows.push({ kernel: kernel.name, plainMs: timing.baselineMs, taintMs: timing.candidateMs, same: timing.same });
 }
 console.log(`taint analysis overhead (time of the invoked export; best of 3 rounds of median-of-${repeat})`);
 console.log(renderTable(rows, [

@@ -2,11 +2,10 @@
 // taint pass, run under the host plugin, decode the sink table into the report.
 import binaryen from 'binaryen';
 import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
-import type { TaintLayout } from '../../instrument/passes/taint.js';
-import { LOOP_SINK_BYTES } from '../../instrument/passes/taint.js';
+import { LOOP_SINK_BYTES, type TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
-import { runModule, type RunOutcome } from '../runtime/run.js';
+import { runModule, type RunOptions, type RunOutcome } from '../runtime/run.js';
 import type { HostPluginSpec } from '../runtime/protocol.js';
 import { fileError, UserError } from '../util/errors.js';
 import { decodeTaint, type TaintReport } from './report.js';
@@ -25,14 +24,7 @@ export function parseParamSpec(text: string): ParamSpec {
   return { name: match[1]!, global: match[3]! };
 }
 
-export interface TaintRunOptions {
-  file: string;
-  bytes: Uint8Array;
-  invoke: string | null;
-  args: string[];
-  argv?: string[];
-  repeat?: number;
-  timeoutMs?: number;
+export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs'> {
   params?: ParamSpec[];
   library?: Library;
   /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
