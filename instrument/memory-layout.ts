@@ -14,6 +14,7 @@
 //
 // Either way memory.size and memory.grow are rewritten to report and grow only the program's part.
 import binaryen from 'binaryen';
+import { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL } from './reserved-names.js';
 import { Id, childSlots, idOf, Func, Load, Store, addVar, i64Const, typeOf, type Expr } from './ir.js';
 
 export const PAGE = 65536;
@@ -45,13 +46,7 @@ export interface MemoryLayout {
   totalPages: number;
 }
 
-export const PROGRAM_PAGES_GLOBAL = 'taintlens$program_pages';
-export const MEMORY_GROW_FUNCTION = 'taintlens$memory_grow';
-export const PROGRAM_BYTES_GLOBAL = 'taintlens$program_bytes';
-/** Set (then the program traps) when it grows past what instrumentation leaves it but not past its own maximum. */
-export const OUT_OF_ROOM_GLOBAL = 'taintlens$out_of_room';
-/** The program's size in bytes as i32 (it stays below 4 GiB: our regions take the top). */
-export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
+export { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL };
 const SMALL_EXTENT = 0x10000;
 
 export interface LayoutOptions {

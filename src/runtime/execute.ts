@@ -1,7 +1,7 @@
 // Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
 // exactly), call the export or `_start`, time only that call, and copy out what analyses need.
 import { WasiExit, WasiHost } from './wasi.js';
-import { OUT_OF_ROOM_GLOBAL } from '../../instrument/memory-layout.js';
+import { OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
