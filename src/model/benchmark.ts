@@ -1,7 +1,7 @@
 // Recovery statistics of the modeler on synthetic functions: does the model have exactly the
 // true function's terms, a parameter the function does not depend on, or lack one it does?
 import { aggregate as aggregateValues } from './aggregate.js';
-import { evalShape } from './exponents.js';
+import { EXTRAP_SHAPES, evalShape, sameExponent, type Shape } from './exponents.js';
 import { extrapBaselineModel } from './extrap-baseline.js';
 import { LeastSquares } from './linalg.js';
 import { DEFAULT_GROWTH, modelExperiment } from './modeler.js';
@@ -169,6 +169,68 @@ export function recoveryRates(cases: readonly Case[], method: Method, aggregate:
       if (wrongFitsBetter) bucket.dataFavorWrong++;
       if (result.flags.some((flag) => flag.startsWith('contention:'))) bucket.contentionFlags++;
       if (result.flags.some((flag) => flag.startsWith('too-narrow:'))) bucket.tooNarrowFlags++;
+    }
+  }
+  return { ...total, perFamily };
+}
+
+/**
+ * The ceiling of any modeler that chooses exponents by fit: given the true term structure (which
+ * parameters, combined how; what a perfect prior would give) and only the `shapes` the functions
+ * were drawn from, is the true choice of shapes the best-fitting one (lowest relative RSS on the
+ * aggregated values, among every assignment of shapes to the parameters the truth uses)?
+ * `exact` counts the cases where it is. Modelers that rank by fit cannot beat this rate on average.
+ */
+export function bestFitCeiling(cases: readonly Case[], aggregate: Aggregate = 'median', shapes: readonly Shape[] = EXTRAP_SHAPES): Rates {
+  const total = emptyTally();
+  const perFamily: Partial<Record<Family, Tally>> = {};
+  for (const { fn, series } of cases) {
+    const n = series.points.length;
+    const y = Float64Array.from(series.points, (point) => aggregateValues(point.values, aggregate));
+    const weights = new Float64Array(n);
+    relativeWeights(y, weights, n);
+    const terms = fn.terms.filter((t) => t.factors.length > 0);
+    const used = [...new Set(terms.flatMap((t) => t.factors.map((f) => f.param)))];
+    const truth = used.map((param) => shapes.findIndex((shape) => terms.some((t) => t.factors.some((f) => f.param === param && sameExponent(f.exponent, shape.exponent) && f.log === shape.log))));
+    let exact = true;
+    if (used.length > 0 && truth.every((index) => index >= 0)) {
+      // Each parameter's shape columns over the points, once.
+      const basis = used.map((param) => {
+        const l = series.params.indexOf(param);
+        return shapes.map((shape) => Float64Array.from(series.points, (point) => evalShape(point.coords[l]!, shape.exponent, shape.log)));
+      });
+      const ls = new LeastSquares(n, terms.length + 1);
+      const columns: Float64Array[] = [new Float64Array(n).fill(1), ...terms.map(() => new Float64Array(n))];
+      const rssOf = (choice: readonly number[]): number => {
+        terms.forEach((term, t) => {
+          const column = columns[t + 1]!;
+          column.fill(1);
+          for (const factor of term.factors) {
+            const values = basis[used.indexOf(factor.param)]![choice[used.indexOf(factor.param)]!]!;
+            for (let i = 0; i < n; i++) column[i]! *= values[i]!;
+          }
+        });
+        return ls.fit(columns, columns.length, weights, y, n) ? ls.rss : Infinity;
+      };
+      const truthRss = rssOf(truth);
+      const choice = used.map(() => 0);
+      for (;;) {
+        if (choice.some((c, k) => c !== truth[k]) && rssOf(choice) <= truthRss) {
+          exact = false;
+          break;
+        }
+        let k = 0;
+        while (k < choice.length && ++choice[k]! === shapes.length) choice[k++] = 0;
+        if (k === choice.length) break;
+      }
+    }
+    const family = (perFamily[fn.family] ??= emptyTally());
+    for (const bucket of [total, family]) {
+      bucket.count++;
+      if (exact) {
+        bucket.exact++;
+        bucket.structure++;
+      }
     }
   }
   return { ...total, perFamily };

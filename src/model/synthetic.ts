@@ -49,6 +49,8 @@ export interface SyntheticDesign {
   termSpread: number;
   /** log10 range of an outer loop level's own work relative to the whole nest's. */
   outerScale: [number, number];
+  /** The shapes the functions' factors are drawn from, uniformly (default: Extra-P's 42). */
+  shapes?: readonly Shape[];
 }
 
 /**
@@ -65,6 +67,32 @@ export const DEFAULT_DESIGN: SyntheticDesign = {
   termScale: [1, 3],
   termSpread: 0.5,
   outerScale: [-1, 0],
+};
+
+/** Extra-P-style complexities common in code: log, √, linear, n·log n, n^1.5, n², n²·log n, n³. */
+export const COMMON_SHAPES: readonly Shape[] = EXTRAP_SHAPES.filter((shape) =>
+  [[0, 1], [0.5, 0], [1, 0], [1, 1], [1.5, 0], [2, 0], [2, 1], [3, 0]].some(
+    ([exponent, log]) => Math.abs(shape.exponent - exponent!) < 1e-9 && shape.log === log,
+  ),
+);
+
+/**
+ * Designs tried to calibrate the benchmark against the issue's Extra-P figures (see
+ * docs/model.md, "Calibration"): the headline design and variations of the parameter values
+ * (narrower, wider, more decades) and of the exponent distribution. All keep what the issue fixes:
+ * two parameters, 5×5 points, 5 repetitions, uniform ±noise, the five families.
+ */
+export const NAMED_DESIGNS: Readonly<Record<string, SyntheticDesign>> = {
+  default: DEFAULT_DESIGN,
+  small: { ...DEFAULT_DESIGN, values: [[2, 4, 8, 16, 32], [2, 4, 8, 16, 32]] },
+  tiny: { ...DEFAULT_DESIGN, values: [[1, 2, 3, 4, 5], [1, 2, 3, 4, 5]] },
+  linear: { ...DEFAULT_DESIGN, values: [[10, 20, 30, 40, 50], [100, 200, 300, 400, 500]] },
+  wide: { ...DEFAULT_DESIGN, values: [[4, 16, 64, 256, 1024], [16, 64, 256, 1024, 4096]] },
+  large: { ...DEFAULT_DESIGN, values: [[64, 128, 256, 512, 1024], [1024, 2048, 4096, 8192, 16384]] },
+  decades: { ...DEFAULT_DESIGN, values: [[2, 8, 32, 128, 512], [10, 100, 1000, 10000, 100000]] },
+  'small-terms': { ...DEFAULT_DESIGN, termScale: [0, 1] },
+  'large-terms': { ...DEFAULT_DESIGN, termScale: [2, 4] },
+  'wide-common': { ...DEFAULT_DESIGN, values: [[4, 16, 64, 256, 1024], [16, 64, 256, 1024, 4096]], shapes: COMMON_SHAPES },
 };
 
 export interface SyntheticLoop {
@@ -98,8 +126,8 @@ function maxOver(values: readonly number[], shape: Shape): number {
 export function syntheticFunction(random: () => number, family: Family, name: string, design = DEFAULT_DESIGN): SyntheticFunction {
   const [pName, nName] = design.params;
   const constant = Math.pow(10, random() * 2 - 0.5); // 0.3 … 30
-  const shapeP = pick(random, EXTRAP_SHAPES);
-  const shapeN = pick(random, EXTRAP_SHAPES);
+  const shapeP = pick(random, design.shapes ?? EXTRAP_SHAPES);
+  const shapeN = pick(random, design.shapes ?? EXTRAP_SHAPES);
   const maxP = maxOver(design.values[0], shapeP);
   const maxN = maxOver(design.values[1], shapeN);
   const level = constant * Math.pow(10, design.termScale[0] + random() * (design.termScale[1] - design.termScale[0]));
