@@ -35,6 +35,7 @@ export const Break = api.Break as unknown as BreakApi;
 export const Switch = api.Switch as unknown as SwitchApi;
 export const Call = api.Call as unknown as CallApi;
 export const CallIndirect = api.CallIndirect as unknown as CallIndirectApi;
+export const Drop = api.Drop as unknown as { getValue(e: Expr): Expr };
 export const LocalGet = api.LocalGet as unknown as LocalApi;
 export const LocalSet = api.LocalSet as unknown as LocalApi;
 export const GlobalGet = api.GlobalGet as unknown as GlobalApi;

@@ -22,7 +22,7 @@ const MAX_PAGES = 65536;
 
 export interface RegionRequest {
   name: string;
-  /** Fixed size in bytes. */
+  /** Fixed size in bytes (added to the proportional part when both are given). */
   bytes?: number;
   /** Size proportional to the program's memory limit (e.g. 4 for a 4-byte label per program byte). */
   perProgramByte?: number;
@@ -80,7 +80,7 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   const regions: MemoryLayout['regions'] = {};
   let cursor = placement === 'below' ? 0 : limit * PAGE;
   for (const request of requests) {
-    const bytes = align(request.bytes ?? Math.ceil(limit * PAGE * (request.perProgramByte ?? 0)), 16);
+    const bytes = align((request.bytes ?? 0) + Math.ceil(limit * PAGE * (request.perProgramByte ?? 0)), 16);
     regions[request.name] = { base: cursor, bytes };
     cursor += bytes;
   }
@@ -149,7 +149,8 @@ function relocateAccess(module: binaryen.Module, func: number, expr: Expr, base:
   const api = binaryen as unknown as Record<string, { getOffset(e: Expr): number; setOffset(e: Expr, o: number): void }>;
   const accessor = id === Id.Load ? api.Load : id === Id.Store ? api.Store : id === Id.SIMDLoad ? api.SIMDLoad : id === Id.SIMDLoadStoreLane ? api.SIMDLoadStoreLane : null;
   if (accessor) {
-    const offset = accessor.getOffset(expr) + base;
+    // Binaryen returns offsets past 2 GiB as negative numbers.
+    const offset = (accessor.getOffset(expr) >>> 0) + base;
     if (offset <= 0xffffffff) {
       accessor.setOffset(expr, offset);
       return;
@@ -214,11 +215,11 @@ class BoundsChecker {
     if (id === Id.Load || id === Id.Store) {
       const access = id === Id.Load ? Load : Store;
       if (access.isAtomic(expr)) return;
-      this.guardPointer(expr, access.getOffset(expr) + access.getBytes(expr));
+      this.guardPointer(expr, (access.getOffset(expr) >>> 0) + access.getBytes(expr));
     } else if (id === Id.SIMDLoad) {
-      this.guardPointer(expr, api.SIMDLoad!.getOffset(expr) + SIMD_LOAD_BYTES[api.SIMDLoad!.getOp(expr)]!);
+      this.guardPointer(expr, (api.SIMDLoad!.getOffset(expr) >>> 0) + SIMD_LOAD_BYTES[api.SIMDLoad!.getOp(expr)]!);
     } else if (id === Id.SIMDLoadStoreLane) {
-      this.guardPointer(expr, api.SIMDLoadStoreLane!.getOffset(expr) + LANE_BYTES[api.SIMDLoadStoreLane!.getOp(expr) % 4]!);
+      this.guardPointer(expr, (api.SIMDLoadStoreLane!.getOffset(expr) >>> 0) + LANE_BYTES[api.SIMDLoadStoreLane!.getOp(expr) % 4]!);
     } else if (id === Id.MemoryCopy || id === Id.MemoryFill || id === Id.MemoryInit) {
       this.guardRange(expr, id);
     }

@@ -117,6 +117,9 @@ function describeFailure(file: string, error: unknown): Error {
 registerPass({
   name: 'taint',
   describe: 'dynamic taint: which marked parameters reach each loop exit condition and branch',
-  regions: (options) => taintRegions((options as InstrumentOptions & { taint?: TaintOptions }).taint?.sinkBytes ?? 4 << 20),
+  regions: (options) => {
+    const taint = (options as InstrumentOptions & { taint?: TaintOptions }).taint;
+    return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity);
+  },
   apply: ({ module, analysis, layout, options }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint),
 });

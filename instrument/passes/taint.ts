@@ -5,9 +5,9 @@
 // first flattened by Binaryen (three-address form: operands are local.get/const, blocks carry no
 // values), then each statement gets its shadow computation inlined next to it:
 //   - every local has a shadow local, every mutable global a shadow global;
-//   - linear memory has one i32 label per program byte at `shadowBase + 4*addr` (a reserved region
-//     inside the module's own memory); a load joins the labels of the bytes it reads, a store sets
-//     them, memory.copy/fill/init update the shadow range;
+//   - linear memory has labels in a reserved region inside the module's own memory, one i32 per
+//     aligned word or per byte (shadow-memory.ts); a load joins the labels of the bytes it reads, a
+//     store sets them, memory.copy/fill/init update the shadow range;
 //   - calls pass argument labels in globals `taintlens$arg<k>` and the result label in
 //     `taintlens$ret` (uniform for direct, indirect and exported calls); imports follow the library
 //     database (default: the result carries the union of the arguments' labels);
@@ -24,18 +24,18 @@
 // Binaryen's function optimizer removes the copies flattening introduced.
 import binaryen from 'binaryen';
 import {
-  Block, Break, Call, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
+  Block, Break, Call, Drop, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
   addVar, childSlots, idOf, i64Const, typeOf, branchTargets, type Expr,
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
+import { isLabelLoad, placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
 
 export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
 export const ARG_GLOBAL = (k: number) => `taintlens$arg${k}`;
 export const RET_GLOBAL = 'taintlens$ret';
 export const CTL_GLOBAL = 'taintlens$ctl';
 export const SHADOW_GLOBAL_PREFIX = 'taintlens$shadow$';
-const FILL_FUNCTION = 'taintlens$shadow_fill';
 const EXIT_LABEL = 'taintlens$texit';
 
 /** Sink records: loops 16 bytes (label i32, evaluated flag i32, header executions i64); others 8 bytes (label | executed<<32). */
@@ -61,6 +61,8 @@ export interface TaintOptions {
   noOptimize?: boolean;
   /** Bytes reserved for the sink table (default 4 MiB). */
   sinkBytes?: number;
+  /** Labels per aligned 4-byte word (default, fast) or per byte (exact for narrow stores). */
+  granularity?: ShadowGranularity;
 }
 
 export interface TaintLoopSite { id: string; function: string; sink: number; exitConditions: number }
@@ -69,7 +71,7 @@ export interface TaintImportSite { id: string; call: string | null; function: st
 
 export interface TaintLayout {
   schema: string;
-  shadow: { base: number; bytes: number };
+  shadow: ShadowPlacement;
   sinks: { base: number; bytes: number };
   /** Fixed label names (bit order) baked into the module by library sources. */
   names: string[];
@@ -85,8 +87,8 @@ export interface TaintLayout {
   exports: Record<string, string>;
 }
 
-export function taintRegions(sinkBytes: number): RegionRequest[] {
-  return [{ name: 'taint', bytes: sinkBytes }, { name: 'shadow', perProgramByte: 4 }];
+export function taintRegions(sinkBytes: number, granularity: ShadowGranularity = 'word'): RegionRequest[] {
+  return [{ name: 'taint', bytes: sinkBytes }, shadowRegion(granularity)];
 }
 
 /** Sink table size for a module (computed from the site table before layout). */
@@ -123,6 +125,8 @@ interface Frame {
 interface Ctx {
   module: binaryen.Module;
   layout: TaintLayout;
+  shadowMemory: ShadowMemory;
+  codegen: ShadowCodegen;
   /** Where program address 0 sits (memory-layout.ts moved the program's accesses up by it). */
   programBase: number;
   fn: FunctionAnalysis;
@@ -150,7 +154,7 @@ interface Ctx {
 export function applyTaint(
   module: binaryen.Module, analysis: ModuleAnalysis, layout: MemoryLayout, options: TaintOptions = {},
 ): TaintLayout {
-  const shadowRegion = layout.regions.shadow!;
+  const shadow = shadowMemory(placeShadow(options.granularity ?? 'word', layout.regions.shadow!, layout.programBase));
   const sinkRegion = layout.regions.taint!;
   const names = [...(options.names ?? [])];
   const nameBits = new Map<string, number>();
@@ -166,7 +170,7 @@ export function applyTaint(
   }
   if (names.length > 32) throw new Error(`at most 32 parameters can be tracked (got ${names.length})`);
   const out: TaintLayout = {
-    schema: TAINT_SCHEMA, shadow: shadowRegion, sinks: sinkRegion, names, loops: [], branches: [], imports: [],
+    schema: TAINT_SCHEMA, shadow: shadow.placement, sinks: sinkRegion, names, loops: [], branches: [], imports: [],
     argGlobals: [], shadowGlobals: {}, maxArgs: 0, exports: {},
   };
   for (let i = 0; i < module.getNumExports(); i++) {
@@ -218,9 +222,9 @@ export function applyTaint(
     }
   }
 
-  addFillFunction(module, shadowRegion.base);
+  shadow.addHelpers(module);
   const sinkCursor = { value: sinkRegion.base + 64 };
-  const skip = new Set([MEMORY_GROW_FUNCTION, FILL_FUNCTION]);
+  const skip = new Set([MEMORY_GROW_FUNCTION, ...SHADOW_FUNCTIONS]);
   for (const fn of analysis.functions) {
     if (skip.has(fn.site.name) || fn.site.name.startsWith('taintlens$')) continue;
     const body = Func.getBody(fn.func);
@@ -228,9 +232,15 @@ export function applyTaint(
     // Locals that exist before flattening are the program's own; flatten only appends temporaries.
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
+    const temps = new Map<string, number>();
     instrumentFunction({
-      module, layout: out, programBase: layout.programBase, fn, func: fn.func, originalLocals,
-      shadow: new Map(), temps: new Map(), ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
+      module, layout: out, shadowMemory: shadow, codegen: {
+        module,
+        temp: (type, key) => tempIn(fn.func, temps, type, key),
+        copy: (expr) => copyFlat(module, expr),
+      },
+      programBase: layout.programBase, fn, func: fn.func, originalLocals,
+      shadow: new Map(), temps, ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
       callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, globalsShadow, importInfo, defined, options, nameBits,
     });
   }
@@ -269,7 +279,10 @@ function instrumentFunction(c: Ctx): void {
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
   assertTree(Func.getBody(func), fn.site.name);
-  if (!c.options.noOptimize) module.runPassesOnFunction(func, OPTIMIZE_PASSES);
+  if (!c.options.noOptimize) {
+    module.runPassesOnFunction(func, OPTIMIZE_PASSES);
+    if (dropUnreadLabelLoads(module, Func.getBody(func))) module.runPassesOnFunction(func, CLEANUP_PASSES);
+  }
 }
 
 /**
@@ -291,10 +304,34 @@ function assertTree(root: Expr, where: string): void {
 // as free, so precompute / optimize-instructions / simplify-locals could change which trap fires
 // or a NaN's sign in the program's own code (found by differential fuzzing). The engine's
 // optimizing tier removes the copies flattening leaves behind anyway.
+// coalesce-locals drops a set nobody reads; vacuum then drops its computation, which can leave the
+// set before it unread: three rounds remove the label chains of address arithmetic (pointer labels
+// are never read), 10% of the code of a typical kernel loop.
 const OPTIMIZE_PASSES = [
   'vacuum', 'reorder-locals', 'remove-unused-brs', 'merge-blocks', 'coalesce-locals', 'vacuum',
   'merge-blocks', 'remove-unused-brs', 'remove-unused-names', 'vacuum',
+  'coalesce-locals', 'vacuum', 'coalesce-locals', 'vacuum',
 ];
+
+const CLEANUP_PASSES = ['vacuum', 'coalesce-locals', 'vacuum'];
+
+/** Replaces `drop(label load)` (a label only a pointer had) by nop; true if any was found. */
+function dropUnreadLabelLoads(module: binaryen.Module, root: Expr): boolean {
+  let found = false;
+  const stack = [root];
+  while (stack.length > 0) {
+    const expr = stack.pop()!;
+    for (const slot of childSlots(expr)) {
+      if (idOf(slot.expr) === Id.Drop && isLabelLoad(Drop.getValue(slot.expr))) {
+        slot.replace(module.nop());
+        found = true;
+      } else {
+        stack.push(slot.expr);
+      }
+    }
+  }
+  return found;
+}
 
 /** Flushes the function's sink locals into the sink table. */
 function flush(c: Ctx, reset = false): Expr[] {
@@ -332,11 +369,15 @@ function shadowOf(c: Ctx, index: number): number {
 }
 
 function temp(c: Ctx, type: number, key: string): number {
+  return tempIn(c.func, c.temps, type, key);
+}
+
+function tempIn(func: number, temps: Map<string, number>, type: number, key: string): number {
   const k = `${type}:${key}`;
-  let t = c.temps.get(k);
+  let t = temps.get(k);
   if (t === undefined) {
-    t = addVar(c.func, type);
-    c.temps.set(k, t);
+    t = addVar(func, type);
+    temps.set(k, t);
   }
   return t;
 }
@@ -380,89 +421,24 @@ function bytesOfSimdLoad(op: number): number {
   return 8;
 }
 
-/** Shadow address expression and constant offset for program address `ptr + offset`. */
-function shadowAddress(c: Ctx, ptr: Expr, relocatedOffset: number): { ptr: Expr; offset: number } {
-  const base = c.layout.shadow.base;
-  // Program accesses were moved up by programBase (memory-layout.ts): their offsets include it.
-  const offset = relocatedOffset - c.programBase;
-  const scaled = base + offset * 4;
-  const { module } = c;
-  if (scaled < 2 ** 32) return { ptr: module.i32.shl(ptr, module.i32.const(2)), offset: scaled };
-  return { ptr: module.i32.add(module.i32.shl(module.i32.add(ptr, module.i32.const(offset)), module.i32.const(2)), module.i32.const(base | 0)), offset: 0 };
+/** A fresh copy of a flat operand (local.get or const) for reuse in shadow code. */
+function copyOperand(c: Ctx, expr: Expr): Expr {
+  return copyFlat(c.module, expr);
 }
 
-function fold64(c: Ctx, value: Expr): Expr {
-  const { module } = c;
-  const t = temp(c, binaryen.i64, 'fold');
-  return module.i32.or(
-    module.i32.wrap(module.local.tee(t, value, binaryen.i64)),
-    module.i32.wrap(module.i64.shr_u(module.local.get(t, binaryen.i64), i64Const(module, 32))),
-  );
+function copyFlat(module: binaryen.Module, expr: Expr): Expr {
+  if (idOf(expr) === Id.LocalGet) return module.local.get(LocalGet.getIndex(expr), typeOf(expr));
+  return module.copyExpression(expr);
 }
 
-function foldV(c: Ctx, value: Expr): Expr {
-  const { module } = c;
-  const t = temp(c, binaryen.v128, 'foldv');
-  return fold64(c, module.i64.or(
-    module.i64x2.extract_lane(module.local.tee(t, value, binaryen.v128), 0),
-    module.i64x2.extract_lane(module.local.get(t, binaryen.v128), 1),
-  ));
-}
-
-/** Label of `bytes` program bytes at `ptrOperand + offset` (ptrOperand: flat operand, re-evaluable). */
-function shadowLoad(c: Ctx, ptrOperand: Expr, offset: number, bytes: number): Expr {
-  const { module } = c;
-  const at = (extra: number) => {
-    const a = shadowAddress(c, copyOperand(c, ptrOperand), offset);
-    return { ptr: a.ptr, offset: a.offset + extra };
-  };
-  if (bytes === 1) { const a = at(0); return module.i32.load(a.offset, 1, a.ptr); }
-  if (bytes === 2) { const a = at(0); return fold64(c, module.i64.load(a.offset, 1, a.ptr)); }
-  if (bytes === 4) {
-    const a = at(0);
-    const b = at(8);
-    return fold64(c, module.i64.or(module.i64.load(a.offset, 1, a.ptr), module.i64.load(b.offset, 1, b.ptr)));
-  }
-  let acc: Expr | null = null;
-  for (let k = 0; k < bytes * 4; k += 16) {
-    const a = at(k);
-    const v = module.v128.load(a.offset, 1, a.ptr);
-    acc = acc === null ? v : module.v128.or(acc, v);
-  }
-  return foldV(c, acc!);
-}
-
-/** Sets the labels of `bytes` program bytes at `ptrOperand + offset` to `label` (an i32 expression evaluated once). */
-function shadowStore(c: Ctx, ptrOperand: Expr, offset: number, bytes: number, label: Expr): Expr[] {
-  const { module } = c;
-  const at = (extra: number) => {
-    const a = shadowAddress(c, copyOperand(c, ptrOperand), offset);
-    return { ptr: a.ptr, offset: a.offset + extra };
-  };
-  if (bytes === 1) { const a = at(0); return [module.i32.store(a.offset, 1, a.ptr, label)]; }
-  if (bytes === 2) {
-    const a = at(0);
-    return [module.i64.store(a.offset, 1, a.ptr, module.i64.mul(module.i64.extend_u(label), i64Const(module, 0x100000001n)))];
-  }
-  const t = temp(c, binaryen.v128, 'splat');
-  const out: Expr[] = [module.local.set(t, module.i32x4.splat(label))];
-  for (let k = 0; k < bytes * 4; k += 16) {
-    const a = at(k);
-    out.push(module.v128.store(a.offset, 1, a.ptr, module.local.get(t, binaryen.v128)));
-  }
-  return out;
+/** The program's own static offset of a relocated access (Binaryen returns offsets past 2 GiB as negative numbers). */
+function programOffset(c: Ctx, relocated: number): number {
+  return (relocated >>> 0) - c.programBase;
 }
 
 /** The program address of a relocated bulk-operation address operand. */
 function programAddress(c: Ctx, relocated: Expr): Expr {
   return c.module.i32.sub(copyOperand(c, relocated), c.module.i32.const(c.programBase | 0));
-}
-
-/** A fresh copy of a flat operand (local.get or const) for reuse in shadow code. */
-function copyOperand(c: Ctx, expr: Expr): Expr {
-  const id = idOf(expr);
-  if (id === Id.LocalGet) return c.module.local.get(LocalGet.getIndex(expr), typeOf(expr));
-  return c.module.copyExpression(expr);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,7 +482,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
     const value = Store.getValue(s);
     if (isDead(s)) return [s];
     const label = orZero(c, orAll(c, [operandLabel(c, value), module.local.get(c.ctl, i32)]));
-    return [s, ...shadowStore(c, ptr, Store.getOffset(s), Store.getBytes(s), label)];
+    return [s, ...c.shadowMemory.store(c.codegen, ptr, programOffset(c, Store.getOffset(s)), Store.getBytes(s), label)];
   }
   if (id === Id.SIMDLoadStoreLane) {
     const api = (binaryen as unknown as { SIMDLoadStoreLane: { isStore(e: Expr): boolean; getPtr(e: Expr): Expr; getVec(e: Expr): Expr; getOffset(e: Expr): number; getOp(e: Expr): number } }).SIMDLoadStoreLane;
@@ -515,7 +491,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
       const op = api.getOp(s);
       const bytes = op === b.Store8LaneVec128 ? 1 : op === b.Store16LaneVec128 ? 2 : op === b.Store32LaneVec128 ? 4 : 8;
       const label = orZero(c, orAll(c, [operandLabel(c, api.getVec(s)), module.local.get(c.ctl, i32)]));
-      return [s, ...shadowStore(c, api.getPtr(s), api.getOffset(s), bytes, label)];
+      return [s, ...c.shadowMemory.store(c.codegen, api.getPtr(s), programOffset(c, api.getOffset(s)), bytes, label)];
     }
     return [s];
   }
@@ -524,7 +500,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
     return [...pre, s, ...post(null)];
   }
   if (id === Id.Drop) {
-    const value = (binaryen as unknown as { Drop: { getValue(e: Expr): Expr } }).Drop.getValue(s);
+    const value = Drop.getValue(s);
     const vid = idOf(value);
     if (vid === Id.Call || vid === Id.CallIndirect) {
       const { pre, post } = callShadow(c, value);
@@ -534,19 +510,16 @@ function stmt(c: Ctx, s: Expr): Expr[] {
   }
   if (id === Id.MemoryCopy && !isDead(s)) {
     const api = (binaryen as unknown as { MemoryCopy: { getDest(e: Expr): Expr; getSource(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryCopy;
-    // Bulk-operation addresses were moved up by programBase: shadow = base + (address - programBase) * 4.
-    const base = c.layout.shadow.base - 4 * c.programBase;
-    const scaled = (e: Expr) => module.i32.add(module.i32.shl(copyOperand(c, e), module.i32.const(2)), module.i32.const(base | 0));
-    return [s, module.memory.copy(scaled(api.getDest(s)), scaled(api.getSource(s)), module.i32.shl(copyOperand(c, api.getSize(s)), module.i32.const(2)))];
+    return [s, c.shadowMemory.copy(c.codegen, programAddress(c, api.getDest(s)), programAddress(c, api.getSource(s)), copyOperand(c, api.getSize(s)))];
   }
   if (id === Id.MemoryFill && !isDead(s)) {
     const api = (binaryen as unknown as { MemoryFill: { getDest(e: Expr): Expr; getValue(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryFill;
     const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), module.local.get(c.ctl, i32)]));
-    return [s, module.call(FILL_FUNCTION, [programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s))], binaryen.none)];
+    return [s, c.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s)))];
   }
   if (id === Id.MemoryInit && !isDead(s)) {
     const api = (binaryen as unknown as { MemoryInit: { getDest(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryInit;
-    return [s, module.call(FILL_FUNCTION, [programAddress(c, api.getDest(s)), module.local.get(c.ctl, i32), copyOperand(c, api.getSize(s))], binaryen.none)];
+    return [s, c.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), module.local.get(c.ctl, i32), copyOperand(c, api.getSize(s)))];
   }
   return [s];
 }
@@ -558,18 +531,18 @@ function valueLabel(c: Ctx, value: Expr): Expr | null {
   if (id === Id.LocalGet || id === Id.GlobalGet) return operandLabel(c, value);
   if (id === Id.Load) {
     if (Load.isAtomic(value)) return null;
-    return shadowLoad(c, Load.getPtr(value), Load.getOffset(value), Load.getBytes(value));
+    return c.shadowMemory.load(c.codegen, Load.getPtr(value), programOffset(c, Load.getOffset(value)), Load.getBytes(value));
   }
   if (id === Id.SIMDLoad) {
     const api = (binaryen as unknown as { SIMDLoad: { getOp(e: Expr): number; getPtr(e: Expr): Expr; getOffset(e: Expr): number } }).SIMDLoad;
-    return shadowLoad(c, api.getPtr(value), api.getOffset(value), bytesOfSimdLoad(api.getOp(value)));
+    return c.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytesOfSimdLoad(api.getOp(value)));
   }
   if (id === Id.SIMDLoadStoreLane) {
     const api = (binaryen as unknown as { SIMDLoadStoreLane: { getPtr(e: Expr): Expr; getVec(e: Expr): Expr; getOffset(e: Expr): number; getOp(e: Expr): number } }).SIMDLoadStoreLane;
     const b = binaryen as unknown as Record<string, number>;
     const op = api.getOp(value);
     const bytes = op === b.Load8LaneVec128 ? 1 : op === b.Load16LaneVec128 ? 2 : op === b.Load32LaneVec128 ? 4 : 8;
-    return orAll(c, [operandLabel(c, api.getVec(value)), shadowLoad(c, api.getPtr(value), api.getOffset(value), bytes)]);
+    return orAll(c, [operandLabel(c, api.getVec(value)), c.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytes)]);
   }
   // Every other value-producing instruction: the union of its operands' labels.
   return orAll(c, childSlots(value).map((slot) => operandLabel(c, slot.expr)));
@@ -627,9 +600,9 @@ function importShadow(
       const ptr = args[source.arg]!;
       const bytesArg = source.bytesArg !== undefined ? args[source.bytesArg] : undefined;
       if (bytesArg) {
-        postFixed.push(module.call(FILL_FUNCTION, [copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)], binaryen.none));
+        postFixed.push(c.shadowMemory.fill(c.codegen, copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)));
       } else {
-        postFixed.push(...shadowStore(c, ptr, c.programBase, source.bytes ?? 4, module.i32.const(bit)));
+        postFixed.push(...c.shadowMemory.store(c.codegen, ptr, 0, source.bytes ?? 4, module.i32.const(bit)));
       }
     }
   }
@@ -1061,52 +1034,6 @@ function returnStmt(c: Ctx, s: Expr): Expr[] {
   }
   out.push(module.br(EXIT_LABEL));
   return out;
-}
-
-function addFillFunction(module: binaryen.Module, base: number): void {
-  const i32 = binaryen.i32;
-  const [ADDR, LABEL, N, END] = [0, 1, 2, 3];
-  const get = (i: number) => module.local.get(i, i32);
-  // Fills the labels of program bytes [addr, addr+n) with `label`. Bulk zeroing and allocators
-  // fill large ranges: a nonzero label is written once as a 16-byte pattern, then the filled
-  // prefix is doubled with memory.copy (non-overlapping halves; every length stays a multiple of
-  // 4, so the pattern stays aligned to labels). END holds the shadow length, then the filled part.
-  const body = module.block(null, [
-    module.local.set(ADDR, module.i32.add(module.i32.shl(get(ADDR), module.i32.const(2)), module.i32.const(base | 0))),
-    module.local.set(N, module.i32.shl(get(N), module.i32.const(2))),
-    module.if(
-      module.i32.eqz(get(LABEL)),
-      module.memory.fill(get(ADDR), module.i32.const(0), get(N)),
-      module.if(
-        module.i32.lt_u(get(N), module.i32.const(16)),
-        module.block(null, [
-          module.local.set(END, module.i32.add(get(ADDR), get(N))),
-          module.block('done', [
-            module.loop('fill', module.block(null, [
-              module.br('done', module.i32.ge_u(get(ADDR), get(END))),
-              module.i32.store(0, 4, get(ADDR), get(LABEL)),
-              module.local.set(ADDR, module.i32.add(get(ADDR), module.i32.const(4))),
-              module.br('fill'),
-            ])),
-          ]),
-        ]),
-        module.block(null, [
-          module.v128.store(0, 1, get(ADDR), module.i32x4.splat(get(LABEL))),
-          module.local.set(END, module.i32.const(16)),
-          module.block('doubled', [
-            module.loop('double', module.block(null, [
-              module.br('doubled', module.i32.gt_u(get(END), module.i32.sub(get(N), get(END)))),
-              module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), get(END)),
-              module.local.set(END, module.i32.shl(get(END), module.i32.const(1))),
-              module.br('double'),
-            ])),
-          ]),
-          module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), module.i32.sub(get(N), get(END))),
-        ]),
-      ),
-    ),
-  ]);
-  module.addFunction(FILL_FUNCTION, binaryen.createType([i32, i32, i32]), binaryen.none, [i32], body);
 }
 
 function align(n: number, to: number): number {

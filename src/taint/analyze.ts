@@ -11,6 +11,7 @@ import { fileError, UserError } from '../util/errors.js';
 import { decodeTaint, type TaintReport } from './report.js';
 import type { Library } from './library.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
+import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
 export const MAX_LABELS = 32;
 
@@ -30,6 +31,8 @@ export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'in
   /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
   instrument?: InstrumentOptions;
   noOptimize?: boolean;
+  /** Shadow memory granularity (default word). */
+  granularity?: ShadowGranularity;
   /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
   extraPlugins?: HostPluginSpec[];
 }
@@ -83,11 +86,11 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const instrumented = instrumentModule(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
-    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize },
+    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity },
   } as Parameters<typeof instrumentModule>[3]);
   const layout = instrumented.sites.passes.taint as TaintLayout;
   const pluginOptions: TaintPluginOptions = {
-    shadowBase: layout.shadow.base,
+    shadow: layout.shadow,
     names: layout.names,
     args: params.flatMap((p) => ('arg' in p ? [{ name: p.name, global: layout.argGlobals[p.arg]! }] : [])),
     globals: params.flatMap((p) => ('global' in p ? [{ name: p.name, shadow: layout.shadowGlobals[p.global]! }] : [])),

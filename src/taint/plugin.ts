@@ -5,9 +5,10 @@
 // fixed names (command-line parameters, library sources) come first, the others in order of
 // registration. Returns the names seen, so the report can decode label bits.
 import type { HostPluginFactory, Imports } from '../runtime/plugin.js';
+import { labelIndices, type ShadowPlacement } from '../../instrument/passes/shadow-placement.js';
 
 export interface TaintPluginOptions {
-  shadowBase: number;
+  shadow: ShadowPlacement;
   /** Names with fixed bits (bit i = names[i]). */
   names: string[];
   /** Export arguments to label: global holding argument k's label. */
@@ -53,8 +54,9 @@ const factory: HostPluginFactory = (rawOptions, context) => {
     const memory = context.memory();
     if (!memory || bit === 0 || size <= 0) return;
     const shadow = new Uint32Array(memory.buffer);
-    const start = (options.shadowBase >>> 2) + (addr >>> 0);
-    const end = Math.min(start + (size >>> 0), shadow.length);
+    const words = labelIndices(options.shadow, addr >>> 0, size >>> 0);
+    const start = words.start;
+    const end = Math.min(words.end, shadow.length);
     for (let i = start; i < end; i++) shadow[i] = (shadow[i]! | bit) >>> 0;
   };
   return {

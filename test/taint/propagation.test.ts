@@ -10,15 +10,16 @@ import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { validateLibrary } from '../../src/taint/library.js';
 import { runModule } from '../../src/runtime/run.js';
 import { formatPoly } from '../../src/taint/report.js';
+import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
 const T = { timeout: 60_000 };
 
-async function analyze(text: string, invoke: string, args: string[], params: string[], library?: unknown) {
+async function analyze(text: string, invoke: string, args: string[], params: string[], library?: unknown, granularity?: ShadowGranularity) {
   const bytes = wat(text);
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
   const result = await analyzeTaint({
     file: 'fixture.wasm', bytes, invoke, args, params: params.map(parseParamSpec),
-    library: library ? validateLibrary(library, 'lib.json') : undefined,
+    library: library ? validateLibrary(library, 'lib.json') : undefined, granularity,
   });
   expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
   return result.report;
@@ -47,16 +48,46 @@ test('through memory: a 4-byte load joins the labels of its bytes; memory.copy c
   expect(report.functions[0]!.dependency).toBe('n*m');
 });
 
-test('a store overwrites labels; memory.fill with a constant clears them', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+const overwrite = `(module (memory (export "memory") 1)
     (func (export "run") (param $n i32) (result i32) (local $i i32) (local $acc i32)
       (i32.store (i32.const 64) (local.get $n))
       (memory.fill (i32.const 64) (i32.const 0) (i32.const 2))
       (i32.store16 (i32.const 66) (i32.const 3))
-      ${loopOver('(i32.load (i32.const 64))')}
-      (local.get $acc)))`, 'run', ['5'], ['n=arg0']);
-  expect(report.loops[0]!.params).toEqual([]);
+      ${loopOver('(i32.load (i32.const 64))', 'a')}
+      (i32.store (i32.const 80) (local.get $n))
+      (i32.store (i32.const 80) (i32.const 2))
+      ${loopOver('(i32.load (i32.const 80))', 'b')}
+      (i64.store (i32.const 96) (i64.extend_i32_u (local.get $n)))
+      (memory.fill (i32.const 96) (i32.const 1) (i32.const 8))
+      ${loopOver('(i32.load (i32.const 100))', 'c')}
+      (local.get $acc)))`;
+
+test('byte shadow: a store overwrites labels; memory.fill with a constant clears them', T, async () => {
+  const report = await analyze(overwrite, 'run', ['5'], ['n=arg0'], undefined, 'byte');
+  expect(report.loops.map((l) => l.params)).toEqual([[], [], []]);
   expect(report.prunable).toEqual(['n']);
+});
+
+test('word shadow: whole-word stores and fills overwrite labels; narrower stores add theirs to the word', T, async () => {
+  const report = await analyze(overwrite, 'run', ['5'], ['n=arg0'], undefined, 'word');
+  // Bytes 64-65 cleared and 66-67 rewritten one halfword at a time: the word keeps n (sound, coarser).
+  expect(report.loops.map((l) => l.params)).toEqual([['n'], [], []]);
+});
+
+test('word shadow: misaligned stores and copies keep every label (ORed into the words they touch)', T, async () => {
+  const report = await analyze(`(module (memory (export "memory") 1)
+    (func (export "run") (param $n i32) (param $m i32) (result i32) (local $i i32) (local $acc i32)
+      (i32.store (i32.const 0) (i32.const 0))
+      (i32.store offset=2 (i32.const 0) (local.get $n))
+      (i64.store offset=6 (i32.const 32) (i64.extend_i32_u (local.get $m)))
+      (memory.copy (i32.const 65) (i32.const 38) (i32.const 8))
+      ${loopOver('(i32.and (i32.load8_u (i32.const 1)) (i32.const 7))', 'a')}
+      ${loopOver('(i32.and (i32.load8_u (i32.const 5)) (i32.const 7))', 'b')}
+      ${loopOver('(i32.and (i32.load (i32.const 44)) (i32.const 7))', 'c')}
+      ${loopOver('(i32.and (i32.load8_u (i32.const 72)) (i32.const 7))', 'd')}
+      ${loopOver('(i32.and (i32.load8_u (i32.const 76)) (i32.const 7))', 'e')}
+      (local.get $acc)))`, 'run', ['3', '2'], ['n=arg0', 'm=arg1'], undefined, 'word');
+  expect(report.loops.map((l) => l.params)).toEqual([['n'], ['n'], ['m'], ['m'], []]);
 });
 
 test('globals, return values, select and call_indirect carry labels', T, async () => {

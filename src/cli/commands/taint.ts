@@ -10,6 +10,14 @@ import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/report.js';
 import { renderTaintReport } from '../../taint/text.js';
+import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
+import { UserError } from '../../util/errors.js';
+
+function parseGranularity(text: string): ShadowGranularity {
+  const found = SHADOW_GRANULARITIES.find((g) => g === text);
+  if (!found) throw new UserError(`--shadow must be ${SHADOW_GRANULARITIES.join(' or ')}, got '${text}'`, 2);
+  return found;
+}
 
 interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
   param: string[];
@@ -18,6 +26,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
   scorepFilter?: string;
   perfTaintJson?: string;
   all?: boolean;
+  shadow: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -32,7 +41,8 @@ export function registerTaint(program: Command): void {
       .option('-o, --output <file>', 'also write the JSON report to FILE')
       .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
       .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
-      .option('--all', 'list every loop and function, also those not executed or pruned statically'),
+      .option('--all', 'list every loop and function, also those not executed or pruned statically')
+      .option('--shadow <granularity>', 'shadow memory: word (one label per 4-byte word, fast) or byte (one per byte, exact for narrow stores)', 'word'),
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
     const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
     const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -40,10 +50,11 @@ export function registerTaint(program: Command): void {
     const params = options.param.map(parseParamSpec);
     const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
     const instrument = parseInstrumentOptions(options);
+    const granularity = parseGranularity(options.shadow);
     const bytes = readWasmFile(file);
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs,
-      params, library: mergeLibraries(...libraries), instrument,
+      params, library: mergeLibraries(...libraries), instrument, granularity,
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
