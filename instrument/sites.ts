@@ -7,6 +7,7 @@ import {
   type Expr,
 } from './ir.js';
 import { definedFunctions } from './memory-layout.js';
+import { TripCounter, indirectCallCandidates } from './static-trips.js';
 
 export interface FunctionSite {
   id: string;
@@ -32,6 +33,8 @@ export interface LoopSite {
   calls: string[];
   /** Instructions inside the loop, nested loops included. */
   instructions: number;
+  /** Source-level iterations per entry when proven constant on the original module (static-trips.ts), else null. */
+  staticTrips?: number | null;
 }
 
 export type CallKind = 'direct' | 'indirect' | 'import';
@@ -42,6 +45,8 @@ export interface CallSite {
   loop: string | null;
   kind: CallKind;
   target: string | null;
+  /** Indirect calls: the table's functions whose signature matches, or null when the table can change at run time. */
+  candidates?: string[] | null;
 }
 
 export interface SiteTable {
@@ -87,7 +92,28 @@ export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
     table.functions.push(site);
     functions.push(analysis);
   });
+  addStaticFacts(module, table, functions, displayName);
   return { table, functions };
+}
+
+/** Constant trip counts of loops and candidate callees of indirect calls (static-trips.ts). */
+function addStaticFacts(module: binaryen.Module, table: SiteTable, functions: FunctionAnalysis[], displayName: (n: string) => string): void {
+  const loopById = new Map(table.loops.map((l) => [l.id, l]));
+  const callById = new Map(table.calls.map((c) => [c.id, c]));
+  const counter = new TripCounter(module);
+  const indirect: Array<{ site: CallSite; expr: Expr }> = [];
+  for (const f of functions) {
+    const loops = f.site.loops.map((id) => loopById.get(id)!);
+    const trips = counter.tripCounts(f.func, f.loopExprs, loops.map((l) => l.topTested));
+    loops.forEach((l, i) => { l.staticTrips = trips[i] ?? null; });
+    f.site.calls.forEach((id, i) => {
+      const site = callById.get(id)!;
+      if (site.kind === 'indirect') indirect.push({ site, expr: f.callExprs[i]! });
+    });
+  }
+  const bodies = functions.map((f) => Func.getBody(f.func)).filter((b) => b !== 0);
+  const candidates = indirectCallCandidates(module, indirect.map((c) => c.expr), bodies);
+  indirect.forEach((c, i) => { c.site.candidates = candidates[i]?.map(displayName) ?? null; });
 }
 
 function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable, imported: Set<string>, displayName: (n: string) => string): void {

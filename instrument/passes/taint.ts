@@ -29,7 +29,7 @@ import {
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
-import { isLabelLoad, placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
+import { placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
 
 export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
 export const ARG_GLOBAL = (k: number) => `taintlens$arg${k}`;
@@ -281,7 +281,7 @@ function instrumentFunction(c: Ctx): void {
   assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);
-    if (dropUnreadLabelLoads(module, Func.getBody(func))) module.runPassesOnFunction(func, CLEANUP_PASSES);
+    if (dropUnreadLabelLoads(module, Func.getBody(func), c.shadowMemory)) module.runPassesOnFunction(func, CLEANUP_PASSES);
   }
 }
 
@@ -316,13 +316,13 @@ const OPTIMIZE_PASSES = [
 const CLEANUP_PASSES = ['vacuum', 'coalesce-locals', 'vacuum'];
 
 /** Replaces `drop(label load)` (a label only a pointer had) by nop; true if any was found. */
-function dropUnreadLabelLoads(module: binaryen.Module, root: Expr): boolean {
+function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: ShadowMemory): boolean {
   let found = false;
   const stack = [root];
   while (stack.length > 0) {
     const expr = stack.pop()!;
     for (const slot of childSlots(expr)) {
-      if (idOf(slot.expr) === Id.Drop && isLabelLoad(Drop.getValue(slot.expr))) {
+      if (idOf(slot.expr) === Id.Drop && shadow.isLabelLoad(Drop.getValue(slot.expr))) {
         slot.replace(module.nop());
         found = true;
       } else {
