@@ -35,6 +35,8 @@ export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
 export const ARG_GLOBAL = (k: number) => `taintlens$arg${k}`;
 export const RET_GLOBAL = 'taintlens$ret';
 export const CTL_GLOBAL = 'taintlens$ctl';
+/** Set before every call: the caller's slot in the callee's loop sinks (0: entry, indirect, host). */
+const SLOT_GLOBAL = 'taintlens$callslot';
 export const SHADOW_GLOBAL_PREFIX = 'taintlens$shadow$';
 const EXIT_LABEL = 'taintlens$texit';
 
@@ -65,7 +67,12 @@ export interface TaintOptions {
   granularity?: ShadowGranularity;
 }
 
-export interface TaintLoopSite { id: string; function: string; sink: number; exitConditions: number }
+/**
+ * A loop's sinks, one record per calling context of its function: slot s at `sink + s * stride`;
+ * slot 0 is an entry from the host, an indirect call or an unknown caller, slot s ≥ 1 the direct
+ * call site `contexts[s]`.
+ */
+export interface TaintLoopSite { id: string; function: string; sink: number; stride: number; contexts: Array<string | null>; exitConditions: number }
 export interface TaintBranchSite { id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number }
 export interface TaintImportSite { id: string; call: string | null; function: string; loop: string | null; import: string; params: string[]; sink: number }
 
@@ -89,6 +96,23 @@ export interface TaintLayout {
 
 export function taintRegions(sinkBytes: number, granularity: ShadowGranularity = 'word'): RegionRequest[] {
   return [{ name: 'taint', bytes: sinkBytes }, shadowRegion(granularity)];
+}
+
+/** Direct call sites of each defined function (internal names), in site-table order. */
+function directCallers(analysis: ModuleAnalysis, defined: Set<string>): Map<string, string[]> {
+  const callers = new Map<string, string[]>();
+  for (const fn of analysis.functions) {
+    fn.callExprs.forEach((expr, i) => {
+      if (idOf(expr) !== Id.Call) return;
+      const target = Call.getTarget(expr);
+      const site = fn.site.calls[i];
+      if (!defined.has(target) || site === undefined) return;
+      const list = callers.get(target) ?? [];
+      list.push(site);
+      callers.set(target, list);
+    });
+  }
+  return callers;
 }
 
 /** Sink table size for a module (computed from the site table before layout). */
@@ -144,6 +168,12 @@ interface Ctx {
   rl: number | null;
   getCounts: Map<number, number>;
   sinkCursor: { value: number };
+  /** Direct call sites per callee (internal name), in slot order from 1. */
+  callers: Map<string, string[]>;
+  /** Call-site id → the caller's slot in its callee. */
+  slotOfCall: Map<string, number>;
+  /** This function's loop sinks: first record, bytes per calling context, and the local holding the context's offset. */
+  loopSinks: { base: number; stride: number; offset: number } | null;
   globalsShadow: Map<string, string>;
   importInfo: Map<string, { key: string; params: number; results: number }>;
   defined: Set<string>;
@@ -198,6 +228,10 @@ export function applyTaint(
   }
   module.addGlobal(RET_GLOBAL, i32, true, module.i32.const(0));
   module.addGlobal(CTL_GLOBAL, i32, true, module.i32.const(0));
+  module.addGlobal(SLOT_GLOBAL, i32, true, module.i32.const(0));
+  const callers = directCallers(analysis, defined);
+  const slotOfCall = new Map<string, number>();
+  for (const ids of callers.values()) ids.forEach((id, i) => slotOfCall.set(id, i + 1));
 
   // Shadow globals for mutable globals (ours excluded).
   const globalsShadow = new Map<string, string>();
@@ -241,7 +275,7 @@ export function applyTaint(
       },
       programBase: layout.programBase, fn, func: fn.func, originalLocals,
       shadow: new Map(), temps, ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
-      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, globalsShadow, importInfo, defined, options, nameBits,
+      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, callers, slotOfCall, loopSinks: null, globalsShadow, importInfo, defined, options, nameBits,
     });
   }
   if (sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
@@ -258,6 +292,13 @@ function instrumentFunction(c: Ctx): void {
     c.rv = addVar(func, resultType);
     c.rl = addVar(func, i32);
   }
+  const loopCount = fn.loopExprs.length;
+  if (loopCount > 0) {
+    const slots = 1 + (c.callers.get(fn.site.name)?.length ?? 0);
+    const stride = loopCount * LOOP_SINK_BYTES;
+    c.loopSinks = { base: c.sinkCursor.value, stride, offset: addVar(func, i32) };
+    c.sinkCursor.value += slots * stride;
+  }
   const funcFrame: Frame = { kind: 'func', label: EXIT_LABEL, expr: Func.getBody(func), ctlTouched: false, join: addVar(func, i32) };
   c.frames.push(funcFrame);
   const bodyStmts = stmt(c, Func.getBody(func));
@@ -267,6 +308,15 @@ function instrumentFunction(c: Ctx): void {
   }
   const params = binaryen.expandType(Func.getParams(func));
   const prologue: Expr[] = [module.local.set(c.ctl, module.global.get(CTL_GLOBAL, i32)), module.local.set(funcFrame.join!, module.i32.const(0))];
+  if (c.loopSinks) {
+    // The caller's slot picks this call's loop records (a slot past the table: slot 0).
+    const slots = 1 + (c.callers.get(fn.site.name)?.length ?? 0);
+    const slot = () => module.global.get(SLOT_GLOBAL, i32);
+    prologue.push(module.local.set(c.loopSinks.offset, module.i32.mul(
+      module.select(module.i32.lt_u(slot(), module.i32.const(slots)), slot(), module.i32.const(0)),
+      module.i32.const(c.loopSinks.stride),
+    )));
+  }
   params.forEach((_, k) => {
     const s = c.shadow.get(k);
     if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
@@ -339,11 +389,12 @@ function flush(c: Ctx, reset = false): Expr[] {
   const i32 = binaryen.i32;
   const i64 = binaryen.i64;
   const out: Expr[] = [];
+  const context = () => module.local.get(c.loopSinks!.offset, i32);
   for (const loop of c.loopLocals) {
     const at = loop.site.sink;
-    out.push(module.i32.store(at, 4, module.i32.const(0), module.i32.or(module.i32.load(at, 4, module.i32.const(0)), module.local.get(loop.exit, i32))));
-    out.push(module.i64.store(at + 8, 8, module.i32.const(0), module.i64.add(module.i64.load(at + 8, 8, module.i32.const(0)), module.local.get(loop.headers, i64))));
-    out.push(module.i64.store(at + 16, 8, module.i32.const(0), module.i64.add(module.i64.load(at + 16, 8, module.i32.const(0)), module.local.get(loop.entries, i64))));
+    out.push(module.i32.store(at, 4, context(), module.i32.or(module.i32.load(at, 4, context()), module.local.get(loop.exit, i32))));
+    out.push(module.i64.store(at + 8, 8, context(), module.i64.add(module.i64.load(at + 8, 8, context()), module.local.get(loop.headers, i64))));
+    out.push(module.i64.store(at + 16, 8, context(), module.i64.add(module.i64.load(at + 16, 8, context()), module.local.get(loop.entries, i64))));
   }
   for (const site of c.siteLocals) {
     out.push(module.i64.store(site.sink, 8, module.i32.const(0), module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64))));
@@ -571,6 +622,7 @@ function callShadow(c: Ctx, call: Expr): { pre: Expr[]; post: (resultShadow: num
   }
   const pre: Expr[] = argLabels.map((label, k) => module.global.set(ARG_GLOBAL(k), orZero(c, label)));
   pre.push(module.global.set(CTL_GLOBAL, module.local.get(c.ctl, i32)));
+  pre.push(module.global.set(SLOT_GLOBAL, module.i32.const(siteCall === null ? 0 : c.slotOfCall.get(siteCall) ?? 0)));
   if (id === Id.CallIndirect) {
     // A table may hold an import, which does not set the result label: default to the union.
     pre.push(module.global.set(RET_GLOBAL, orZero(c, orAll(c, args.map((a) => operandLabel(c, a))))));
@@ -588,7 +640,8 @@ function importShadow(
   const i32 = binaryen.i32;
   const i64 = binaryen.i64;
   const rule = c.options.library?.[key] ?? c.options.library?.[target];
-  const pre: Expr[] = [];
+  // A host function may call back into an export: that entry is slot 0, not this caller's slot.
+  const pre: Expr[] = [module.global.set(SLOT_GLOBAL, module.i32.const(0))];
   const postFixed: Expr[] = [];
   // Calls that may not return (process exit, aborts) lose this frame's sinks: flush first.
   if (/^(wasi_\w+\.proc_exit|env\.abort|env\.exit)$/.test(key)) pre.push(...flush(c, true));
@@ -720,9 +773,9 @@ function loopStmt(c: Ctx, s: Expr): Expr[] {
   const k = c.loopIndex++;
   const siteId = c.fn.site.loops[k];
   if (siteId === undefined) throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
-  const sink = c.sinkCursor.value;
-  c.sinkCursor.value += LOOP_SINK_BYTES;
-  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, sink, exitConditions: 0 };
+  const sinks = c.loopSinks!;
+  const contexts = [null, ...(c.callers.get(c.fn.site.name) ?? [])];
+  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, sink: sinks.base + k * LOOP_SINK_BYTES, stride: sinks.stride, contexts, exitConditions: 0 };
   c.layout.loops.push(site);
   const locals = { exit: addVar(c.func, i32), headers: addVar(c.func, i64), entries: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
   c.loopLocals[k] = locals;

@@ -116,7 +116,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
 
 function usedSinkBytes(layout: TaintLayout): number {
   let end = layout.sinks.base + 64;
-  for (const l of layout.loops) end = Math.max(end, l.sink + LOOP_SINK_BYTES);
+  for (const l of layout.loops) end = Math.max(end, l.sink + (l.contexts.length - 1) * l.stride + LOOP_SINK_BYTES);
   for (const b of [...layout.branches, ...layout.imports]) end = Math.max(end, b.sink + 8);
   return Math.ceil((end - layout.sinks.base) / 16) * 16;
 }

@@ -1,11 +1,21 @@
 // Turns the taint pass's sink table (copied out of the module's memory) into the taint report:
 // per loop the parameters of its exit conditions, per function its loop nests as a dependency
 // expression (nesting multiplies, siblings add; a call inside a loop multiplies with the callee's
-// expression), per parameter what it affects, plus tainted branches, code not executed and
-// warnings. Also the exports: a Score-P filter and Perf-Taint's JSON layout.
+// expression, an indirect call with the sum of its candidates' that ran), static pruning from the
+// site table's constant trip counts, per parameter what it affects, plus tainted branches, code
+// not executed and warnings. Also the exports: a Score-P filter and Perf-Taint's JSON layout.
 import type { InstrumentedSites } from '../../instrument/pipeline.js';
+import type { CallSite } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { schemaId } from '../util/schema.js';
+
+/** A loop's sinks in one calling context of its function: entered through direct call site `call` (in `caller`), or null for the entry, indirect calls and host callbacks. */
+export interface TaintLoopContext {
+  call: string | null;
+  caller: string | null;
+  params: string[];
+  iterations: number;
+}
 
 export interface TaintLoop {
   id: string;
@@ -15,6 +25,13 @@ export interface TaintLoop {
   params: string[];
   iterations: number;
   executed: boolean;
+  /**
+   * Iterations per entry proven constant by the static analysis of the original module
+   * (instrument/static-trips.ts), or null when not proven. The run's labels win when they disagree.
+   */
+  staticTrips: number | null;
+  /** Per calling context of the loop's function (those that ran). */
+  contexts: TaintLoopContext[];
 }
 
 export interface TaintFunction {
@@ -140,20 +157,49 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const warnings = [...(input.warnings ?? [])];
 
   const loopSink = new Map<string, { params: string[]; iterations: number; entries: number }>();
+  const loopSite = new Map(sites.loops.map((l) => [l.id, l]));
+  const callSite = new Map(sites.calls.map((c) => [c.id, c]));
+  const loopContexts = new Map<string, TaintLoopContext[]>();
   for (const loop of layout.loops) {
-    const bits = view.getUint32(at(loop.sink), true);
-    const headers = Number(view.getBigUint64(at(loop.sink + 8), true));
-    const entries = Number(view.getBigUint64(at(loop.sink + 16), true));
-    const topTested = sites.loops.find((l) => l.id === loop.id)?.topTested ?? false;
-    loopSink.set(loop.id, { params: bitsToNames(bits, names), iterations: topTested ? headers - entries : headers, entries });
+    const topTested = loopSite.get(loop.id)?.topTested ?? false;
+    let allBits = 0;
+    let allHeaders = 0;
+    let allEntries = 0;
+    const contexts: TaintLoopContext[] = [];
+    loop.contexts.forEach((call, slot) => {
+      const base = loop.sink + slot * loop.stride;
+      const bits = view.getUint32(at(base), true);
+      const headers = Number(view.getBigUint64(at(base + 8), true));
+      const entries = Number(view.getBigUint64(at(base + 16), true));
+      if (entries === 0) return;
+      allBits |= bits;
+      allHeaders += headers;
+      allEntries += entries;
+      const caller = call === null ? null : callSite.get(call)?.function ?? null;
+      contexts.push({ call, caller, params: bitsToNames(bits, names), iterations: topTested ? headers - entries : headers });
+    });
+    loopSink.set(loop.id, { params: bitsToNames(allBits >>> 0, names), iterations: topTested ? allHeaders - allEntries : allHeaders, entries: allEntries });
+    loopContexts.set(loop.id, contexts);
   }
   const loops: TaintLoop[] = sites.loops.map((site) => {
     const sink = loopSink.get(site.id) ?? { params: [], iterations: 0, entries: 0 };
     return {
       id: site.id, function: site.function, parent: site.parent, depth: site.depth,
-      params: sink.params, iterations: sink.iterations, executed: sink.entries > 0,
+      params: sink.params, iterations: sink.iterations, executed: sink.entries > 0, staticTrips: site.staticTrips ?? null,
+      contexts: loopContexts.get(site.id) ?? [],
     };
   });
+  // The run is the ground truth: a loop proven constant whose exit conditions carried labels, or
+  // whose iteration count differs from the proof, is reported (and counted) as the run saw it.
+  for (const loop of loops) {
+    if (loop.staticTrips === null) continue;
+    const entries = loopSink.get(loop.id)?.entries ?? 0;
+    if (loop.params.length > 0) {
+      warnings.push(`${loop.id} (${loop.function}): the static analysis proved ${loop.staticTrips} iteration(s) per entry, but its exit conditions carried ${loop.params.join(', ')} in this run; the report uses the run's labels`);
+    } else if (entries > 0 && loop.iterations !== loop.staticTrips * entries) {
+      warnings.push(`${loop.id} (${loop.function}): the static analysis proved ${loop.staticTrips} iteration(s) per entry, but the run counted ${loop.iterations} in ${entries} entr${entries === 1 ? 'y' : 'ies'}`);
+    }
+  }
   const loopById = new Map(loops.map((l) => [l.id, l]));
   const siteWord = (sink: number) => view.getBigUint64(at(sink), true);
   const branches: TaintBranch[] = layout.branches.map((b) => {
@@ -168,12 +214,25 @@ export function decodeTaint(input: DecodeInput): TaintReport {
 
   const parameters = [...new Set([...names, ...input.declared, ...layout.imports.flatMap((s) => s.params)])];
 
-  // Static call graph (direct calls) for call paths and recursion.
+  // Functions seen running: one of their loops, branches or library-cost calls executed.
+  const executedFunctions = new Set<string>();
+  for (const l of loops) if (l.executed) executedFunctions.add(l.function);
+  for (const b of branches) if (b.executed) executedFunctions.add(b.function);
+  for (const i of imports) if (i.executed) executedFunctions.add(i.function);
+  const withSinks = new Set<string>([...loops.map((l) => l.function), ...branches.map((b) => b.function), ...imports.map((i) => i.function)]);
+  // Callees of an indirect call: the signature-matching table entries (static) that ran in this
+  // run. A candidate without any sink cannot be seen running; it is kept (it has no loops, so it
+  // adds nothing to a dependency, only to call paths). Null: the table can change at run time.
+  const indirectCallees = (call: CallSite): string[] | null =>
+    call.candidates ? call.candidates.filter((c) => executedFunctions.has(c) || !withSinks.has(c)) : null;
+
+  // Call graph (direct calls, and indirect calls to their candidates) for call paths and recursion.
   const callees = new Map<string, Set<string>>();
   for (const call of sites.calls) {
-    if (call.kind !== 'direct' || !call.target) continue;
+    const targets = call.kind === 'direct' && call.target ? [call.target] : call.kind === 'indirect' ? indirectCallees(call) ?? [] : [];
+    if (targets.length === 0) continue;
     if (!callees.has(call.function)) callees.set(call.function, new Set());
-    callees.get(call.function)!.add(call.target);
+    for (const t of targets) callees.get(call.function)!.add(t);
   }
   const recursive = findRecursive(sites.functions.map((f) => f.name), callees);
 
@@ -183,12 +242,14 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const recursionHits = new Set<string>();
   const loopPoly = (loopId: string): Poly => {
     const loop = loopById.get(loopId)!;
-    const site = sites.loops.find((l) => l.id === loopId)!;
+    const site = loopSite.get(loopId)!;
     let children: Poly = new Map();
     for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id));
     for (const callId of site.calls) {
-      const call = sites.calls.find((c) => c.id === callId)!;
+      const call = callSite.get(callId)!;
       if (call.kind === 'direct' && call.target) children = add(children, functionPoly(call.target));
+      // An indirect call multiplies with the sum of its candidates' dependencies, like a direct call.
+      if (call.kind === 'indirect') for (const target of indirectCallees(call) ?? []) children = add(children, functionPoly(target));
     }
     for (const imp of imports.filter((i) => i.loop === loopId && i.params.length > 0)) children = add(children, poly([...imp.params].sort()));
     const own = poly([...loop.params].sort());
@@ -213,10 +274,34 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     return p;
   };
 
-  const executedFunctions = new Set<string>();
-  for (const l of loops) if (l.executed) executedFunctions.add(l.function);
-  for (const b of branches) if (b.executed) executedFunctions.add(b.function);
-  const paths = callPaths(input.entry, callees);
+  // The site table names a function without a name section by its first export (or func<N>).
+  const entryName = input.entry === null || functionSite.has(input.entry) || !/^\d+$/.test(input.entry) ? input.entry
+    : Object.entries(layout.exports).find(([, internal]) => internal === input.entry)?.[0] ?? `func${input.entry}`;
+  const paths = callPaths(entryName, callees);
+
+  // Static pruning (no run needed): every loop has a proven constant trip count, no library-cost
+  // call, and every call inside a loop goes to functions that are statically pruned themselves
+  // (so the dependency is constant without looking at the run). A call cycle through loops is not.
+  const staticMemo = new Map<string, boolean>();
+  const staticallyConstant = (name: string): boolean => {
+    const known = staticMemo.get(name);
+    if (known !== undefined) return known;
+    staticMemo.set(name, false);
+    const fn = functionSite.get(name);
+    let ok = !!fn && !layout.imports.some((i) => i.function === name);
+    for (const id of fn?.loops ?? []) {
+      if (!ok) break;
+      const site = loopSite.get(id)!;
+      if (site.staticTrips === null || site.staticTrips === undefined) ok = false;
+      for (const callId of site.calls) {
+        const call = callSite.get(callId)!;
+        if (call.kind === 'direct') ok &&= !!call.target && staticallyConstant(call.target);
+        else if (call.kind === 'indirect') ok &&= !!call.candidates && call.candidates.every((c) => !functionSite.has(c) || staticallyConstant(c));
+      }
+    }
+    staticMemo.set(name, ok);
+    return ok;
+  };
 
   const functions: TaintFunction[] = sites.functions
     .filter((f) => !f.name.startsWith('taintlens$'))
@@ -226,8 +311,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
       const own = new Set<string>();
       for (const id of f.loops) for (const n of loopById.get(id)!.params) own.add(n);
       for (const m of p.values()) for (const n of m) own.add(n);
-      const hasCost = imports.some((i) => i.function === f.name && i.params.length > 0);
-      const pruned: TaintFunction['pruned'] = f.loops.length === 0 && !hasCost ? 'static' : dependency === null ? 'dynamic' : null;
+      const pruned: TaintFunction['pruned'] = dependency !== null ? null : staticallyConstant(f.name) ? 'static' : 'dynamic';
       return {
         name: f.name, params: parameters.filter((n) => own.has(n)), dependency, pruned, loops: f.loops,
         callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name) || paths.has(f.name),
@@ -240,11 +324,10 @@ export function decodeTaint(input: DecodeInput): TaintReport {
       warnings.push(`${name} is recursive: its dependency counts one level of recursion, so the volume is an over-approximation (or misses the recursion depth)`);
     }
   }
-  for (const b of sites.calls) {
-    if (b.kind === 'indirect' && b.loop && loopById.get(b.loop)?.params.length) {
-      warnings.push(`${b.function}: indirect call ${b.id} inside loop ${b.loop}: its callees are not part of the dependency expression`);
-      break;
-    }
+  const unresolved = sites.calls.filter((c) => c.kind === 'indirect' && c.loop && !c.candidates);
+  if (unresolved.length > 0) {
+    const shown = unresolved.slice(0, 5).map((c) => `${c.id} in ${c.function} (loop ${c.loop})`).join(', ');
+    warnings.push(`indirect call${unresolved.length > 1 ? 's' : ''} ${shown}${unresolved.length > 5 ? ` and ${unresolved.length - 5} more` : ''} inside loops: the table can change at run time (imported, exported, or written by table.set/table.grow), so the callees are not part of the dependency expression`);
   }
 
   const coverage: TaintReport['coverage'] = {};

@@ -20,7 +20,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
   ]));
   const staticCount = report.functions.filter((f) => f.pruned === 'static').length;
   const dynamicCount = report.functions.filter((f) => f.pruned === 'dynamic').length;
-  out.push(`pruned: ${staticCount} function(s) statically (no loops), ${dynamicCount} dynamically (loop exits carry no parameter)`);
+  out.push(`pruned: ${staticCount} function(s) statically (no loops, or only loops with a constant trip count), ${dynamicCount} dynamically (loop exits carry no parameter)`);
   const loops = report.loops.filter((l) => all || l.executed);
   out.push('', 'loops (parameters of the exit conditions)');
   out.push(renderTable(loops, [
@@ -29,6 +29,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     { header: 'parent', value: (l) => l.parent ?? '-' },
     { header: 'params', value: (l) => list(l.params) },
     { header: 'iterations', value: (l) => l.iterations },
+    { header: 'constant trips', value: (l) => l.staticTrips ?? '-' },
   ]));
   out.push('', 'parameters');
   out.push(renderTable(report.parameters, [

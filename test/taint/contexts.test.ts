@@ -1,0 +1,34 @@
+// Loop sinks per calling context: the same loop, entered from two call sites, keeps the labels
+// and iterations of each caller apart (the report's `contexts`), and their union is the loop's.
+import { test, expect } from 'vitest';
+import { wat } from '../helpers/wat.js';
+import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
+import { runModule } from '../../src/runtime/run.js';
+
+test('a loop keeps one record per direct call site of its function; host entries use their own', { timeout: 60_000 }, async () => {
+  const bytes = wat(`(module (memory (export "memory") 1)
+    (type $t (func (param i32) (result i32)))
+    (table 1 funcref) (elem (i32.const 0) $count)
+    (func $count (param $bound i32) (result i32) (local $i i32)
+      (block $exit (loop $l
+        (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+      (local.get $i))
+    (func (export "run") (param $n i32) (result i32)
+      (i32.add
+        (i32.add (call $count (local.get $n)) (call $count (i32.const 3)))
+        (call_indirect (type $t) (i32.const 2) (i32.const 0)))))`);
+  const plain = await runModule({ file: 'contexts.wasm', bytes, invoke: 'run', args: ['5'] });
+  const { report, outcome } = await analyzeTaint({ file: 'contexts.wasm', bytes, invoke: 'run', args: ['5'], params: [parseParamSpec('n=arg0')] });
+  expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+  const loop = report.loops.find((l) => l.function === 'count')!;
+  expect(loop.params).toEqual(['n']);
+  expect(loop.iterations).toBe(5 + 3 + 2);
+  expect(loop.contexts).toEqual([
+    { call: null, caller: null, params: [], iterations: 2 },
+    { call: expect.any(String), caller: 'run', params: ['n'], iterations: 5 },
+    { call: expect.any(String), caller: 'run', params: [], iterations: 3 },
+  ]);
+  expect(loop.contexts[1]!.call).not.toBe(loop.contexts[2]!.call);
+});
