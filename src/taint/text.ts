@@ -31,6 +31,18 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     { header: 'iterations', value: (l) => l.iterations },
     { header: 'constant trips', value: (l) => l.staticTrips ?? '-' },
   ]));
+  // A loop whose parameters depend on who calls its function: show each calling context.
+  const split = loops.filter((l) => new Set(l.contexts.map((c) => c.params.join(','))).size > 1);
+  if (split.length > 0) {
+    out.push('', 'loops whose parameters depend on the calling context');
+    out.push(renderTable(split.flatMap((l) => l.contexts.map((c) => ({ loop: l, context: c }))), [
+      { header: 'loop', value: (r) => r.loop.id },
+      { header: 'function', value: (r) => displayName(r.loop.function) },
+      { header: 'called from', value: (r) => (r.context.call ? `${displayName(r.context.caller ?? '?')} (${r.context.call})` : 'entry / indirect / host') },
+      { header: 'params', value: (r) => list(r.context.params) },
+      { header: 'iterations', value: (r) => r.context.iterations },
+    ]));
+  }
   out.push('', 'parameters');
   out.push(renderTable(report.parameters, [
     { header: 'parameter', value: (p) => p },

@@ -4,6 +4,7 @@ import { test, expect } from 'vitest';
 import { wat } from '../helpers/wat.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
+import { renderTaintReport } from '../../src/taint/text.js';
 
 test('a loop keeps one record per direct call site of its function; host entries use their own', { timeout: 60_000 }, async () => {
   const bytes = wat(`(module (memory (export "memory") 1)
@@ -31,4 +32,21 @@ test('a loop keeps one record per direct call site of its function; host entries
     { call: expect.any(String), caller: 'run', params: [], iterations: 3 },
   ]);
   expect(loop.contexts[1]!.call).not.toBe(loop.contexts[2]!.call);
+});
+
+test('the text report lists the calling contexts of a loop whose parameters differ by caller', { timeout: 60_000 }, async () => {
+  const bytes = wat(`(module (memory (export "memory") 1)
+    (func $count (param $bound i32) (result i32) (local $i i32)
+      (block $exit (loop $l
+        (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+      (local.get $i))
+    (func (export "run") (param $n i32) (result i32)
+      (i32.add (call $count (local.get $n)) (call $count (i32.const 3)))))`);
+  const { report } = await analyzeTaint({ file: 'contexts.wasm', bytes, invoke: 'run', args: ['4'], params: [parseParamSpec('n=arg0')] });
+  const text = renderTaintReport(report);
+  expect(text).toContain('loops whose parameters depend on the calling context');
+  expect(text).toMatch(/count\s+run \(C\d+\)\s+n\s+4/);
+  expect(text).toMatch(/count\s+run \(C\d+\)\s+-\s+3/);
 });
