@@ -6,16 +6,19 @@ import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
 import { renderTaintReport } from '../../src/taint/text.js';
 
-test('a loop keeps one record per direct call site of its function; host entries use their own', { timeout: 60_000 }, async () => {
-  const bytes = wat(`(module (memory (export "memory") 1)
-    (type $t (func (param i32) (result i32)))
-    (table 1 funcref) (elem (i32.const 0) $count)
-    (func $count (param $bound i32) (result i32) (local $i i32)
+/** Counts to its argument: the loop's exit condition carries the argument's labels. */
+const COUNT = `(func $count (param $bound i32) (result i32) (local $i i32)
       (block $exit (loop $l
         (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $l)))
-      (local.get $i))
+      (local.get $i))`;
+
+test('a loop keeps one record per direct call site of its function; host entries use their own', { timeout: 60_000 }, async () => {
+  const bytes = wat(`(module (memory (export "memory") 1)
+    (type $t (func (param i32) (result i32)))
+    (table 1 funcref) (elem (i32.const 0) $count)
+    ${COUNT}
     (func (export "run") (param $n i32) (result i32)
       (i32.add
         (i32.add (call $count (local.get $n)) (call $count (i32.const 3)))
@@ -36,12 +39,7 @@ test('a loop keeps one record per direct call site of its function; host entries
 
 test('the text report lists the calling contexts of a loop whose parameters differ by caller', { timeout: 60_000 }, async () => {
   const bytes = wat(`(module (memory (export "memory") 1)
-    (func $count (param $bound i32) (result i32) (local $i i32)
-      (block $exit (loop $l
-        (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $l)))
-      (local.get $i))
+    ${COUNT}
     (func (export "run") (param $n i32) (result i32)
       (i32.add (call $count (local.get $n)) (call $count (i32.const 3)))))`);
   const { report } = await analyzeTaint({ file: 'contexts.wasm', bytes, invoke: 'run', args: ['4'], params: [parseParamSpec('n=arg0')] });
