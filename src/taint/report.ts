@@ -43,6 +43,12 @@ export interface TaintFunction {
   /** A call path from the entry (static call graph), or null when not reachable statically. */
   callpath: string[] | null;
   executed: boolean;
+  /**
+   * The dependency per calling context that ran (the direct call site that entered the function,
+   * null: the entry, indirect calls, host callbacks). A call inside a loop multiplies with its
+   * callee's dependency in that call's own context, so `dependency` is call-path sensitive.
+   */
+  contexts: Array<{ call: string | null; caller: string | null; dependency: string | null }>;
 }
 
 export interface TaintBranch {
@@ -237,26 +243,32 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const recursive = findRecursive(sites.functions.map((f) => f.name), callees);
 
   const functionSite = new Map(sites.functions.map((f) => [f.name, f]));
+  // Context: a direct call site (the callee's loops as entered from there), null (entry, indirect
+  // calls, host callbacks) or undefined (all contexts together).
+  type Context = string | null | undefined;
+  const loopParams = (loop: TaintLoop, context: Context): string[] =>
+    context === undefined ? loop.params : loop.contexts.find((c) => c.call === context)?.params ?? [];
   const memo = new Map<string, Poly>();
   const inProgress = new Set<string>();
   const recursionHits = new Set<string>();
-  const loopPoly = (loopId: string): Poly => {
+  const loopPoly = (loopId: string, context: Context): Poly => {
     const loop = loopById.get(loopId)!;
     const site = loopSite.get(loopId)!;
     let children: Poly = new Map();
-    for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id));
+    for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id, context));
     for (const callId of site.calls) {
       const call = callSite.get(callId)!;
-      if (call.kind === 'direct' && call.target) children = add(children, functionPoly(call.target));
+      if (call.kind === 'direct' && call.target) children = add(children, functionPoly(call.target, callId));
       // An indirect call multiplies with the sum of its candidates' dependencies, like a direct call.
-      if (call.kind === 'indirect') for (const target of indirectCallees(call) ?? []) children = add(children, functionPoly(target));
+      if (call.kind === 'indirect') for (const target of indirectCallees(call) ?? []) children = add(children, functionPoly(target, null));
     }
     for (const imp of imports.filter((i) => i.loop === loopId && i.params.length > 0)) children = add(children, poly([...imp.params].sort()));
-    const own = poly([...loop.params].sort());
+    const own = poly([...loopParams(loop, context)].sort());
     return children.size === 0 ? own : multiply(own, add(children, poly([])));
   };
-  const functionPoly = (name: string): Poly => {
-    const cached = memo.get(name);
+  const functionPoly = (name: string, context: Context): Poly => {
+    const key = `${name}\u0000${context === undefined ? '*' : context ?? ''}`;
+    const cached = memo.get(key);
     if (cached) return cached;
     if (inProgress.has(name)) {
       recursionHits.add(name);
@@ -266,11 +278,11 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     let p: Poly = new Map();
     const fn = functionSite.get(name);
     if (fn) {
-      for (const loopId of fn.loops) if (loopById.get(loopId)!.parent === null) p = add(p, loopPoly(loopId));
+      for (const loopId of fn.loops) if (loopById.get(loopId)!.parent === null) p = add(p, loopPoly(loopId, context));
       for (const imp of imports.filter((i) => i.function === name && i.loop === null && i.params.length > 0)) p = add(p, poly([...imp.params].sort()));
     }
     inProgress.delete(name);
-    memo.set(name, p);
+    memo.set(key, p);
     return p;
   };
 
@@ -306,15 +318,18 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const functions: TaintFunction[] = sites.functions
     .filter((f) => !f.name.startsWith('taintlens$'))
     .map((f) => {
-      const p = functionPoly(f.name);
+      const p = functionPoly(f.name, undefined);
       const dependency = formatPoly(p, parameters);
+      const ran = new Map<string | null, string | null>();
+      for (const id of f.loops) for (const c of loopById.get(id)!.contexts) ran.set(c.call, c.caller);
+      const contexts = [...ran].map(([call, caller]) => ({ call, caller, dependency: formatPoly(functionPoly(f.name, call), parameters) }));
       const own = new Set<string>();
       for (const id of f.loops) for (const n of loopById.get(id)!.params) own.add(n);
       for (const m of p.values()) for (const n of m) own.add(n);
       const pruned: TaintFunction['pruned'] = dependency !== null ? null : staticallyConstant(f.name) ? 'static' : 'dynamic';
       return {
         name: f.name, params: parameters.filter((n) => own.has(n)), dependency, pruned, loops: f.loops,
-        callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name) || paths.has(f.name),
+        callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name) || paths.has(f.name), contexts,
       };
     });
 

@@ -48,3 +48,26 @@ test('the text report lists the calling contexts of a loop whose parameters diff
   expect(text).toMatch(/count\s+run \(C\d+\)\s+n\s+4/);
   expect(text).toMatch(/count\s+run \(C\d+\)\s+-\s+3/);
 });
+
+test('a call in a loop multiplies with its callee in that call\'s context: count(3) in a k-loop is k, not k*n', { timeout: 60_000 }, async () => {
+  const bytes = wat(`(module (memory (export "memory") 1)
+    ${COUNT}
+    (func $sweep (param $k i32) (result i32) (local $j i32) (local $acc i32)
+      (block $exit (loop $l
+        (br_if $exit (i32.ge_s (local.get $j) (local.get $k)))
+        (local.set $acc (i32.add (local.get $acc) (call $count (i32.const 3))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $l)))
+      (local.get $acc))
+    (func (export "run") (param $n i32) (param $k i32) (result i32)
+      (i32.add (call $count (local.get $n)) (call $sweep (local.get $k)))))`);
+  const { report } = await analyzeTaint({ file: 'contexts.wasm', bytes, invoke: 'run', args: ['4', '2'], params: ['n=arg0', 'k=arg1'].map(parseParamSpec) });
+  const fn = (name: string) => report.functions.find((f) => f.name === name)!;
+  expect(fn('count').dependency).toBe('n');
+  expect(fn('sweep').dependency).toBe('k');
+  expect(fn('count').contexts).toHaveLength(2);
+  expect(fn('count').contexts).toEqual(expect.arrayContaining([
+    { call: expect.any(String), caller: 'run', dependency: 'n' },
+    { call: expect.any(String), caller: 'sweep', dependency: null },
+  ]));
+});
