@@ -3,7 +3,7 @@ import { renderTable, type Column } from '../report/table.js';
 import { schemaId } from '../util/schema.js';
 import { fileError } from '../util/errors.js';
 import { formatCoefficient, formatModel } from '../model/format.js';
-import type { CallpathModel, ModelsReport } from '../model/modeler.js';
+import type { CallpathModel, MetricNoise, ModelsReport } from '../model/modeler.js';
 import type { Term } from '../model/types.js';
 
 export interface ModelsDocument {
@@ -16,7 +16,18 @@ export interface ModelsDocument {
   targetGiven: boolean;
   growthThreshold: { default: number; perParam: Record<string, number> };
   taint: string | null;
+  /** Per metric: the noise shape read off the repetitions and the fit it chose. */
+  noise: NoiseEntry[];
   models: ModelEntry[];
+}
+
+export interface NoiseEntry {
+  metric: string;
+  shape: string;
+  excessKurtosis: number | null;
+  standardError: number | null;
+  samples: number;
+  fit: string;
 }
 
 export interface ModelEntry {
@@ -92,6 +103,14 @@ export function modelsDocument(report: ModelsReport, source: string): ModelsDocu
     targetGiven: report.targetGiven,
     growthThreshold: report.growth,
     taint: report.taint,
+    noise: report.noise.map((n) => ({
+      metric: n.metric,
+      shape: n.shape,
+      excessKurtosis: Number.isFinite(n.excessKurtosis) ? round(n.excessKurtosis, 4) : null,
+      standardError: Number.isFinite(n.standardError) ? round(n.standardError, 3) : null,
+      samples: n.samples,
+      fit: n.fit,
+    })),
     models: report.models.map(entryOf),
   };
 }
@@ -137,6 +156,18 @@ const FLAG_TEXT: Record<string, string> = {
   'taint-missing': 'function not in the taint report: not restricted',
 };
 
+const FIT_TEXT: Record<string, string> = {
+  minimax: 'shapes chosen by how tightly they cover every repetition',
+  'least-squares': 'shapes chosen by least squares on the aggregated values',
+};
+
+function noiseLine(noise: MetricNoise): string {
+  const kurtosis = Number.isFinite(noise.excessKurtosis)
+    ? `excess kurtosis ${noise.excessKurtosis.toFixed(2)} ± ${noise.standardError.toFixed(2)} over ${noise.samples} repetitions`
+    : 'no repetitions to judge by';
+  return `noise: ${noise.shape} (${kurtosis}); ${FIT_TEXT[noise.fit] ?? noise.fit}`;
+}
+
 function flagKind(flag: string): string {
   return flag.split(':')[0]!;
 }
@@ -164,6 +195,8 @@ export function renderModels(report: ModelsReport, source: string): string {
         `${report.targetGiven ? 'predicted at' : 'at the largest measured point'} ${where}` +
         (report.taint ? `; taint prior from ${report.taint}` : ''),
     );
+    const noise = report.noise.find((n) => n.metric === metric);
+    if (noise) out.push(noiseLine(noise));
     out.push('');
     out.push(renderTable(models, columns));
     out.push('');

@@ -4,7 +4,7 @@ import { aggregate as aggregateValues } from './aggregate.js';
 import { EXTRAP_SHAPES, evalShape, sameExponent, type Shape } from './exponents.js';
 import { extrapBaselineModel } from './extrap-baseline.js';
 import { LeastSquares } from './linalg.js';
-import { DEFAULT_GROWTH, modelExperiment } from './modeler.js';
+import { DEFAULT_GROWTH, modelExperiment, type FitMode } from './modeler.js';
 import type { TaintReport } from './prior.js';
 import { relativeWeights } from './search.js';
 import {
@@ -15,6 +15,7 @@ import {
   syntheticFunction,
   syntheticSeries,
   type Family,
+  type NoiseDistribution,
   type SyntheticDesign,
   type SyntheticFunction,
 } from './synthetic.js';
@@ -77,13 +78,14 @@ export function syntheticCases(
   noise: number,
   design: SyntheticDesign = DEFAULT_DESIGN,
   families: readonly Family[] = FAMILIES,
+  distribution: NoiseDistribution = 'uniform',
 ): Case[] {
   const random = rng(seed);
   const cases: Case[] = [];
   for (const family of families) {
     for (let i = 0; i < perFamily; i++) {
       const fn = syntheticFunction(random, family, `${family}_${i}`, design);
-      cases.push({ fn, series: syntheticSeries(random, fn, noise, design) });
+      cases.push({ fn, series: syntheticSeries(random, fn, noise, design, distribution) });
     }
   }
   return cases;
@@ -114,11 +116,11 @@ export interface MethodResult {
 export type Method = (cases: readonly Case[]) => Map<string, MethodResult>;
 
 /** Our modeler through the whole pipeline (modelExperiment), with or without a taint report. */
-export function ourMethod(taint?: TaintReport, aggregate: Aggregate = 'median'): Method {
+export function ourMethod(taint?: TaintReport, aggregate: Aggregate = 'median', fit: FitMode = 'auto'): Method {
   return (cases) => {
     const report = modelExperiment(
       { source: 'synthetic', params: cases[0]?.series.params ?? [], series: cases.map((c) => c.series) },
-      { aggregate, growth: DEFAULT_GROWTH, taint },
+      { aggregate, growth: DEFAULT_GROWTH, taint, fit },
     );
     return new Map(report.models.map((model) => [model.callpath, { terms: model.terms, flags: model.flags }]));
   };
@@ -175,7 +177,7 @@ export function recoveryRates(cases: readonly Case[], method: Method, aggregate:
 }
 
 /**
- * The ceiling of any modeler that chooses exponents by fit: given the true term structure (which
+ * The ceiling of any modeler that chooses exponents by least-squares fit to aggregated values: given the true term structure (which
  * parameters, combined how; what a perfect prior would give) and only the `shapes` the functions
  * were drawn from, is the true choice of shapes the best-fitting one (lowest relative RSS on the
  * aggregated values, among every assignment of shapes to the parameters the truth uses)?

@@ -57,7 +57,7 @@ export class LeastSquares {
    * these rows or not finite.
    */
   fit(columns: readonly Float64Array[], cols: number, weights: Float64Array, y: Float64Array, rows: number): boolean {
-    const { q, r, maxRows, residual } = this;
+    const { q, r, maxRows, maxCols, residual, scale, qtz, prefixRss, prefixPress, coefficients } = this;
     this.rows = rows;
     this.cols = cols;
     this.okCols = 0;
@@ -77,9 +77,9 @@ export class LeastSquares {
       }
       if (!(norm2 > 0) || !Number.isFinite(norm2)) return false;
       const s = Math.sqrt(norm2);
-      this.scale[j] = s;
+      scale[j] = s;
       for (let i = 0; i < rows; i++) q[qj + i]! /= s;
-      for (let l = 0; l < j; l++) r[l * this.maxCols + j] = 0;
+      for (let l = 0; l < j; l++) r[l * maxCols + j] = 0;
       // Unit norm before; a second pass only when the first cancelled much of it ("twice is enough").
       let rest = 1;
       for (let pass = 0; pass < 2 && j > 0; pass++) {
@@ -87,7 +87,7 @@ export class LeastSquares {
           const ql = l * maxRows;
           let dot = 0;
           for (let i = 0; i < rows; i++) dot += q[ql + i]! * q[qj + i]!;
-          r[l * this.maxCols + j]! += dot;
+          r[l * maxCols + j]! += dot;
           for (let i = 0; i < rows; i++) q[qj + i]! -= dot * q[ql + i]!;
         }
         const before = rest;
@@ -97,12 +97,12 @@ export class LeastSquares {
       }
       const restNorm = Math.sqrt(rest);
       if (!(restNorm > RANK_TOLERANCE)) return false;
-      r[j * this.maxCols + j] = restNorm;
+      r[j * maxCols + j] = restNorm;
       for (let i = 0; i < rows; i++) q[qj + i]! /= restNorm;
       // Project the right-hand side out of this direction (modified Gram–Schmidt on z).
       let t = 0;
       for (let i = 0; i < rows; i++) t += q[qj + i]! * residual[i]!;
-      this.qtz[j] = t;
+      qtz[j] = t;
       let rss = 0;
       let press = 0;
       for (let i = 0; i < rows; i++) {
@@ -115,8 +115,8 @@ export class LeastSquares {
         const loo = e / (1 - h);
         press += 1 - h < 1e-9 ? Infinity : loo * loo;
       }
-      this.prefixRss[j] = rss;
-      this.prefixPress[j] = press;
+      prefixRss[j] = rss;
+      prefixPress[j] = press;
       this.okCols = j + 1;
     }
     if (cols === 0) {
@@ -124,15 +124,15 @@ export class LeastSquares {
       for (let i = 0; i < rows; i++) rss += residual[i]! * residual[i]!;
       this.rss = rss;
     } else {
-      this.rss = this.prefixRss[cols - 1]!;
+      this.rss = prefixRss[cols - 1]!;
     }
     // Back substitution R·c = Qᵀz, then undo the column scaling.
     for (let j = cols - 1; j >= 0; j--) {
-      let sum = this.qtz[j]!;
-      for (let l = j + 1; l < cols; l++) sum -= r[j * this.maxCols + l]! * this.coefficients[l]!;
-      this.coefficients[j] = sum / r[j * this.maxCols + j]!;
+      let sum = qtz[j]!;
+      for (let l = j + 1; l < cols; l++) sum -= r[j * maxCols + l]! * coefficients[l]!;
+      coefficients[j] = sum / r[j * maxCols + j]!;
     }
-    for (let j = 0; j < cols; j++) this.coefficients[j]! /= this.scale[j]!;
+    for (let j = 0; j < cols; j++) coefficients[j]! /= scale[j]!;
     return Number.isFinite(this.rss);
   }
 

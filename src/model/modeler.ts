@@ -2,7 +2,9 @@
 // extrapolation to a target point, ranking and scalability flags.
 import { aggregate, spreadOf, UNRELIABLE_CV } from './aggregate.js';
 import { FULL_SHAPES, EXTRAP_SHAPES, sameExponent, type Shape } from './exponents.js';
+import { repetitionBounds } from './bounded.js';
 import { evaluateModel, formatModel } from './format.js';
+import { estimateNoise, type NoiseEstimate } from './noise.js';
 import { PointSetCache, type PointSet } from './pointset.js';
 import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
 import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
@@ -25,7 +27,21 @@ export interface ModelingOptions {
   /** 'full': all 59 shapes (default); 'extrap': Extra-P's 42 default building blocks. */
   shapes?: 'full' | 'extrap';
   search?: Partial<SearchOptions>;
+  /**
+   * How shapes are chosen: 'auto' (default) by how tightly they cover every repetition where the
+   * repetitions show bounded noise, else by least squares on the aggregated values.
+   */
+  fit?: FitMode;
   onProgress?: (callpath: string) => void;
+}
+
+export type FitMode = 'auto' | 'least-squares' | 'minimax';
+export const FIT_MODES: readonly FitMode[] = ['auto', 'least-squares', 'minimax'];
+
+/** What the repetitions of one metric say about the noise, and the fit that follows from it. */
+export interface MetricNoise extends NoiseEstimate {
+  metric: string;
+  fit: Exclude<FitMode, 'auto'>;
 }
 
 export const DEFAULT_GROWTH: GrowthThreshold = { default: 1, perParam: {} };
@@ -77,6 +93,8 @@ export interface ModelsReport {
   targetGiven: boolean;
   growth: GrowthThreshold;
   taint: string | null;
+  /** Per metric: the noise shape estimated from all its call paths' repetitions, and the fit used. */
+  noise: MetricNoise[];
   models: CallpathModel[];
 }
 
@@ -111,8 +129,11 @@ export class Modeler {
     this.cache = new PointSetCache(this.shapes);
   }
 
-  /** Models one series, optionally restricted to the allowed term masks of a prior. */
-  model(series: Series, allowed?: readonly number[]): SeriesModel {
+  /**
+   * Models one series, optionally restricted to the allowed term masks of a prior; with `minimax`,
+   * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
+   */
+  model(series: Series, allowed?: readonly number[], minimax = false): SeriesModel {
     const m = series.params.length;
     const points = series.points.filter((point) => point.values.length > 0);
     const ps: PointSet = this.cache.get(
@@ -123,7 +144,8 @@ export class Modeler {
     for (let i = 0; i < points.length; i++) y[i] = aggregate(points[i]!.values, this.aggregateBy, this.scratch);
     const spread = spreadOf(points, this.aggregateBy);
     const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
-    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options);
+    const bounds = minimax && spread.repetitions > 1 ? repetitionBounds(points) : undefined;
+    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options, bounds);
     // Measurements that contradict the prior significantly win: the prior's model would misfit and
     // mispredict, and the flag says why the model depends on what the code cannot.
     const contradicted = result.contention.length > 0 || result.interaction;
@@ -228,6 +250,15 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     }
   }
   const target = options.target ?? reference;
+  const noise: MetricNoise[] = [];
+  const fitFor = new Map<string, Exclude<FitMode, 'auto'>>();
+  for (const metric of [...new Set(selected.map((series) => series.metric))]) {
+    const estimate = estimateNoise(selected.filter((series) => series.metric === metric));
+    const mode = options.fit ?? 'auto';
+    const fit = mode === 'auto' ? (estimate.shape === 'bounded' ? 'minimax' : 'least-squares') : mode;
+    fitFor.set(metric, fit);
+    noise.push({ metric, ...estimate, fit });
+  }
   const models: CallpathModel[] = [];
   const seen = new Set<string>();
   for (const series of selected) {
@@ -235,7 +266,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     seen.add(seriesKey(series));
     const prior = options.taint ? priorFor(options.taint, series.callpath, series.params) : undefined;
     const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
-    const result = modeler.model(series, allowed);
+    const result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax');
     const dependsOn = dependenciesOf(result.terms, series.params);
     const growth = growthOf(result.terms);
     const flags: string[] = [];
@@ -291,6 +322,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     targetGiven: options.target !== undefined,
     growth: options.growth,
     taint: options.taint?.source ?? null,
+    noise,
     models,
   };
 }

@@ -194,8 +194,29 @@ export function syntheticFunction(random: () => number, family: Family, name: st
   return { name, family, terms, dependency, loops };
 }
 
-/** Measurements of a function on the design's grid with uniform ±noise relative error. */
-export function syntheticSeries(random: () => number, fn: SyntheticFunction, noise: number, design = DEFAULT_DESIGN): Series {
+/**
+ * How repetitions scatter: 'uniform' ±noise relative error (the benchmark's headline, as in
+ * Extra-P's evaluations), or 'normal' with the same variance (σ = noise/√3), unbounded.
+ */
+export type NoiseDistribution = 'uniform' | 'normal';
+
+/** One relative error of the distribution, for half-width `noise`. */
+export function relativeError(random: () => number, noise: number, distribution: NoiseDistribution): number {
+  if (distribution === 'uniform') return noise * (2 * random() - 1);
+  // Box–Muller; 1 − u keeps the logarithm finite.
+  const u = 1 - random();
+  const v = random();
+  return (noise / Math.sqrt(3)) * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+/** Measurements of a function on the design's grid with ±noise relative error. */
+export function syntheticSeries(
+  random: () => number,
+  fn: SyntheticFunction,
+  noise: number,
+  design = DEFAULT_DESIGN,
+  distribution: NoiseDistribution = 'uniform',
+): Series {
   const points = [];
   for (const a of design.values[0]) {
     for (const b of design.values[1]) {
@@ -207,7 +228,7 @@ export function syntheticSeries(random: () => number, fn: SyntheticFunction, noi
         exact += v;
       }
       const values: number[] = [];
-      for (let r = 0; r < design.repetitions; r++) values.push(exact * (1 + noise * (2 * random() - 1)));
+      for (let r = 0; r < design.repetitions; r++) values.push(exact * (1 + relativeError(random, noise, distribution)));
       points.push({ coords: [a, b], values });
     }
   }

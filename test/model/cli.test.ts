@@ -131,6 +131,24 @@ describe('taintlens model', () => {
     expect(stderr.trim()).toMatch(message);
   });
 
+  test('--fit and the noise line: the repetitions\' noise shape, and the fit it picks', async () => {
+    // Three call paths are too little evidence that ±1% uniform jitter is bounded: least squares.
+    const few = await cli(['model', file('few.jsonl', jsonl(series))]);
+    expect(few.stdout).toMatch(/^noise: normal \(excess kurtosis -?\d+\.\d+ ± \d+\.\d+ over 375 repetitions\); shapes chosen by least squares on the aggregated values$/m);
+    const forced = await cli(['model', file('few2.jsonl', jsonl(series)), '--fit', 'minimax', '--json']);
+    expect(forced.code).toBe(0);
+    const document = parseModelsDocument(JSON.parse(forced.stdout), 'stdout');
+    expect(document.noise).toEqual([{ metric: 'time', shape: 'normal', excessKurtosis: expect.any(Number), standardError: expect.any(Number), samples: 375, fit: 'minimax' }]);
+    expect(document.models.find((m) => m.callpath === 'main->solve')!.model).toMatch(/^\S+ \+ \S+ \* p \* n \* log2\(n\)$/);
+    // Twenty call paths with the same jitter: bounded, so minimax.
+    const many = Array.from({ length: 20 }, (_, k) => grid2(`main->k${k}`, (p, n) => 2 + 0.01 * p * n, { seed: k + 1, noise: 0.05 }));
+    const auto = await cli(['model', file('many.jsonl', jsonl(many))]);
+    expect(auto.stdout).toMatch(/^noise: bounded \(excess kurtosis -1\.\d+ ± 0\.\d+ over 2500 repetitions\); shapes chosen by how tightly they cover every repetition$/m);
+    const refused = await cli(['model', file('many2.jsonl', jsonl(many)), '--fit', 'cubic']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/--fit.*cubic/);
+  });
+
   test('an unknown aggregate is refused by the option parser', async () => {
     const { code, stderr } = await cli(['model', file('ok6.jsonl', jsonl(series)), '--aggregate', 'mode']);
     expect(code).not.toBe(0);

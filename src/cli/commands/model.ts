@@ -9,7 +9,7 @@ import { readMeasurements, type MeasurementFormat } from '../../io/measurements.
 import { readTaintReport } from '../../io/taint.js';
 import { modelsDocument, renderModels } from '../../io/models.js';
 import { AGGREGATES } from '../../model/aggregate.js';
-import { DEFAULT_GROWTH, modelExperiment, type GrowthThreshold } from '../../model/modeler.js';
+import { DEFAULT_GROWTH, FIT_MODES, modelExperiment, type FitMode, type GrowthThreshold } from '../../model/modeler.js';
 import type { Aggregate } from '../../model/types.js';
 
 interface ModelCommandOptions {
@@ -17,6 +17,7 @@ interface ModelCommandOptions {
   target?: string;
   metric?: string;
   aggregate: Aggregate;
+  fit: FitMode;
   growthThreshold?: string;
   format?: MeasurementFormat;
   json?: boolean;
@@ -71,6 +72,11 @@ export function registerModel(program: Command): void {
     .option('--target <point>', 'extrapolate to this point, e.g. p=1024,n=4096 (default: the largest measured values)')
     .option('--metric <name>', 'model only this metric (default: every metric)')
     .addOption(new Option('--aggregate <how>', 'how repetitions combine').choices(AGGREGATES as Aggregate[]).default('median'))
+    .addOption(
+      new Option('--fit <how>', 'how shapes are chosen: auto (minimax over the repetitions where they show bounded noise, else least squares)')
+        .choices(FIT_MODES as FitMode[])
+        .default('auto'),
+    )
     .option('--growth-threshold <spec>', 'flag growth worse than x^t: "1" (linear, default), or per parameter "n=2,p=1"')
     .addOption(new Option('--format <format>', 'input format (default: by extension and content)').choices(['extrap-text', 'jsonl', 'extrap-json']))
     .option('--json', 'print the models as JSON (schema taintlens/models@1)')
@@ -90,6 +96,7 @@ export function registerModel(program: Command): void {
       try {
         report = modelExperiment(experiment, {
           aggregate: options.aggregate,
+          fit: options.fit,
           metric: options.metric,
           target,
           growth,
