@@ -6,7 +6,7 @@
 // repetitions, so −2·log L = 2N·ln a, the scale on which the search's penalties live. Only each
 // point's extreme repetitions matter, and the half-width is a minimax fit over those 2n rows with
 // relative weights (minimax.ts). Assignments are tried in the order of their shapes' ranks from
-// the least-squares stage, each warm-started from the previous one's reference: its first level
+// the least-squares stage, each warm-started from the best one's final reference: its first level
 // is a lower bound, and once a good assignment is known most others end right there.
 // A positive metric's constant is kept non-negative: a cost model has no negative cost at small
 // inputs, and an alternative that needs one is not the cost of code.
@@ -122,17 +122,19 @@ export function boundedShapes(
   assignments.sort((a, b) => a.rank - b.rank);
   let best: Int32Array | null = null;
   let bestScore = Infinity;
-  let warm = false;
+  // Every solve starts from the best assignment's final reference: similar problems share it.
+  let bestReference: ReturnType<MinimaxFit['saveReference']> | null = null;
   for (const assignment of assignments) {
     load(assignment.choice);
+    if (bestReference) minimax.loadReference(bestReference);
     const stopAbove = Number.isFinite(bestScore) ? Math.exp((bestScore - assignment.penalty) / scale) : Infinity;
-    const level = minimax.solve(columns, cols, weights, y, rows, stopAbove, nonNegative, warm, n);
-    warm = true;
+    const level = minimax.solve(columns, cols, weights, y, rows, stopAbove, nonNegative, bestReference !== null, n);
     if (!Number.isFinite(level)) continue;
     const score = scale * Math.log(Math.max(level, 1e-300)) + assignment.penalty;
     if (score < bestScore) {
       bestScore = score;
       best = assignment.choice;
+      bestReference = minimax.saveReference();
     }
   }
   return best ? { choice: best, score: bestScore } : null;

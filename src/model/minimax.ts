@@ -256,6 +256,18 @@ export class MinimaxFit {
     return sol[q]!;
   }
 
+  /** The current reference (rows and signs), to warm-start a later solve from it. */
+  saveReference(): { rows: Int32Array; signs: Float64Array } {
+    const count = this.lastCols + 1;
+    return { rows: this.basisRow.slice(0, count), signs: this.basisSign.slice(0, count) };
+  }
+
+  /** Makes a saved reference the one the next warm solve starts from. */
+  loadReference(saved: { rows: Int32Array; signs: Float64Array }): void {
+    this.basisRow.set(saved.rows);
+    this.basisSign.set(saved.signs);
+  }
+
   /** No usable reference: the next warm start begins afresh. */
   private forget(): number {
     this.lastRows = -1;
