@@ -149,6 +149,7 @@ const FLAG_TEXT: Record<string, string> = {
   unreliable: 'repetitions vary by more than 10% (coefficient of variation): the model is uncertain',
   contention: 'the measurements grow with a parameter the code cannot depend on (contention or an outside effect); the model follows the measurements',
   'too-narrow': 'the code depends on a parameter the measurements do not show (experiment too narrow?)',
+  branch: 'the measurements grow with a parameter that reaches only the function\'s branches (algorithm selection), not its loops; the model follows the measurements',
   interaction: 'the measurements combine parameters the loop nests keep apart; the model follows the measurements',
   'scalability-bug': 'grows faster than the growth threshold',
   refined: 'exponent refined off the grid',

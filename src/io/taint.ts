@@ -4,7 +4,7 @@ import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
 import { parseJson } from './json.js';
 import { schemaId } from '../util/schema.js';
-import { parseDependency, type TaintFunction, type TaintLoop, type TaintReport } from '../model/prior.js';
+import { parseDependency, type TaintBranch, type TaintFunction, type TaintLoop, type TaintReport } from '../model/prior.js';
 
 export function readTaintReport(file: string): TaintReport {
   const text = readInputText(file);
@@ -84,5 +84,16 @@ export function parseTaintReport(json: unknown, source: string): TaintReport {
       loops.push({ id, function: entry.function, parent, params });
     });
   }
-  return { source, parameters, functions, loops };
+  const branches: TaintBranch[] = [];
+  if (json.branches !== undefined && json.branches !== null) {
+    if (!Array.isArray(json.branches)) throw fileError(source, '"branches" must be a list');
+    json.branches.forEach((entry, i) => {
+      const where = `branches[${i}]`;
+      if (!isObject(entry) || typeof entry.function !== 'string') throw fileError(source, `${where}: expected an object with a "function"`);
+      const params = entry.params === undefined || entry.params === null ? [] : stringList(entry.params);
+      if (!params) throw fileError(source, `${where}: "params" must be a list of names`);
+      branches.push({ function: entry.function, params });
+    });
+  }
+  return { source, parameters, functions, loops, branches };
 }

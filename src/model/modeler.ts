@@ -275,9 +275,10 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     for (const l of result.fit.refined) flags.push(`refined:${series.params[l]}`);
     if (prior) {
       if (prior.status === 'missing') flags.push('taint-missing');
-      for (const p of result.contention) flags.push(`contention:${p}`);
+      // A parameter that reaches only the function's branches selects code paths of other cost.
+      for (const p of result.contention) flags.push(prior.branchParams.includes(p) ? `branch:${p}` : `contention:${p}`);
       if (result.interaction) flags.push('interaction');
-      for (const p of prior.params) if (!dependsOn.includes(p)) flags.push(`too-narrow:${p}`);
+      for (const p of prior.ownParams) if (!dependsOn.includes(p)) flags.push(`too-narrow:${p}`);
     }
     for (const [p, g] of Object.entries(growth)) {
       const threshold = options.growth.perParam[p] ?? options.growth.default;

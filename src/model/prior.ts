@@ -32,11 +32,19 @@ export interface TaintLoop {
   params: string[];
 }
 
+/** A conditional branch whose condition carries parameters (algorithm selection). */
+export interface TaintBranch {
+  function: string;
+  params: string[];
+}
+
 export interface TaintReport {
   source: string;
   parameters: string[];
   functions: Map<string, TaintFunction>;
   loops: TaintLoop[];
+  /** Optional in the file; empty when absent. */
+  branches: TaintBranch[];
 }
 
 export type PriorStatus = 'restricted' | 'constant' | 'missing';
@@ -51,6 +59,13 @@ export interface CallpathPrior {
   allowed: number[];
   /** The allowed sets came (at least partly) from loop nests rather than the expression alone. */
   fromLoops: boolean;
+  /**
+   * Measured parameters of the function's own loop nests: what its exclusive cost can show (work in
+   * callees shows in the callees' call paths). All of `params` when the report lists no loops.
+   */
+  ownParams: string[];
+  /** Measured parameters that reach the function's conditional branches. */
+  branchParams: string[];
 }
 
 /**
@@ -147,14 +162,18 @@ export function functionOf(callpath: string): string {
 export function priorFor(report: TaintReport, callpath: string, params: readonly string[]): CallpathPrior {
   const name = functionOf(callpath);
   const fn = report.functions.get(name);
-  if (!fn) return { function: name, status: 'missing', params: [], allowed: [], fromLoops: false };
+  const measured = (names: Iterable<string>) => {
+    const set = new Set(names);
+    return params.filter((p) => set.has(p));
+  };
+  const branchParams = measured(report.branches.filter((branch) => branch.function === name).flatMap((branch) => branch.params));
+  const unrestricted = { params: [], allowed: [], fromLoops: false, ownParams: [], branchParams };
+  if (!fn) return { function: name, status: 'missing', ...unrestricted };
   const index = new Map(params.map((p, l) => [p, l]));
   const maskOf = (names: readonly string[]) => names.reduce((mask, p) => (index.has(p) ? mask | (1 << index.get(p)!) : mask), 0);
-  if (fn.pruned !== null || fn.monomials === null) {
-    return { function: name, status: 'constant', params: [], allowed: [], fromLoops: false };
-  }
+  if (fn.pruned !== null || fn.monomials === null) return { function: name, status: 'constant', ...unrestricted };
   const monomials = [...new Set(fn.monomials.map(maskOf).filter((mask) => mask !== 0))];
-  if (monomials.length === 0) return { function: name, status: 'constant', params: [], allowed: [], fromLoops: false };
+  if (monomials.length === 0) return { function: name, status: 'constant', ...unrestricted };
 
   // Parameter sets of the loop levels of this function.
   const loops = report.loops.filter((loop) => loop.function === name);
@@ -181,11 +200,15 @@ export function priorFor(report: TaintReport, callpath: string, params: readonly
     }
   }
   const union = monomials.reduce((a, b) => a | b, 0);
+  const dependsOn = params.filter((_, l) => union & (1 << l));
+  const own = [...levelSets].reduce((a, b) => a | b, 0);
   return {
     function: name,
     status: 'restricted',
-    params: params.filter((_, l) => union & (1 << l)),
+    params: dependsOn,
     allowed: [...allowed].sort((a, b) => a - b),
     fromLoops,
+    ownParams: report.loops.length === 0 ? dependsOn : params.filter((_, l) => own & (1 << l)),
+    branchParams,
   };
 }

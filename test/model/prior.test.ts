@@ -138,6 +138,46 @@ describe('the modeler under the prior', () => {
     expect(models.get('f')!.flags).toEqual(['too-narrow:p']);
   });
 
+  test('too narrow only for the function\'s own loops: callees\' work shows in their own call paths', () => {
+    // main: for p { solve() }, solve: for n {...}. Exclusive costs: main ~ p, solve ~ n per call.
+    const report = taint(
+      [
+        { name: 'main', params: ['n', 'p'], dependency: 'p*n', pruned: null },
+        { name: 'solve', params: ['n'], dependency: 'n', pruned: null },
+      ],
+      [
+        { id: 'L0', function: 'main', parent: null, params: ['p'], iterations: 64 },
+        { id: 'L1', function: 'solve', parent: null, params: ['n'], iterations: 4096 },
+      ],
+    );
+    const models = model([grid2('main', (p) => 5 + 2 * p, { noise: 0.01 }), grid2('main->solve', (p, n) => 1 + p * n, { noise: 0.01 })], report);
+    expect(models.get('main')!.flags).toEqual([]);
+    expect(models.get('solve')!.dependsOn).toEqual(['p', 'n']);
+    expect(priorFor(report, 'main', ['p', 'n'])).toMatchObject({ params: ['p', 'n'], ownParams: ['p'] });
+    // A report without loops cannot tell own work from callees': every parameter counts.
+    const flat = taint([{ name: 'main', params: ['n', 'p'], dependency: 'p*n', pruned: null }]);
+    expect(priorFor(flat, 'main', ['p', 'n']).ownParams).toEqual(['p', 'n']);
+  });
+
+  test('branch: growth with a parameter that reaches only the function\'s branches (algorithm selection)', () => {
+    const series = grid2('main->alloc', (_p, n) => 40 + 0.01 * n * n, { noise: 0.01 });
+    const report = parseTaintReport(
+      {
+        schema: 'taintlens/taint@1',
+        parameters: ['p', 'n'],
+        loops: [],
+        functions: [{ name: 'alloc', params: [], dependency: null, pruned: 'static' }],
+        branches: [{ id: 'B0', function: 'alloc', loop: null, kind: 'if', params: ['n'], executed: true }],
+      },
+      'taint.json',
+    );
+    expect(priorFor(report, 'main->alloc', ['p', 'n'])).toMatchObject({ status: 'constant', branchParams: ['n'] });
+    const alloc = model([series], report).get('alloc')!;
+    expect(alloc.flags).toContain('branch:n');
+    expect(alloc.flags.some((flag) => flag.startsWith('contention'))).toBe(false);
+    expect(alloc.dependsOn).toEqual(['n']);
+  });
+
   test('no contention or too-narrow flag when measurements and code agree', () => {
     const series = grid2('main->f', (p, n) => 2 + 0.05 * p * n + 0.3 * p, { noise: 0.05, seed: 4 });
     const report = taint(

@@ -169,6 +169,8 @@ describe('taint report reader', () => {
     ['dependency not a string', { ...report, functions: [{ name: 'f', dependency: 3 }] }, /^t\.json: functions\[0\] \(f\): "dependency" must be a string or null/],
     ['nameless function', { ...report, functions: [{ dependency: 'n' }] }, /^t\.json: functions\[0\]: "name" must be a non-empty string/],
     ['bad loop', { ...report, loops: [{ id: 'L0' }] }, /^t\.json: loops\[0\]: "function" must be a string/],
+    ['branches not a list', { ...report, branches: {} }, /^t\.json: "branches" must be a list/],
+    ['bad branch', { ...report, branches: [{ id: 'B0', function: 'f', params: 'n' }] }, /^t\.json: branches\[0\]: "params" must be a list of names/],
   ])('%s', (_name, json, message) => {
     expect(() => parseTaintReport(json, 't.json')).toThrow(message);
   });
