@@ -13,6 +13,9 @@
 import { MinimaxFit } from './minimax.js';
 import type { PointSet } from './pointset.js';
 
+/** How many of the latest best assignments' references bound the others. */
+const KEPT_REFERENCES = 3;
+
 /** Each point's smallest and largest repetition, and how many repetitions there are in all. */
 export interface RepetitionBounds {
   low: Float64Array;
@@ -96,46 +99,70 @@ export function boundedShapes(
   for (let l = 0; l < ps.m; l++) if (union & (1 << l)) params.push(l);
   if (params.some((l) => (candidates[l]?.length ?? 0) === 0)) return null;
 
-  const shapes = new Int32Array(ps.m).fill(-1);
   // Rows n…2n−1 (the smallest repetitions) repeat the points' column values.
   const load = (choice: Int32Array) => {
     for (let t = 0; t < masks.length; t++) columns[t + 1] = ps.product(masks[t]!, choice);
   };
   // Assignments in the order of their shapes' single-parameter ranks, the likely winners first,
   // so that the cut-off (the best score so far) ends most of the others at their first step.
-  const scale = 2 * bounds.count;
-  const assignments: { choice: Int32Array; rank: number; penalty: number }[] = [];
+  // Stored flat (one row of m shape indices each) and ordered by a counting sort on the rank sum.
+  const m = ps.m;
+  let count = 1;
+  let maxRank = 0;
+  for (const l of params) {
+    count *= candidates[l]!.length;
+    maxRank += candidates[l]!.length - 1;
+  }
+  const choices = new Int32Array(count * m).fill(-1);
+  const penalties = new Float64Array(count);
+  const ranks = new Int32Array(count);
   const odometer = new Array<number>(params.length).fill(0);
-  for (;;) {
+  for (let c = 0; c < count; c++) {
     let penalty = 0;
     let rank = 0;
-    params.forEach((l, k) => {
-      shapes[l] = candidates[l]![odometer[k]!]!;
-      penalty += shapePenalty(l, shapes[l]!);
+    for (let k = 0; k < params.length; k++) {
+      const l = params[k]!;
+      const shape = candidates[l]![odometer[k]!]!;
+      choices[c * m + l] = shape;
+      penalty += shapePenalty(l, shape);
       rank += odometer[k]!;
-    });
-    assignments.push({ choice: Int32Array.from(shapes), rank, penalty });
-    let k = 0;
-    while (k < params.length && ++odometer[k]! === candidates[params[k]!]!.length) odometer[k++] = 0;
-    if (k === params.length) break;
+    }
+    penalties[c] = penalty;
+    ranks[c] = rank;
+    for (let k = 0; k < params.length && ++odometer[k]! === candidates[params[k]!]!.length; k++) odometer[k] = 0;
   }
-  assignments.sort((a, b) => a.rank - b.rank);
-  let best: Int32Array | null = null;
+  const start = new Int32Array(maxRank + 2);
+  for (let c = 0; c < count; c++) start[ranks[c]! + 1]!++;
+  for (let r = 0; r <= maxRank; r++) start[r + 1]! += start[r]!;
+  const order = new Int32Array(count);
+  for (let c = 0; c < count; c++) order[start[ranks[c]!]!++] = c;
+
+  const scale = 2 * bounds.count;
+  let best = -1;
   let bestScore = Infinity;
-  // Every solve starts from the best assignment's final reference: similar problems share it.
-  let bestReference: ReturnType<MinimaxFit['saveReference']> | null = null;
-  for (const assignment of assignments) {
-    load(assignment.choice);
-    if (bestReference) minimax.loadReference(bestReference);
-    const stopAbove = Number.isFinite(bestScore) ? Math.exp((bestScore - assignment.penalty) / scale) : Infinity;
-    const level = minimax.solve(columns, cols, weights, y, rows, stopAbove, nonNegative, bestReference !== null, n);
+  // The final references of the last few best assignments: each one's level over its own rows
+  // bounds any assignment's level from below, and the newest starts every solve warm.
+  const references: ReturnType<MinimaxFit['saveReference']>[] = [];
+  for (let o = 0; o < count; o++) {
+    const c = order[o]!;
+    load(choices.subarray(c * m, c * m + m));
+    const stopAbove = Number.isFinite(bestScore) ? Math.exp((bestScore - penalties[c]!) / scale) : Infinity;
+    let bound = 0;
+    for (const reference of references) {
+      bound = Math.max(bound, minimax.referenceBound(columns, cols, weights, y, reference, n));
+      if (bound > stopAbove) break;
+    }
+    if (bound > stopAbove) continue;
+    if (references.length > 0) minimax.loadReference(references[references.length - 1]!);
+    const level = minimax.solve(columns, cols, weights, y, rows, stopAbove, nonNegative, references.length > 0, n);
     if (!Number.isFinite(level)) continue;
-    const score = scale * Math.log(Math.max(level, 1e-300)) + assignment.penalty;
+    const score = scale * Math.log(Math.max(level, 1e-300)) + penalties[c]!;
     if (score < bestScore) {
       bestScore = score;
-      best = assignment.choice;
-      bestReference = minimax.saveReference();
+      best = c;
+      references.push(minimax.saveReference());
+      if (references.length > KEPT_REFERENCES) references.shift();
     }
   }
-  return best ? { choice: best, score: bestScore } : null;
+  return best >= 0 ? { choice: choices.slice(best * m, best * m + m), score: bestScore } : null;
 }

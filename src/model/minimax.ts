@@ -95,29 +95,23 @@ export class MinimaxFit {
       if (!(norm2 > 0) || !Number.isFinite(norm2)) return Infinity;
       scale[j] = Math.sqrt(norm2);
     }
-    const fillRow = (k: number) => {
-      const i = k % period;
-      const w = weights[k]!;
-      for (let j = 0; j < q; j++) a[k * maxCols + j] = (w * columns[j]![i]!) / scale[j]!;
-      b[k] = w * y[k]!;
-    };
     const sameShape = this.lastRows === rows && this.lastCols === q && this.lastBounds === nonNegative;
     this.lastRows = rows;
     this.lastCols = q;
     this.lastBounds = nonNegative;
     // A warm reference needs only its own rows to give a lower bound that may already end it all.
     if (warm && sameShape) {
-      for (let i = 0; i < q1; i++) if (this.basisRow[i]! >= 0) fillRow(this.basisRow[i]!);
+      for (let i = 0; i < q1; i++) if (this.basisRow[i]! >= 0) this.fillRow(columns, q, weights, y, this.basisRow[i]!, period);
       if (this.warmReference(q)) {
         const t = this.referenceLevel(q);
         if (t > stopAbove) return t;
-        for (let k = 0; k < rows; k++) fillRow(k);
+        this.fillRows(columns, q, weights, y, rows, period);
       } else {
-        for (let k = 0; k < rows; k++) fillRow(k);
+        this.fillRows(columns, q, weights, y, rows, period);
         if (!this.initialReference(rows, q)) return this.forget();
       }
     } else {
-      for (let k = 0; k < rows; k++) fillRow(k);
+      this.fillRows(columns, q, weights, y, rows, period);
       if (!this.initialReference(rows, q)) return this.forget();
     }
 
@@ -243,6 +237,26 @@ export class MinimaxFit {
     return true;
   }
 
+  /** Row k of the scaled, weighted problem (`scale` set): a_k and b_k. */
+  private fillRow(columns: readonly Float64Array[], q: number, weights: Float64Array, y: Float64Array, k: number, period: number): void {
+    const { a, b, scale, maxCols } = this;
+    const i = k % period;
+    const w = weights[k]!;
+    for (let j = 0; j < q; j++) a[k * maxCols + j] = (w * columns[j]![i]!) / scale[j]!;
+    b[k] = w * y[k]!;
+  }
+
+  /** Every row, column by column (rows beyond `period` repeat the columns' values). */
+  private fillRows(columns: readonly Float64Array[], q: number, weights: Float64Array, y: Float64Array, rows: number, period: number): void {
+    const { a, b, scale, maxCols } = this;
+    for (let j = 0; j < q; j++) {
+      const column = columns[j]!;
+      const inverse = 1 / scale[j]!;
+      for (let k = 0, i = 0; k < rows; k++, i = i + 1 === period ? 0 : i + 1) a[k * maxCols + j] = weights[k]! * column[i]! * inverse;
+    }
+    for (let k = 0; k < rows; k++) b[k] = weights[k]! * y[k]!;
+  }
+
   /**
    * Prices of the factored reference: s_k·(a_k·c) + t = s_k·b_k on its rows, i.e. Bᵀ·(c, t) =
    * (s_k·b_k), with c left in `coefficients`; returns the level t (the dual objective).
@@ -260,6 +274,47 @@ export class MinimaxFit {
   saveReference(): { rows: Int32Array; signs: Float64Array } {
     const count = this.lastCols + 1;
     return { rows: this.basisRow.slice(0, count), signs: this.basisSign.slice(0, count) };
+  }
+
+  /**
+   * A lower bound of the minimax level without solving: the level over the rows of a saved
+   * reference alone (de la Vallée Poussin), |λ·b| / |λ|₁ with λ spanning the null space of those
+   * rows' values. Touches only those q+1 rows. 0 when they are dependent or the reference pins a
+   * bound. Each column is scaled by its largest value on the rows, which leaves λ as it is.
+   */
+  referenceBound(
+    columns: readonly Float64Array[],
+    cols: number,
+    weights: Float64Array,
+    y: Float64Array,
+    reference: { rows: Int32Array },
+    period: number,
+  ): number {
+    const { lu, rhs, sol } = this;
+    const q = cols;
+    const rows = reference.rows;
+    if (rows.length !== q + 1) return 0;
+    for (let i = 0; i <= q; i++) if (rows[i]! < 0) return 0;
+    const extra = rows[q]!;
+    for (let j = 0; j < q; j++) {
+      const column = columns[j]!;
+      let max = 0;
+      for (let i = 0; i <= q; i++) max = Math.max(max, Math.abs(weights[rows[i]!]! * column[rows[i]! % period]!));
+      if (!(max > 0) || !Number.isFinite(max)) return 0;
+      for (let i = 0; i < q; i++) lu[j * q + i] = (weights[rows[i]!]! * column[rows[i]! % period]!) / max;
+      rhs[j] = -(weights[extra]! * column[extra % period]!) / max;
+    }
+    if (!this.factor(q)) return 0;
+    this.solveBasis(q);
+    sol[q] = 1;
+    let total = 0;
+    let objective = 0;
+    for (let i = 0; i <= q; i++) {
+      total += Math.abs(sol[i]!);
+      objective += sol[i]! * weights[rows[i]!]! * y[rows[i]!]!;
+    }
+    const level = Math.abs(objective) / total;
+    return Number.isFinite(level) ? level : 0;
   }
 
   /** Makes a saved reference the one the next warm solve starts from. */

@@ -107,3 +107,24 @@ describe('minimax fit with a non-negative constant', () => {
     expect(pinned).toBeGreaterThan(10);
   });
 });
+
+describe('reference bound', () => {
+  it('never exceeds the minimax level, and equals it for the optimal reference', () => {
+    const random = rng(21);
+    const solver = new MinimaxFit(64, 6);
+    for (let trial = 0; trial < 60; trial++) {
+      const q = 1 + (trial % 4);
+      const rows = 2 * q + 6;
+      const x = Array.from({ length: rows }, () => 1 + 9 * random());
+      const columns = Array.from({ length: q }, (_, j) => Float64Array.from(x, (v) => Math.pow(v, j * 0.9)));
+      const y = Float64Array.from(x, (v) => 1 + v + 0.3 * (random() - 0.5));
+      const weights = Float64Array.from(x, () => 0.5 + random());
+      const level = solver.solve(columns, q, weights, y, rows);
+      const optimal = solver.saveReference();
+      expect(solver.referenceBound(columns, q, weights, y, optimal, rows)).toBeCloseTo(level, 9);
+      // Any other reference of the same size bounds it from below.
+      const other = { rows: Int32Array.from({ length: q + 1 }, (_, i) => (i * 3 + trial) % rows) };
+      if (new Set(other.rows).size === q + 1) expect(solver.referenceBound(columns, q, weights, y, other, rows)).toBeLessThanOrEqual(level + 1e-12);
+    }
+  });
+});
