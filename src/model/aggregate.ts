@@ -27,9 +27,17 @@ export function aggregate(values: readonly number[], how: Aggregate, scratch: nu
       return max;
     }
     case 'median': {
+      // Insertion sort: repetitions are few, and this runs once per point of every call path.
       scratch.length = 0;
-      for (const v of values) scratch.push(v);
-      scratch.sort((a, b) => a - b);
+      for (const v of values) {
+        let at = scratch.length;
+        scratch.push(v);
+        while (at > 0 && scratch[at - 1]! > v) {
+          scratch[at] = scratch[at - 1]!;
+          at--;
+        }
+        scratch[at] = v;
+      }
       const mid = count >> 1;
       return count % 2 === 1 ? scratch[mid]! : (scratch[mid - 1]! + scratch[mid]!) / 2;
     }
