@@ -15,6 +15,10 @@ import type { PointSet } from './pointset.js';
 
 /** How many of the latest best assignments' references bound the others. */
 const KEPT_REFERENCES = 3;
+/** Rounds of single-parameter moves over all shapes after the candidate grid. */
+const COORDINATE_ROUNDS = 2;
+/** How far (in the exponent) those moves reach: neighbouring exponents are what least squares confuses. */
+const NEIGHBOURHOOD = 0.5;
 
 /** Each point's smallest and largest repetition, and how many repetitions there are in all. */
 export interface RepetitionBounds {
@@ -138,31 +142,52 @@ export function boundedShapes(
   for (let c = 0; c < count; c++) order[start[ranks[c]!]!++] = c;
 
   const scale = 2 * bounds.count;
-  let best = -1;
+  let best: Int32Array | null = null;
   let bestScore = Infinity;
   // The final references of the last few best assignments: each one's level over its own rows
   // bounds any assignment's level from below, and the newest starts every solve warm.
   const references: ReturnType<MinimaxFit['saveReference']>[] = [];
-  for (let o = 0; o < count; o++) {
-    const c = order[o]!;
-    load(choices.subarray(c * m, c * m + m));
-    const stopAbove = Number.isFinite(bestScore) ? Math.exp((bestScore - penalties[c]!) / scale) : Infinity;
+  /** Scores one assignment; true when it is the new best. */
+  const evaluate = (choice: Int32Array, penalty: number): boolean => {
+    load(choice);
+    const stopAbove = Number.isFinite(bestScore) ? Math.exp((bestScore - penalty) / scale) : Infinity;
     let bound = 0;
     for (const reference of references) {
       bound = Math.max(bound, minimax.referenceBound(columns, cols, weights, y, reference, n));
-      if (bound > stopAbove) break;
+      if (bound > stopAbove) return false;
     }
-    if (bound > stopAbove) continue;
     if (references.length > 0) minimax.loadReference(references[references.length - 1]!);
     const level = minimax.solve(columns, cols, weights, y, rows, stopAbove, nonNegative, references.length > 0, n);
-    if (!Number.isFinite(level)) continue;
-    const score = scale * Math.log(Math.max(level, 1e-300)) + penalties[c]!;
-    if (score < bestScore) {
-      bestScore = score;
-      best = c;
-      references.push(minimax.saveReference());
-      if (references.length > KEPT_REFERENCES) references.shift();
-    }
+    if (!Number.isFinite(level)) return false;
+    const score = scale * Math.log(Math.max(level, 1e-300)) + penalty;
+    if (!(score < bestScore)) return false;
+    bestScore = score;
+    best = Int32Array.from(choice);
+    references.push(minimax.saveReference());
+    if (references.length > KEPT_REFERENCES) references.shift();
+    return true;
+  };
+  for (let o = 0; o < count; o++) {
+    const c = order[o]!;
+    evaluate(choices.subarray(c * m, c * m + m), penalties[c]!);
   }
-  return best >= 0 ? { choice: choices.slice(best * m, best * m + m), score: bestScore } : null;
+  // Then the neighbouring shapes of one parameter at a time, from the best: a true shape that the
+  // least-squares stage ranked below the candidates is still found (most end at their bound).
+  for (let round = 0; round < COORDINATE_ROUNDS && best; round++) {
+    let improved = false;
+    for (const l of params) {
+      const trial = Int32Array.from(best as Int32Array);
+      for (let shape = 0; shape < ps.shapes.length; shape++) {
+        if (shape === (best as Int32Array)[l] || !ps.allowedShape[l]![shape]) continue;
+        if (Math.abs(ps.shapes[shape]!.exponent - ps.shapes[(best as Int32Array)[l]!]!.exponent) > NEIGHBOURHOOD) continue;
+        trial.set(best as Int32Array);
+        trial[l] = shape;
+        let penalty = 0;
+        for (const k of params) penalty += shapePenalty(k, trial[k]!);
+        if (evaluate(trial, penalty)) improved = true;
+      }
+    }
+    if (!improved) break;
+  }
+  return best ? { choice: best, score: bestScore } : null;
 }
