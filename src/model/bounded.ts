@@ -6,8 +6,9 @@
 // repetitions, so −2·log L = 2N·ln a, the scale on which the search's penalties live. Only each
 // point's extreme repetitions matter, and the half-width is a minimax fit over those 2n rows with
 // relative weights (minimax.ts). Assignments are tried in the order of their shapes' ranks from
-// the least-squares stage, each warm-started from the best one's final reference: its first level
-// is a lower bound, and once a good assignment is known most others end right there.
+// the least-squares stage; the references of the best ones found so far bound every other one from
+// below without a solve, and the rest start warm from the best reference. Single-parameter moves
+// to neighbouring exponents follow, from the best.
 // A positive metric's constant is kept non-negative: a cost model has no negative cost at small
 // inputs, and an alternative that needs one is not the cost of code.
 import { MinimaxFit } from './minimax.js';
@@ -15,7 +16,7 @@ import type { PointSet } from './pointset.js';
 
 /** How many of the latest best assignments' references bound the others. */
 const KEPT_REFERENCES = 3;
-/** Rounds of single-parameter moves over all shapes after the candidate grid. */
+/** Rounds of single-parameter moves to neighbouring shapes after the candidate grid. */
 const COORDINATE_ROUNDS = 2;
 /** How far (in the exponent) those moves reach: neighbouring exponents are what least squares confuses. */
 const NEIGHBOURHOOD = 0.5;
@@ -176,11 +177,13 @@ export function boundedShapes(
   for (let round = 0; round < COORDINATE_ROUNDS && best; round++) {
     let improved = false;
     for (const l of params) {
-      const trial = Int32Array.from(best as Int32Array);
+      const trial = new Int32Array(m);
       for (let shape = 0; shape < ps.shapes.length; shape++) {
-        if (shape === (best as Int32Array)[l] || !ps.allowedShape[l]![shape]) continue;
-        if (Math.abs(ps.shapes[shape]!.exponent - ps.shapes[(best as Int32Array)[l]!]!.exponent) > NEIGHBOURHOOD) continue;
-        trial.set(best as Int32Array);
+        // `best` moves as moves succeed; each move starts from the current best.
+        const from = best as Int32Array;
+        if (shape === from[l] || !ps.allowedShape[l]![shape]) continue;
+        if (Math.abs(ps.shapes[shape]!.exponent - ps.shapes[from[l]!]!.exponent) > NEIGHBOURHOOD) continue;
+        trial.set(from);
         trial[l] = shape;
         let penalty = 0;
         for (const k of params) penalty += shapePenalty(k, trial[k]!);

@@ -215,13 +215,11 @@ export class MinimaxFit {
       const k = basisRow[i]!;
       for (let j = 0; j < q; j++) lu[j * q + i] = a[k * maxCols + j]!;
     }
-    if (!this.factor(q)) return false;
     let extra = 0;
     while (picked[extra]) extra++;
     for (let j = 0; j < q; j++) rhs[j] = -a[extra * maxCols + j]!;
-    this.solveBasis(q);
+    if (!this.nullVector(q)) return false;
     basisRow[q] = extra;
-    sol[q] = 1;
     let total = 0;
     let objective = 0;
     for (let i = 0; i < q1; i++) {
@@ -304,9 +302,7 @@ export class MinimaxFit {
       for (let i = 0; i < q; i++) lu[j * q + i] = (weights[rows[i]!]! * column[rows[i]! % period]!) / max;
       rhs[j] = -(weights[extra]! * column[extra % period]!) / max;
     }
-    if (!this.factor(q)) return 0;
-    this.solveBasis(q);
-    sol[q] = 1;
+    if (!this.nullVector(q)) return 0;
     let total = 0;
     let objective = 0;
     for (let i = 0; i <= q; i++) {
@@ -315,6 +311,17 @@ export class MinimaxFit {
     }
     const level = Math.abs(objective) / total;
     return Number.isFinite(level) ? level : 0;
+  }
+
+  /**
+   * λ spanning the null space of q+1 rows' values, λ_q = 1: with `lu` holding Mᵀ (column i the
+   * values of row i < q) and `rhs` the last row's values negated, solves Mᵀ·λ = rhs into `sol`.
+   */
+  private nullVector(q: number): boolean {
+    if (!this.factor(q)) return false;
+    this.solveBasis(q);
+    this.sol[q] = 1;
+    return true;
   }
 
   /** Makes a saved reference the one the next warm solve starts from. */

@@ -250,15 +250,12 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     }
   }
   const target = options.target ?? reference;
-  const noise: MetricNoise[] = [];
-  const fitFor = new Map<string, Exclude<FitMode, 'auto'>>();
-  for (const metric of [...new Set(selected.map((series) => series.metric))]) {
+  const noise: MetricNoise[] = [...new Set(selected.map((series) => series.metric))].map((metric) => {
     const estimate = estimateNoise(selected.filter((series) => series.metric === metric));
     const mode = options.fit ?? 'auto';
-    const fit = mode === 'auto' ? (estimate.shape === 'bounded' ? 'minimax' : 'least-squares') : mode;
-    fitFor.set(metric, fit);
-    noise.push({ metric, ...estimate, fit });
-  }
+    return { metric, ...estimate, fit: mode === 'auto' ? (estimate.shape === 'bounded' ? 'minimax' : 'least-squares') : mode };
+  });
+  const fitFor = new Map(noise.map((entry) => [entry.metric, entry.fit]));
   const models: CallpathModel[] = [];
   const seen = new Set<string>();
   for (const series of selected) {

@@ -36,6 +36,15 @@ function det(m: number[][]): number {
   return sum;
 }
 
+/** q columns x^(k·step) over `rows` random x in [1, 10], data from `f`, random weights. */
+function randomProblem(random: () => number, q: number, rows: number, step: number, f: (x: number) => number) {
+  const x = Array.from({ length: rows }, () => 1 + 9 * random());
+  const columns = Array.from({ length: q }, (_, j) => Float64Array.from(x, (v) => Math.pow(v, j * step)));
+  const y = Float64Array.from(x, f);
+  const weights = Float64Array.from(x, () => 0.5 + random());
+  return { columns, y, weights };
+}
+
 describe('minimax (Chebyshev) fit', () => {
   it('equals the largest reference value, on random problems of 1–4 columns', () => {
     const random = rng(11);
@@ -43,12 +52,9 @@ describe('minimax (Chebyshev) fit', () => {
     for (let trial = 0; trial < 60; trial++) {
       const q = 1 + (trial % 4);
       const rows = q + 2 + Math.floor(random() * 6);
-      const x = Array.from({ length: rows }, () => 1 + 9 * random());
-      const columns = Array.from({ length: q }, (_, j) => Float64Array.from(x, (v) => Math.pow(v, j * 0.7)));
-      const y = Float64Array.from(x, (v) => 3 + 2 * v + random() - 0.5);
-      const weights = Float64Array.from(x, () => 0.5 + random());
+      const { columns, y, weights } = randomProblem(random, q, rows, 0.7, (v) => 3 + 2 * v + random() - 0.5);
       const value = solver.solve(columns, q, weights, y, rows);
-      const rowsA = x.map((_, k) => columns.map((column) => weights[k]! * column[k]!));
+      const rowsA = Array.from(y, (_, k) => columns.map((column) => weights[k]! * column[k]!));
       const b = Array.from(y, (v, k) => weights[k]! * v);
       expect(value).toBeCloseTo(bruteForce(rowsA, b), 9);
     }
@@ -115,10 +121,7 @@ describe('reference bound', () => {
     for (let trial = 0; trial < 60; trial++) {
       const q = 1 + (trial % 4);
       const rows = 2 * q + 6;
-      const x = Array.from({ length: rows }, () => 1 + 9 * random());
-      const columns = Array.from({ length: q }, (_, j) => Float64Array.from(x, (v) => Math.pow(v, j * 0.9)));
-      const y = Float64Array.from(x, (v) => 1 + v + 0.3 * (random() - 0.5));
-      const weights = Float64Array.from(x, () => 0.5 + random());
+      const { columns, y, weights } = randomProblem(random, q, rows, 0.9, (v) => 1 + v + 0.3 * (random() - 0.5));
       const level = solver.solve(columns, q, weights, y, rows);
       const optimal = solver.saveReference();
       expect(solver.referenceBound(columns, q, weights, y, optimal, rows)).toBeCloseTo(level, 9);
