@@ -53,6 +53,18 @@ export function patchMemoryLimits(bytes: Uint8Array, initialPages: number, maxPa
   throw new Error('internal: emitted module has no memory section');
 }
 
+/** Initial pages of the memory a module defines (memory 0), or null when it defines none. */
+export function definedMemoryPages(bytes: Uint8Array): number | null {
+  for (const section of sections(bytes)) {
+    if (section.id !== SECTION.memory) continue;
+    const inner = { pos: section.contentStart };
+    if (readLeb(bytes, inner) < 1) return null;
+    inner.pos++;
+    return readLeb(bytes, inner);
+  }
+  return null;
+}
+
 /** Adds `base` to the offset of every active data segment (Binaryen has no setter for it). */
 function relocateDataSegments(bytes: Uint8Array, base: number): Uint8Array {
   for (const section of sections(bytes)) {

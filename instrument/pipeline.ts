@@ -9,6 +9,7 @@ import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
 import { applyTaint, taintRegions, type TaintOptions } from './passes/taint.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
+import { refuseInstrumented } from './instrumented.js';
 
 export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the loop profiler's calling-context tree (default 16 MiB). */
@@ -80,6 +81,7 @@ export function siteTableOf(bytes: Uint8Array, file: string): SiteTable {
 }
 
 export function instrumentModule(bytes: Uint8Array, file: string, modes: string[], options: InstrumentOptions = {}): InstrumentResult {
+  refuseInstrumented(bytes, file);
   const module = readModule(bytes, file);
   try {
     const analysis = analyzeModule(module);

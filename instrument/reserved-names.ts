@@ -7,3 +7,5 @@ export const PROGRAM_BYTES_GLOBAL = 'taintlens$program_bytes';
 export const OUT_OF_ROOM_GLOBAL = 'taintlens$out_of_room';
 /** The program's size in bytes as i32 (it stays below 4 GiB: our regions take the top). */
 export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
+/** Every name instrumentation adds starts with this; a module exporting one was instrumented already. */
+export const RESERVED_PREFIX = 'taintlens$';

@@ -2,13 +2,16 @@
 // Lines measurements — wall time of the whole run (uninstrumented, per repetition, call path
 // `<root>`) and exact instruction counts per call path, exclusive of callees like the taint
 // report's per-function dependencies (loop profiler, deterministic: one line per point). Each
-// point's lines are appended in one write, so a campaign that stops resumes at the first missing
-// point.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+// point's lines are appended in one write, only once every run at the point succeeded, so a
+// campaign that stops (or fails at a point) resumes at the first missing point.
+import { appendFileSync } from 'node:fs';
 import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
 import { argumentsAt, gridPoints, pointKey, type Point, type VariedParameter } from './grid.js';
+import { identityOf } from './identity.js';
+import { prepareOutput } from './resume.js';
+import { withContext } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { DEFAULT_CALLPATH } from '../io/measurements.js';
 
@@ -42,7 +45,7 @@ export interface CampaignSummary {
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignSummary> {
   const points = gridPoints(options.parameters);
-  const done = completedPoints(options.output);
+  const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
   let measured = 0;
   let lines = 0;
@@ -51,25 +54,11 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
       options.progress?.tick(`${describe(point)} (done before)`);
       continue;
     }
-    const args = argumentsAt(point, options.parameters, 'arg', options.baseArgs);
-    const argv = argumentsAt(point, options.parameters, 'argv', options.baseArgv);
-    const out: MeasurementLine[] = [];
-    if (options.metrics.includes('instructions')) {
-      const profile = await profileLoops(options.file, options.bytes, {
-        invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true,
-      });
-      for (const callpath of profile.callpaths) {
-        out.push({ params: point, callpath: callpath.callpath, metric: 'instructions', value: callpath.instructions });
-      }
-    }
-    if (options.metrics.includes('time')) {
-      const outcome = await runModule({
-        file: options.file, bytes: options.bytes, invoke: options.invoke, args, argv, repeat: options.repeat,
-        timeoutMs: options.timeoutMs, exports,
-      });
-      for (const repetition of outcome.repetitions) {
-        out.push({ params: point, callpath: DEFAULT_CALLPATH, metric: 'time', value: repetition.ms });
-      }
+    let out: MeasurementLine[];
+    try {
+      out = await measurePoint(options, point, exports);
+    } catch (error) {
+      throw withContext(error, `at point ${describe(point)} (nothing stored for it)`);
     }
     appendFileSync(options.output, out.map((line) => JSON.stringify(line)).join('\n') + '\n');
     measured++;
@@ -79,23 +68,29 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   return { points: points.length, measured, resumed: points.length - measured, lines };
 }
 
-/** Points already in the output; a torn last line (a campaign killed mid-write) is cut off. */
-function completedPoints(output: string): Set<string> {
-  const done = new Set<string>();
-  if (!existsSync(output)) return done;
-  const text = readFileSync(output, 'utf8');
-  const lines = text.split('\n');
-  const complete = text.endsWith('\n') ? lines.slice(0, -1) : lines.slice(0, -1);
-  if (!text.endsWith('\n') && text.length > 0) writeFileSync(output, complete.length ? complete.join('\n') + '\n' : '');
-  for (const line of complete) {
-    if (!line.trim()) continue;
-    try {
-      done.add(pointKey((JSON.parse(line) as MeasurementLine).params));
-    } catch {
-      // An unreadable line belongs to no point; the point is measured again.
+/** Every line of one grid point; throws (and nothing is stored) when any run at it fails. */
+async function measurePoint(options: CampaignOptions, point: Point, exports: ReturnType<typeof readExports>): Promise<MeasurementLine[]> {
+  const args = argumentsAt(point, options.parameters, 'arg', options.baseArgs);
+  const argv = argumentsAt(point, options.parameters, 'argv', options.baseArgv);
+  const out: MeasurementLine[] = [];
+  if (options.metrics.includes('instructions')) {
+    const profile = await profileLoops(options.file, options.bytes, {
+      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true,
+    });
+    for (const callpath of profile.callpaths) {
+      out.push({ params: point, callpath: callpath.callpath, metric: 'instructions', value: callpath.instructions });
     }
   }
-  return done;
+  if (options.metrics.includes('time')) {
+    const outcome = await runModule({
+      file: options.file, bytes: options.bytes, invoke: options.invoke, args, argv, repeat: options.repeat,
+      timeoutMs: options.timeoutMs, exports,
+    });
+    for (const repetition of outcome.repetitions) {
+      out.push({ params: point, callpath: DEFAULT_CALLPATH, metric: 'time', value: repetition.ms });
+    }
+  }
+  return out;
 }
 
 function describe(point: Point): string {

@@ -4,13 +4,13 @@ import { WasiExit, WasiHost } from './wasi.js';
 import { OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
-import type { ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
+import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
 
 /** The program grew its memory past what the instrumentation leaves it (see memory-layout.ts). */
 class OutOfRoom extends Error {}
 
 class RunFailure extends Error {
-  constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string) {
+  constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string, readonly output?: GuestOutput) {
     super(message);
   }
 }
@@ -29,7 +29,7 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
     }
   } catch (error) {
     if (error instanceof OutOfRoom) return { ok: false, failure: 'limit', message: error.message };
-    if (error instanceof RunFailure) return { ok: false, failure: error.failure, message: error.message };
+    if (error instanceof RunFailure) return { ok: false, failure: error.failure, message: error.message, ...(error.output ? { output: error.output } : {}) };
     if (error instanceof AbortError) return { ok: false, failure: 'abort', message: `aborted: ${error.message}` };
     if (error instanceof WebAssembly.RuntimeError) return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
     throw error;
@@ -72,6 +72,8 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
       const start = performance.now();
       result = runCommand(instance.exports._start as () => void);
       ms = performance.now() - start;
+      // A command that exits non-zero failed (bad argv, a failed check): its output is no result.
+      if (result !== 0) throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi));
     } else {
       const target = instance.exports[request.invoke];
       if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
@@ -80,7 +82,7 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
       try {
         value = (target as (...a: Array<number | bigint>) => unknown)(...args);
       } catch (error) {
-        if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`);
+        if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`, guestOutput(wasi));
         throw error;
       }
       ms = performance.now() - start;
@@ -108,6 +110,10 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
   }
   const pluginResults = plugins.map((plugin) => plugin.afterRun?.() ?? null);
   return { result, ms, regions, globals, stdout: wasi?.stdout ?? '', stderr: wasi?.stderr ?? '', plugins: pluginResults };
+}
+
+function guestOutput(wasi: WasiHost | null): GuestOutput | undefined {
+  return wasi ? { stdout: wasi.stdout, stderr: wasi.stderr } : undefined;
 }
 
 /** Runs a WASI command's `_start`; its exit code is the result (0 when it returns normally). */

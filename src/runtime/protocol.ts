@@ -48,6 +48,12 @@ export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'limit' | 'intern
 
 export type RunResponse =
   | { ok: true; kind: ModuleKind; repetitions: RepetitionResult[] }
-  | { ok: false; failure: FailureKind; message: string };
+  | { ok: false; failure: FailureKind; message: string; output?: GuestOutput };
+
+/** What a WASI program printed before it failed (shown with a non-zero exit). */
+export interface GuestOutput {
+  stdout: string;
+  stderr: string;
+}
 
 export type ModuleKind = 'assemblyscript' | 'wasi-command' | 'wasi-reactor' | 'plain';

@@ -3,6 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import { fileError } from '../util/errors.js';
 import { readExports, type ExportedFunction } from '../../instrument/exports.js';
+import { describeGuestOutput } from './guest-output.js';
 import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
 
 export interface RunOptions {
@@ -47,7 +48,8 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const response = await inWorker(request, options.timeoutMs ?? 60_000);
   if (!response.ok) {
     const where = invoke ? ` in ${invoke}` : '';
-    throw fileError(file, response.failure === 'internal' ? `internal error: ${response.message}` : `${response.message.replace(/^trap: /, `trap${where}: `)}`);
+    if (response.failure === 'internal') throw fileError(file, `internal error: ${response.message}`);
+    throw fileError(file, `${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`);
   }
   return { kind: response.kind, repetitions: response.repetitions };
 }

@@ -1,6 +1,6 @@
 // `taintlens instrument`: writes an instrumented module and its site table (sites.json) to disk.
 import type { Command } from 'commander';
-import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
+import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { UserError } from '../../util/errors.js';
 import { emit } from '../output.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
@@ -29,9 +29,11 @@ export function registerInstrument(program: Command): void {
         throw new UserError((error as Error).message, 2);
       }
       const bytes = readWasmFile(file);
-      const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
       const output = options.output ?? file.replace(/\.wasm$/, '') + `.${modes.join('+')}.wasm`;
       const sitesFile = options.sites ?? output.replace(/\.wasm$/, '') + '.sites.json';
+      checkOutputFile(output);
+      checkOutputFile(sitesFile);
+      const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
       writeFileAtomic(output, result.bytes);
       writeJsonAtomic(sitesFile, result.sites);
       const summary = {

@@ -5,7 +5,7 @@ import { compareTable, loopTable } from '../../report/loops-report.js';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
-import { writeJsonAtomic } from '../../util/atomic-write.js';
+import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 
 interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   compare?: boolean;
@@ -23,6 +23,7 @@ export function registerLoops(program: Command): void {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { profileLoops } = await import('../../profile/profile-run.js');
     const run = parseRunOptions(options, command.args.slice(1));
+    if (options.output) checkOutputFile(options.output);
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
     emit(run.json, report, () => {

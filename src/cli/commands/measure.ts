@@ -27,6 +27,7 @@ export function registerMeasure(program: Command): void {
   ).action(async (file: string, options: MeasureCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runCampaign } = await import('../../experiment/campaign.js');
+    const { refuseInstrumented } = await import('../../../instrument/instrumented.js');
     const run = parseRunOptions(options, command.args.slice(1));
     if (options.vary.length === 0) throw new UserError('measure needs at least one --vary NAME=argK:v1,v2,...', 2);
     const parameters = options.vary.map(parseVary);
@@ -34,11 +35,13 @@ export function registerMeasure(program: Command): void {
     for (const metric of metrics) {
       if (metric !== 'time' && metric !== 'instructions') throw new UserError(`--metrics: unknown metric '${metric}' (time, instructions)`, 2);
     }
+    const bytes = readWasmFile(file);
+    refuseInstrumented(bytes, file);
     const total = parameters.reduce((n, p) => n * p.values.length, 1);
     const progress = startProgress(total, 'measuring', !run.json && process.stderr.isTTY === true);
     try {
       const summary = await runCampaign({
-        file, bytes: readWasmFile(file), invoke: run.invoke, baseArgs: run.args, baseArgv: run.argv,
+        file, bytes, invoke: run.invoke, baseArgs: run.args, baseArgv: run.argv,
         parameters, repeat: run.repeat, timeoutMs: run.timeoutMs, output: options.output,
         metrics: metrics as Array<'time' | 'instructions'>, progress,
       });

@@ -12,9 +12,11 @@ export function registerRun(program: Command): void {
   ).action(async (file: string, options: RunCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');
+    const { programBaseOf } = await import('../../runtime/instrumented-input.js');
     const run = parseRunOptions(options, command.args.slice(1));
     const bytes = readWasmFile(file);
-    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs });
+    const programBase = programBaseOf(file, bytes);
+    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase });
     const first = outcome.repetitions[0]!;
     const times = outcome.repetitions.map((r) => r.ms);
     const document = {

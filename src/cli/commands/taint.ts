@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
+import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/report.js';
 import { renderTaintReport } from '../../taint/text.js';
@@ -51,6 +51,7 @@ export function registerTaint(program: Command): void {
     const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
     const instrument = parseInstrumentOptions(options);
     const granularity = parseGranularity(options.shadow);
+    for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
     const bytes = readWasmFile(file);
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs,

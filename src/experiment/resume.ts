@@ -1,0 +1,58 @@
+// What an existing measurements file already holds, checked before a campaign appends to it: it
+// must be JSON Lines of this campaign's parameters, recorded (identity.ts) as measured the same way.
+// A torn last line (a campaign killed mid-write) is cut off; its point is measured again.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileError } from '../util/errors.js';
+import { checkOutputFile } from '../util/atomic-write.js';
+import { campaignFile, identityDifference, readIdentity, writeIdentity, type CampaignIdentity } from './identity.js';
+import { pointKey, type Point } from './grid.js';
+
+/** Checks `output` can take this campaign's measurements; returns the points already measured. */
+export function prepareOutput(output: string, identity: CampaignIdentity): Set<string> {
+  const done = new Set<string>();
+  checkOutputFile(output);
+  const text = existsSync(output) ? readFileSync(output, 'utf8') : '';
+  if (text.trim() === '') {
+    writeIdentity(output, identity, null);
+    return done;
+  }
+  const torn = !text.endsWith('\n');
+  const lines = text.split('\n').slice(0, -1);
+  const names = identity.parameters.map((p) => p.name).sort();
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    const params = measuredParams(line);
+    if (!params) {
+      throw fileError(output, `line ${index + 1} is not a JSON Lines measurement, so this is not a campaign to resume: measure into another file`);
+    }
+    const found = Object.keys(params).sort();
+    if (found.join(',') !== names.join(',')) {
+      throw fileError(output, `holds measurements over {${found.join(', ')}} (line ${index + 1}), not {${names.join(', ')}}: measure into another file`);
+    }
+    done.add(pointKey(params));
+  });
+  const recorded = readIdentity(output);
+  const record = campaignFile(output);
+  if (!recorded) {
+    throw fileError(output, `has measurements but no campaign record (${record}), so how they were measured is unknown: measure into another file, or delete it to start over`);
+  }
+  const difference = identityDifference(recorded, identity);
+  if (difference) {
+    throw fileError(output, `holds another campaign (${difference}): measure into another file, or delete it and ${record} to start over`);
+  }
+  if (torn) writeFileSync(output, lines.length ? lines.join('\n') + '\n' : '');
+  writeIdentity(output, identity, recorded);
+  return done;
+}
+
+function measuredParams(line: string): Point | null {
+  try {
+    const entry = JSON.parse(line) as unknown;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return null;
+    const params = (entry as { params?: unknown }).params;
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return null;
+    return params as Point;
+  } catch {
+    return null;
+  }
+}
