@@ -20,6 +20,7 @@ export function readMeasurements(file: string, format?: MeasurementFormat): Expe
 }
 
 export function parseMeasurements(text: string, file: string, format: MeasurementFormat): Experiment {
+  if (format !== 'extrap-text') refuseOtherDocument(text, file);
   switch (format) {
     case 'extrap-text':
       return parseExtrapText(text, file);
@@ -51,6 +52,26 @@ export function detectFormat(text: string, file: string): MeasurementFormat {
     }
   }
   return firstLine.startsWith('{') ? 'jsonl' : 'extrap-text';
+}
+
+/**
+ * A whole JSON document that is not measurements (a taint report, a loop profile, pretty-printed
+ * JSON) would otherwise be reported as "line 1: not valid JSON Lines": say what it is instead.
+ */
+function refuseOtherDocument(text: string, file: string): void {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return;
+  let document: unknown;
+  try {
+    document = JSON.parse(trimmed);
+  } catch {
+    return;
+  }
+  if (!isObject(document) || 'measurements' in document || 'params' in document) return;
+  const schema = typeof document.schema === 'string' ? document.schema : '';
+  if (schema.startsWith('taintlens/taint@')) throw fileError(file, 'is a taint report, not measurements: give it with --taint, and measurements (from taintlens measure) as the input');
+  if (schema.startsWith('taintlens/')) throw fileError(file, `is a Taintlens ${schema.replace(/^taintlens\//, '').replace(/@\d+$/, '')} document (${schema}), not measurements`);
+  throw fileError(file, 'is one JSON document, not measurements: JSON Lines has one {"params":...,"value":...} object per line; Extra-P JSON has "parameters" and "measurements"');
 }
 
 /** Collects repetitions per (callpath, metric, point) in first-seen order. */
@@ -255,10 +276,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A finite JSON number; a string, even "4", is not one (Extra-P reads numbers, and a quoted value is a mistake upstream). */
 function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string') return parseNumber(value.trim());
-  return undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** `, not the string "4"` when a string stood where a number belongs. */
+function notAString(value: unknown): string {
+  const string = Array.isArray(value) ? value.find((v) => typeof v === 'string') : value;
+  return typeof string === 'string' ? `, not the string ${JSON.stringify(string.length > 20 ? string.slice(0, 20) + '…' : string)}` : '';
 }
 
 /**
@@ -300,14 +326,14 @@ export function parseJsonLines(text: string, file: string): Experiment {
     const coords = new Array<number>(params.length);
     for (let l = 0; l < params.length; l++) {
       const raw = record[params[l]!];
-      const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : asNumber(raw);
-      if (value === undefined) throw fileError(file, `line ${lineNumber}: parameter "${params[l]}" must be a finite number`);
+      const value = asNumber(raw);
+      if (value === undefined) throw fileError(file, `line ${lineNumber}: parameter "${params[l]}" must be a finite number${notAString(raw)}`);
       coords[l] = value;
     }
     const raw = entry.value;
     const values = typeof raw === 'number' && Number.isFinite(raw) ? [raw] : Array.isArray(raw) ? raw.map(asNumber) : [asNumber(raw)];
     if (values.length === 0 || values.some((value) => value === undefined)) {
-      throw fileError(file, `line ${lineNumber}: "value" must be a finite number or a list of them`);
+      throw fileError(file, `line ${lineNumber}: "value" must be a finite number or a list of them${notAString(raw)}`);
     }
     const callpath = entry.callpath ?? DEFAULT_CALLPATH;
     if (typeof callpath !== 'string' || callpath === '') throw fileError(file, `line ${lineNumber}: "callpath" must be a non-empty string`);
@@ -346,11 +372,11 @@ export function parseExtrapJson(text: string, file: string): Experiment {
         if (!isObject(entry)) throw fileError(file, `line ${line}: ${at} must be an object`);
         const point = Array.isArray(entry.point) ? entry.point.map(asNumber) : undefined;
         if (!point || point.length !== names.length || point.some((v) => v === undefined)) {
-          throw fileError(file, `line ${line}: ${at}.point must list ${names.length} numbers`);
+          throw fileError(file, `line ${line}: ${at}.point must list ${names.length} numbers${notAString(entry.point)}`);
         }
         const values = Array.isArray(entry.values) ? entry.values.map(asNumber) : undefined;
         if (!values || values.length === 0 || values.some((v) => v === undefined)) {
-          throw fileError(file, `line ${line}: ${at}.values must be a non-empty list of numbers`);
+          throw fileError(file, `line ${line}: ${at}.values must be a non-empty list of numbers${notAString(entry.values)}`);
         }
         collector.add(callpath, metric, point as number[], values as number[]);
       });
