@@ -1,4 +1,6 @@
 // Progress for long work: a bar on an interactive terminal, nothing otherwise (CI, pipes, --json).
+// stop() erases the bar's line (and returns the cursor to where the bar started), so a caller stops
+// it before printing its result: whatever is printed while the bar is up is erased with it.
 import cliProgress from 'cli-progress';
 
 export interface Progress {
@@ -6,10 +8,10 @@ export interface Progress {
   stop(): void;
 }
 
-export function startProgress(total: number, title: string, enabled = process.stderr.isTTY === true): Progress {
+export function startProgress(total: number, title: string, enabled = process.stderr.isTTY === true, stream: NodeJS.WriteStream = process.stderr): Progress {
   if (!enabled || total <= 1) return { tick() {}, stop() {} };
   const bar = new cliProgress.SingleBar(
-    { format: `${title} [{bar}] {value}/{total} {label}`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+    { format: `${title} [{bar}] {value}/{total} {label}`, stream, hideCursor: true, clearOnComplete: true },
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0, { label: '' });

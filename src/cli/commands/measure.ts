@@ -39,16 +39,18 @@ export function registerMeasure(program: Command): void {
     refuseInstrumented(bytes, file);
     const total = parameters.reduce((n, p) => n * p.values.length, 1);
     const progress = startProgress(total, 'measuring', !run.json && process.stderr.isTTY === true);
+    let summary: Awaited<ReturnType<typeof runCampaign>>;
     try {
-      const summary = await runCampaign({
+      summary = await runCampaign({
         file, bytes, invoke: run.invoke, baseArgs: run.args, baseArgv: run.argv,
         parameters, repeat: run.repeat, timeoutMs: run.timeoutMs, output: options.output,
         metrics: metrics as Array<'time' | 'instructions'>, progress,
       });
-      emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary }, () =>
-        `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written`);
     } finally {
+      // Before the summary: stopping erases the bar's line, and with it anything printed after it.
       progress.stop();
     }
+    emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary }, () =>
+      `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written`);
   });
 }
