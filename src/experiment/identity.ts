@@ -3,11 +3,11 @@
 // export or command line, the same parameters bound to the same arguments, repetitions and metrics.
 // The grid's values may grow between runs (new points are measured, old ones kept); the
 // measurements file itself stays plain Extra-P JSON Lines.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
+import { sha256Of } from '../util/hash.js';
 import type { VariedParameter } from './grid.js';
 
 export const CAMPAIGN_SCHEMA = 'taintlens/campaign@1';
@@ -41,7 +41,7 @@ export function campaignFile(output: string): string {
 export function identityOf(input: IdentityInput): CampaignIdentity {
   return {
     schema: CAMPAIGN_SCHEMA,
-    module: { file: input.file, sha256: createHash('sha256').update(input.bytes).digest('hex') },
+    module: { file: input.file, sha256: sha256Of(input.bytes) },
     invoke: input.invoke,
     args: markVaried(input.baseArgs, input.parameters, 'arg'),
     argv: markVaried(input.baseArgv, input.parameters, 'argv'),

@@ -8,6 +8,7 @@ import { definedMemoryPages } from '../../instrument/binary-patch.js';
 import { initialRealPages, type MemoryLayout } from '../../instrument/memory-layout.js';
 import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
+import { sha256Of } from '../util/hash.js';
 
 /** Where the site table `taintlens instrument` writes by default: `x.loops.wasm` → `x.loops.sites.json`. */
 export function siteTableBeside(file: string): string {
@@ -22,20 +23,27 @@ export function programBaseOf(file: string, bytes: Uint8Array): number {
   const refuse = (why: string) =>
     fileError(file, `was written by \`taintlens instrument\` (it exports ${mark}) and ${why}: run the original module, or keep the site table beside it`);
   if (!existsSync(sitesFile)) throw refuse(`its site table ${sitesFile} is not beside it, so where its program's memory starts is unknown`);
-  const layout = layoutOf(sitesFile);
-  if (!layout) throw refuse(`${sitesFile} is not its site table (no memory layout)`);
+  const table = siteTable(sitesFile);
+  const layout = table?.layout;
+  if (!layout || !Number.isInteger(layout.programBase)) throw refuse(`${sitesFile} is not its site table (no memory layout)`);
+  // Tables written by `taintlens instrument` name the module's hash; older ones only its memory size.
+  const hash = table.instrumented?.sha256;
   const pages = definedMemoryPages(bytes);
-  if (pages !== null && pages !== initialRealPages(layout)) {
-    throw refuse(`${sitesFile} does not describe it (its memory starts with ${pages} pages, the table says ${initialRealPages(layout)})`);
+  if (hash !== undefined ? hash !== sha256Of(bytes) : pages !== null && pages !== initialRealPages(layout)) {
+    throw refuse(`${sitesFile} does not describe it (it was written for ${table.instrumented?.file ?? 'another module'})`);
   }
   return layout.programBase;
 }
 
-function layoutOf(sitesFile: string): MemoryLayout | null {
+interface SiteTableHeader {
+  layout?: MemoryLayout | null;
+  instrumented?: { file?: string; sha256?: string };
+}
+
+function siteTable(sitesFile: string): SiteTableHeader | null {
   try {
-    const table = JSON.parse(readInputText(sitesFile)) as { schema?: unknown; layout?: MemoryLayout | null };
-    const layout = table.schema === 'taintlens/sites@1' ? table.layout : null;
-    return layout && Number.isInteger(layout.programBase) ? layout : null;
+    const table = JSON.parse(readInputText(sitesFile)) as SiteTableHeader & { schema?: unknown };
+    return table.schema === 'taintlens/sites@1' ? table : null;
   } catch {
     return null;
   }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { UserError } from '../../util/errors.js';
+import { sha256Of } from '../../util/hash.js';
 import { emit } from '../output.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 
@@ -35,7 +36,8 @@ export function registerInstrument(program: Command): void {
       checkOutputFile(sitesFile);
       const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
       writeFileAtomic(output, result.bytes);
-      writeJsonAtomic(sitesFile, result.sites);
+      // The table names the module it describes, so `taintlens run` can tell it is this one's.
+      writeJsonAtomic(sitesFile, { ...result.sites, instrumented: { file: output, sha256: sha256Of(result.bytes) } });
       const summary = {
         schema: 'taintlens/instrument@1', module: file, modes, output, sites: sitesFile,
         functions: result.sites.functions.length, loops: result.sites.loops.length, calls: result.sites.calls.length,
