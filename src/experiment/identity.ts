@@ -42,13 +42,19 @@ export function identityOf(input: IdentityInput): CampaignIdentity {
   return {
     schema: CAMPAIGN_SCHEMA,
     module: { file: input.file, sha256: sha256Of(input.bytes) },
-    invoke: input.invoke,
+    invoke: input.invoke ?? defaultInvoke(input.bytes),
     args: markVaried(input.baseArgs, input.parameters, 'arg'),
     argv: markVaried(input.baseArgv, input.parameters, 'argv'),
     parameters: input.parameters,
     repeat: input.repeat,
     metrics: [...input.metrics].sort(),
   };
+}
+
+/** What runs without --invoke (see runtime/run.ts): a command's _start (null), else `run`. */
+function defaultInvoke(bytes: Uint8Array): string | null {
+  const exports = WebAssembly.Module.exports(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>));
+  return exports.some((e) => e.name === '_start') ? null : 'run';
 }
 
 /** The base arguments with each varied position shown as <name>: what a varied value was there does not matter. */
