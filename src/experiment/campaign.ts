@@ -9,23 +9,17 @@ import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
 import { argumentsAt, gridPoints, pointKey, type Point, type VariedParameter } from './grid.js';
-import { identityOf } from './identity.js';
+import { identityOf, type CampaignDefinition } from './identity.js';
 import { prepareOutput } from './resume.js';
 import { withContext } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { DEFAULT_CALLPATH } from '../io/measurements.js';
 
-export interface CampaignOptions {
-  file: string;
-  bytes: Uint8Array;
-  invoke: string | null;
-  baseArgs: string[];
-  baseArgv: string[];
-  parameters: VariedParameter[];
-  repeat: number;
+/** What the campaign measures (its identity, kept beside the output) and how it runs. */
+export interface CampaignOptions extends CampaignDefinition {
+  metrics: Array<'time' | 'instructions'>;
   timeoutMs: number;
   output: string;
-  metrics: Array<'time' | 'instructions'>;
   progress?: Progress;
 }
 

@@ -23,7 +23,7 @@ export interface CampaignIdentity {
   metrics: string[];
 }
 
-export interface IdentityInput {
+export interface CampaignDefinition {
   file: string;
   bytes: Uint8Array;
   invoke: string | null;
@@ -38,7 +38,7 @@ export function campaignFile(output: string): string {
   return `${output}.campaign.json`;
 }
 
-export function identityOf(input: IdentityInput): CampaignIdentity {
+export function identityOf(input: CampaignDefinition): CampaignIdentity {
   return {
     schema: CAMPAIGN_SCHEMA,
     module: { file: input.file, sha256: sha256Of(input.bytes) },
