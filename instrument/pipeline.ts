@@ -113,6 +113,8 @@ function describeFailure(file: string, error: unknown): Error {
   if (error instanceof UnsupportedExpression) return fileError(file, `${error.message}; this instrumentation does not handle it yet`);
   if (error instanceof Error && /^internal:/.test(error.message)) return error;
   if (error instanceof Error && error.name === 'UserError') return error;
+  // Binaryen's own failures surface as bare C++ exception objects ("[object Object]").
+  if (!(error instanceof Error) && typeof error === 'object') return fileError(file, 'Binaryen failed on this module (a C++ exception without a message)');
   return fileError(file, messageOf(error));
 }
 

@@ -8,7 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
-import { argumentsAt, gridPoints, pointKey, type Point, type VariedParameter } from './grid.js';
+import { argumentsAt, gridPoints, pointKey, type Point } from './grid.js';
 import { identityOf, type CampaignDefinition } from './identity.js';
 import { prepareOutput } from './resume.js';
 import { withContext } from '../util/errors.js';
