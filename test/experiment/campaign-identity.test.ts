@@ -2,7 +2,7 @@
 // and stores nothing for it, and a measurements file is only resumed by the campaign that wrote it
 // (its record beside it: module hash, invoke/argv, parameters, repetitions, metrics).
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
@@ -62,6 +62,8 @@ describe('resuming a campaign', () => {
     expect((await cli(['model', out, '--metric', 'instructions', '--json'])).code).toBe(0);
   });
 
+  // One measured campaign, copied for each refusal.
+  const measured = path('measured.jsonl');
   test.each([
     ['another module', ['measure', path('other.wasm'), '--vary', 'n=arg0:1,2', '--metrics', 'instructions'], /holds another campaign \(module: \S+k\.wasm \(sha256 [0-9a-f]{12}\) there, \S+other\.wasm \(sha256 [0-9a-f]{12}\) here\)/],
     ['other repetitions', ['measure', path('k.wasm'), '--vary', 'n=arg0:1,2', '--metrics', 'instructions', '--repeat', '2'], /holds another campaign \(--repeat: 5 there, 2 here\)/],
@@ -69,7 +71,9 @@ describe('resuming a campaign', () => {
     ['other parameter names', ['measure', path('k.wasm'), '--vary', 'size=arg0:1,2', '--metrics', 'instructions'], /holds measurements over \{n\} \(line 1\), not \{size\}/],
   ])('refuses %s with one line, and leaves the file alone', async (_name, args, message) => {
     const out = path(`refuse-${_name.replace(/ /g, '-')}.jsonl`);
-    expect((await measure(out)).code).toBe(0);
+    if (!existsSync(measured)) expect((await measure(measured)).code).toBe(0);
+    copyFileSync(measured, out);
+    copyFileSync(`${measured}.campaign.json`, `${out}.campaign.json`);
     const before = readFileSync(out, 'utf8');
     const { code, stdout, stderr } = await cli([...args, '-o', out]);
     expect(code).toBe(1);
