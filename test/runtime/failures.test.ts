@@ -57,6 +57,16 @@ describe.each(['run', 'loops', 'taint'])('taintlens %s of a WASI command', (name
   });
 });
 
+test("run passes a successful program's stderr on (in the document with --json)", async () => {
+  const human = await cli(['run', warns]);
+  expect(human.code).toBe(0);
+  expect(human.stderr).toBe('warning: nothing to do\n');
+  expect(human.stdout).toMatch(/^exit code: 0\n/);
+  const json = await cli(['run', warns, '--json']);
+  expect(json.stderr).toBe('');
+  expect(JSON.parse(json.stdout)).toMatchObject({ result: 0, stderr: 'warning: nothing to do\n' });
+});
+
 test("the README's miniapp with bad argv fails with its usage line", async () => {
   const { code, stdout, stderr } = await cli(['run', 'native/wasm/miniapp_cmd.wasm', '--', 'x']);
   expect(code).toBe(1);

@@ -27,8 +27,11 @@ export function registerRun(program: Command): void {
       result: first.result,
       timing: { medianMs: median(times), runs: times.length, minMs: Math.min(...times), maxMs: Math.max(...times) },
       ...(first.stdout ? { stdout: first.stdout } : {}),
+      ...(first.stderr ? { stderr: first.stderr } : {}),
     };
+    // The program's own output, as it would print it (in the document with --json).
     if (!run.json && first.stdout) process.stdout.write(first.stdout);
+    if (!run.json && first.stderr) process.stderr.write(first.stderr);
     emit(run.json, document, () => {
       const label = outcome.kind === 'wasi-command' ? 'exit code' : 'result';
       return `${label}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length})`;
