@@ -7,3 +7,5 @@ export const PROGRAM_BYTES_GLOBAL = 'taintlens$program_bytes';
 export const OUT_OF_ROOM_GLOBAL = 'taintlens$out_of_room';
 /** The program's size in bytes as i32 (it stays below 4 GiB: our regions take the top). */
 export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
+/** Set (then the program traps) when a calling-context tree (loop profiler, taint) runs out of its reserved memory. */
+export const CONTEXT_OVERFLOW_GLOBALS = ['taintlens$overflow', 'taintlens$toverflow'];

@@ -17,6 +17,7 @@ import {
 } from '../ir.js';
 import type { FunctionAnalysis, ModuleAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
+import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
 import { ContextTree, align8, treeRootBytes, ALIAS_BYTES, EXTERNAL_SITE } from '../context-tree.js';
 
 export { ALIAS_BYTES, EXTERNAL_SITE };
@@ -24,7 +25,7 @@ export { ALIAS_BYTES, EXTERNAL_SITE };
 export const NODE = { func: 0, target: 4, parent: 8, site: 12, next: 16, calls: 24, instructions: 32, loops: 40 } as const;
 export const LOOP_RECORD = { entries: 0, headers: 8, instructions: 16, size: 24 } as const;
 
-const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: 'taintlens$overflow', enter: 'taintlens$enter' };
+const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: CONTEXT_OVERFLOW_GLOBALS[0]!, enter: 'taintlens$enter' };
 const ENTER = TREE_NAMES.enter;
 const EXIT_LABEL = 'taintlens$exit';
 

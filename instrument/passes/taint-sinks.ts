@@ -12,6 +12,7 @@ import binaryen from 'binaryen';
 import { Call, Id, addVar, i64Const, idOf, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
 
 /** A loop's record in a context node: header executions and entries (i64 each). */
 export const LOOP_RECORD = { headers: 0, entries: 8, bytes: 16 } as const;
@@ -19,7 +20,7 @@ export const LOOP_RECORD = { headers: 0, entries: 8, bytes: 16 } as const;
 export const CALL_SLOTS = NODE_HEADER.bytes;
 
 export const TREE_NAMES = {
-  ctx: 'taintlens$tctx', site: 'taintlens$tsite', next: 'taintlens$tnext', overflow: 'taintlens$toverflow', enter: 'taintlens$tenter',
+  ctx: 'taintlens$tctx', site: 'taintlens$tsite', next: 'taintlens$tnext', overflow: CONTEXT_OVERFLOW_GLOBALS[1]!, enter: 'taintlens$tenter',
 };
 
 /**
