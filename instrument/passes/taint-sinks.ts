@@ -112,7 +112,6 @@ export class FunctionSinks {
    * prologue (enter the node) and the epilogue (leave it) to place around the body.
    */
   finish(functionIndex: number): { nodeBytes: number; prologue: Expr[]; epilogue: Expr[] } {
-    const { module } = this;
     if (this.node === null || this.parent === null) {
       if (this.loops.length > 0) throw new Error('internal: a function with loops keeps no context node');
       return { nodeBytes: 0, prologue: [], epilogue: [] };

@@ -1039,7 +1039,3 @@ function returnStmt(c: Ctx, s: Expr): Expr[] {
   out.push(module.br(EXIT_LABEL));
   return out;
 }
-
-function align(n: number, to: number): number {
-  return Math.ceil(n / to) * to;
-}
