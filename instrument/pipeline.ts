@@ -12,7 +12,7 @@ import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
 
 export interface InstrumentOptions extends LayoutOptions {
-  /** Bytes reserved for the loop profiler's calling-context tree (default 16 MiB). */
+  /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
   contextBytes?: number;
 }
 
@@ -123,7 +123,7 @@ registerPass({
   describe: 'dynamic taint: which marked parameters reach each loop exit condition and branch',
   regions: (options) => {
     const taint = (options as InstrumentOptions & { taint?: TaintOptions }).taint;
-    return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity);
+    return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity, taint?.contextBytes ?? options.contextBytes);
   },
   apply: ({ module, analysis, layout, options }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint),
 });

@@ -9,3 +9,6 @@ export const OUT_OF_ROOM_GLOBAL = 'taintlens$out_of_room';
 export const PROGRAM_BYTES32_GLOBAL = 'taintlens$program_bytes32';
 /** Every name instrumentation adds starts with this; a module exporting one was instrumented already. */
 export const RESERVED_PREFIX = 'taintlens$';
+
+/** Set (then the program traps) when a calling-context tree (loop profiler, taint) runs out of its reserved memory. */
+export const CONTEXT_OVERFLOW_GLOBALS = ['taintlens$overflow', 'taintlens$toverflow'];

@@ -9,9 +9,7 @@
 // increment at all: their counts are derived from the header and call counters afterwards.
 //
 // At function exit the locals are added into the invocation's node of a calling-context tree kept
-// in reserved memory (loop → call → function → loop). Callers announce the call site in a global;
-// the callee finds or creates its node under the caller's node (recursion folds onto the ancestor
-// node, as in Ammons-Ball-Larus CCTs). Nothing crosses into JS while the program runs.
+// in reserved memory (loop → call → function → loop; instrument/context-tree.ts).
 import binaryen from 'binaryen';
 import {
   Func, Id, Loop, If, addVar, childSlots, idOf, isCountedInstruction, labelOf, branchTargets, typeOf,
@@ -19,17 +17,16 @@ import {
 } from '../ir.js';
 import type { FunctionAnalysis, ModuleAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
+import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
+import { ContextTree, align8, treeRootBytes, ALIAS_BYTES, EXTERNAL_SITE } from '../context-tree.js';
+
+export { ALIAS_BYTES, EXTERNAL_SITE };
 
 export const NODE = { func: 0, target: 4, parent: 8, site: 12, next: 16, calls: 24, instructions: 32, loops: 40 } as const;
 export const LOOP_RECORD = { entries: 0, headers: 8, instructions: 16, size: 24 } as const;
-export const ALIAS_BYTES = 24;
-export const EXTERNAL_SITE = -1;
 
-const CTX = 'taintlens$ctx';
-const SITE = 'taintlens$site';
-const NEXT = 'taintlens$next';
-const OVERFLOW = 'taintlens$overflow';
-const ENTER = 'taintlens$enter';
+const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: CONTEXT_OVERFLOW_GLOBALS[0]!, enter: 'taintlens$enter' };
+const ENTER = TREE_NAMES.enter;
 const EXIT_LABEL = 'taintlens$exit';
 
 export interface LoopProfileLayout {
@@ -48,30 +45,19 @@ export function nodeBytes(loops: number, calls: number): number {
 
 /** The root's child slots are indexed by 1-based function number (0 marks the root itself). */
 export function rootBytes(functions: number): number {
-  return align8(NODE.loops + 4 * (functions + 1));
+  return treeRootBytes(NODE.loops, functions);
 }
 
 const ownFunctions = new Set([ENTER, MEMORY_GROW_FUNCTION]);
 
 export function applyLoopProfiler(module: binaryen.Module, analysis: ModuleAnalysis, region: { base: number; bytes: number }): LoopProfileLayout {
-  const base = region.base;
-  const rootSize = rootBytes(analysis.functions.length);
-  module.addGlobal(CTX, binaryen.i32, true, module.i32.const(base));
-  module.addGlobal(SITE, binaryen.i32, true, module.i32.const(EXTERNAL_SITE));
-  module.addGlobal(NEXT, binaryen.i32, true, module.i32.const(base + rootSize));
-  module.addGlobal(OVERFLOW, binaryen.i32, true, module.i32.const(0));
-  addEnterFunction(module, base, base + region.bytes);
-  module.addGlobalExport(NEXT, 'taintlens$next');
-  module.addGlobalExport(OVERFLOW, 'taintlens$overflow');
+  const tree = new ContextTree(module, TREE_NAMES, region, NODE.loops, analysis.functions.length);
   const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
   const functions = analysis.functions.map((fn) => {
     if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
-    return instrumentFunction(module, fn, definedIndex);
+    return instrumentFunction(module, tree, fn, definedIndex);
   });
-  return {
-    base, bytes: region.bytes, rootBytes: rootSize, functions,
-    exports: { next: 'taintlens$next', overflow: 'taintlens$overflow' },
-  };
+  return { ...tree.layout, functions };
 }
 
 interface Region {
@@ -81,7 +67,7 @@ interface Region {
   constant: Expr | null;
 }
 
-function instrumentFunction(module: binaryen.Module, fn: FunctionAnalysis, definedIndex: Map<string, number>) {
+function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: FunctionAnalysis, definedIndex: Map<string, number>) {
   const func = fn.func;
   const body = Func.getBody(func);
   const loopCount = fn.loopExprs.length;
@@ -192,7 +178,7 @@ function instrumentFunction(module: binaryen.Module, fn: FunctionAnalysis, defin
       slot.replace(module.br(EXIT_LABEL, 0, value));
     }
     if ((id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) || id === Id.CallIndirect) {
-      announceCallSite(module, slot, expr, NODE.loops + LOOP_RECORD.size * loopCount + 4 * callIndex.get(expr)!, tempOf);
+      tree.announceBefore(slot, expr, NODE.loops + LOOP_RECORD.size * loopCount + 4 * callIndex.get(expr)!, tempOf);
     }
     if (dead(expr)) current = null;
     else if (id === Id.Break && escapes.size > 0 && current) current = startAfter(slot, expr, loop);
@@ -226,15 +212,8 @@ function instrumentFunction(module: binaryen.Module, fn: FunctionAnalysis, defin
       addInto(at + LOOP_RECORD.instructions, module.local.get(locals.acc, i64)),
     );
   });
-  flush.push(module.global.set(CTX, module.local.get(parentLocal, i32)));
-  const prologue = [
-    module.local.set(parentLocal, module.global.get(CTX, i32)),
-    module.local.set(nodeLocal, module.call(ENTER, [
-      module.local.get(parentLocal, i32), module.global.get(SITE, i32), module.i32.const(fn.site.index + 1), module.i32.const(size),
-    ], i32)),
-    module.global.set(SITE, module.i32.const(EXTERNAL_SITE)),
-    module.global.set(CTX, node()),
-  ];
+  flush.push(tree.epilogue(parentLocal));
+  const prologue = tree.prologue(parentLocal, nodeLocal, fn.site.index, size);
   const exitBlock = module.block(EXIT_LABEL, [walkedBody], resultType);
   let newBody: Expr;
   if (resultType === binaryen.none) {
@@ -251,76 +230,3 @@ function instrumentFunction(module: binaryen.Module, fn: FunctionAnalysis, defin
     loopHeaderInstructions: headerRegions.map((r) => r.count),
   };
 }
-
-/** Sets the call-site global after the operands are evaluated, right before the call. */
-function announceCallSite(module: binaryen.Module, slot: ChildSlot, call: Expr, siteOffset: number, tempOf: (t: number) => number): void {
-  const announce = module.global.set(SITE, module.i32.const(siteOffset));
-  const operands = childSlots(call);
-  const last = operands.at(-1);
-  if (!last) {
-    slot.replace(module.block(null, [announce, call], binaryen.auto));
-    return;
-  }
-  const type = typeOf(last.expr);
-  if (type === binaryen.unreachable) return;
-  const temp = tempOf(type);
-  last.replace(module.block(null, [module.local.set(temp, last.expr), announce, module.local.get(temp, type)], type));
-}
-
-/** Finds or creates the context node of a function called from a call site of the current node. */
-function addEnterFunction(module: binaryen.Module, base: number, limit: number): void {
-  const i32 = binaryen.i32;
-  const [PARENT, SITE_ARG, FID, SIZE, SLOT, N, ANC, REC, RECSIZE] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-  const get = (i: number) => module.local.get(i, i32);
-  const set = (i: number, v: Expr) => module.local.set(i, v);
-  const load = (offset: number, ptr: Expr) => module.i32.load(offset, 4, ptr);
-  const store = (offset: number, ptr: Expr, value: Expr) => module.i32.store(offset, 4, ptr, value);
-  const body = module.block(null, [
-    module.if(
-      module.i32.eq(get(SITE_ARG), module.i32.const(EXTERNAL_SITE)),
-      module.block(null, [
-        set(PARENT, module.i32.const(base)),
-        set(SLOT, module.i32.add(module.i32.const(base + NODE.loops), module.i32.shl(get(FID), module.i32.const(2)))),
-      ]),
-      set(SLOT, module.i32.add(get(PARENT), get(SITE_ARG))),
-    ),
-    set(N, load(0, get(SLOT))),
-    module.block('found', [
-      module.loop('scan', module.block(null, [
-        module.br('found', module.i32.eqz(get(N))),
-        module.if(module.i32.eq(load(NODE.func, get(N)), get(FID)), module.return(load(NODE.target, get(N)))),
-        set(N, load(NODE.next, get(N))),
-        module.br('scan'),
-      ])),
-    ]),
-    set(ANC, get(PARENT)),
-    module.block('ancestors', [
-      module.loop('up', module.block(null, [
-        module.br('ancestors', module.i32.eqz(get(ANC))),
-        module.br('ancestors', module.i32.eq(load(NODE.func, get(ANC)), get(FID))),
-        set(ANC, load(NODE.parent, get(ANC))),
-        module.br('up'),
-      ])),
-    ]),
-    set(REC, module.global.get(NEXT, i32)),
-    set(RECSIZE, module.select(get(ANC), module.i32.const(ALIAS_BYTES), get(SIZE))),
-    module.if(
-      module.i32.gt_u(module.i32.add(get(REC), get(RECSIZE)), module.i32.const(limit)),
-      module.block(null, [module.global.set(OVERFLOW, module.i32.const(1)), module.unreachable()]),
-    ),
-    module.global.set(NEXT, module.i32.add(get(REC), get(RECSIZE))),
-    store(NODE.func, get(REC), get(FID)),
-    store(NODE.target, get(REC), module.select(get(ANC), get(ANC), get(REC))),
-    store(NODE.parent, get(REC), get(PARENT)),
-    store(NODE.site, get(REC), get(SITE_ARG)),
-    store(NODE.next, get(REC), load(0, get(SLOT))),
-    store(0, get(SLOT), get(REC)),
-    load(NODE.target, get(REC)),
-  ], i32);
-  module.addFunction(ENTER, binaryen.createType([i32, i32, i32, i32]), i32, [i32, i32, i32, i32, i32], body);
-}
-
-function align8(n: number): number {
-  return Math.ceil(n / 8) * 8;
-}
-

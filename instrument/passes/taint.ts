@@ -17,11 +17,12 @@
 //     labels of the loop's exit conditions). Stores and global writes also join the current
 //     control label (`ctl`). Loop exit conditions never enter `ctl`: a loop's own exit condition
 //     does not taint its body, so a constant loop nested in an n-loop stays constant.
-// Sinks: per loop the union of the labels of its exit conditions and the number of header
-// executions; per other conditional branch its labels and whether it ran; per import call with a
-// library cost the labels of the named arguments. They accumulate in locals and are flushed into a
-// reserved sink table at function exit (and before calls that may not return). After the rewrite
-// Binaryen's function optimizer removes the copies flattening introduced.
+// Sinks: per loop and calling context (a full call path, taint-sinks.ts) the labels of each of its
+// exit conditions and the number of header executions; per other conditional branch its labels and
+// whether it ran; per import call with a library cost the labels of the named arguments. They
+// accumulate in locals and are flushed at function exit (and before calls that may not return):
+// loops into the invocation's context node, the others into a reserved sink table. After the
+// rewrite Binaryen's function optimizer removes the copies flattening introduced.
 import binaryen from 'binaryen';
 import {
   Block, Break, Call, Drop, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
@@ -29,20 +30,20 @@ import {
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
+import { ContextTree } from '../context-tree.js';
+import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintLoopSite, type TaintContextLayout } from './taint-sinks.js';
 import { placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
 
 export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
 export const ARG_GLOBAL = (k: number) => `taintlens$arg${k}`;
 export const RET_GLOBAL = 'taintlens$ret';
 export const CTL_GLOBAL = 'taintlens$ctl';
-/** Set before every call: the caller's slot in the callee's loop sinks (0: entry, indirect, host). */
-const SLOT_GLOBAL = 'taintlens$callslot';
 export const SHADOW_GLOBAL_PREFIX = 'taintlens$shadow$';
 const EXIT_LABEL = 'taintlens$texit';
 
-/** Sink records: loops 16 bytes (label i32, evaluated flag i32, header executions i64); others 8 bytes (label | executed<<32). */
-export const LOOP_SINK_BYTES = 24;
+/** Sink records of branches and library-cost calls: 8 bytes (label | executed<<32). Loops: taint-sinks.ts. */
 export const SITE_SINK_BYTES = 8;
+export type { TaintLoopSite, TaintContextLayout };
 
 /** How a host import propagates labels (the library database, already validated). */
 export interface ImportRule {
@@ -65,14 +66,10 @@ export interface TaintOptions {
   sinkBytes?: number;
   /** Labels per aligned 4-byte word (default, fast) or per byte (exact for narrow stores). */
   granularity?: ShadowGranularity;
+  /** Bytes reserved for the calling-context tree holding the loop sinks (default 16 MiB). */
+  contextBytes?: number;
 }
 
-/**
- * A loop's sinks, one record per calling context of its function: slot s at `sink + s * stride`;
- * slot 0 is an entry from the host, an indirect call or an unknown caller, slot s ≥ 1 the direct
- * call site `contexts[s]`.
- */
-export interface TaintLoopSite { id: string; function: string; sink: number; stride: number; contexts: Array<string | null>; exitConditions: number }
 export interface TaintBranchSite { id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number }
 export interface TaintImportSite { id: string; call: string | null; function: string; loop: string | null; import: string; params: string[]; sink: number }
 
@@ -80,6 +77,8 @@ export interface TaintLayout {
   schema: string;
   shadow: ShadowPlacement;
   sinks: { base: number; bytes: number };
+  /** The calling-context tree holding the loop sinks. */
+  contexts: TaintContextLayout;
   /** Fixed label names (bit order) baked into the module by library sources. */
   names: string[];
   loops: TaintLoopSite[];
@@ -94,39 +93,8 @@ export interface TaintLayout {
   exports: Record<string, string>;
 }
 
-export function taintRegions(sinkBytes: number, granularity: ShadowGranularity = 'word'): RegionRequest[] {
-  return [{ name: 'taint', bytes: sinkBytes }, shadowRegion(granularity)];
-}
-
-/** Direct call sites of each defined function (internal names), in site-table order. */
-function directCallers(analysis: ModuleAnalysis, defined: Set<string>): Map<string, string[]> {
-  const callers = new Map<string, string[]>();
-  for (const fn of analysis.functions) {
-    fn.callExprs.forEach((expr, i) => {
-      if (idOf(expr) !== Id.Call) return;
-      const target = Call.getTarget(expr);
-      const site = fn.site.calls[i];
-      if (!defined.has(target) || site === undefined) return;
-      const list = callers.get(target) ?? [];
-      list.push(site);
-      callers.set(target, list);
-    });
-  }
-  return callers;
-}
-
-/** Sink table size for a module (computed from the site table before layout). */
-export function taintSinkBytes(analysis: ModuleAnalysis): number {
-  let loops = 0;
-  let calls = 0;
-  let instructions = 0;
-  for (const fn of analysis.functions) {
-    loops += fn.loopExprs.length;
-    calls += fn.callExprs.length;
-    instructions += fn.site.instructions;
-  }
-  // Branch sites are at most one per instruction; keep generous room.
-  return align(64 + loops * LOOP_SINK_BYTES + (calls + instructions) * SITE_SINK_BYTES, 16);
+export function taintRegions(sinkBytes: number, granularity: ShadowGranularity = 'word', contextBytes = 16 << 20): RegionRequest[] {
+  return [{ name: 'taint', bytes: sinkBytes }, { name: 'taint-contexts', bytes: contextBytes }, shadowRegion(granularity)];
 }
 
 interface Frame {
@@ -162,18 +130,14 @@ interface Ctx {
   frames: Frame[];
   loopIndex: number;
   loopLocals: Array<{ exit: number; headers: number; entries: number; site: TaintLoopSite; carried: number[] | null; expr: Expr }>;
+  /** Loop sinks of this function and its calling-context node. */
+  sinks: FunctionSinks;
   siteLocals: Array<{ local: number; sink: number }>;
   callIndex: number;
   rv: number | null;
   rl: number | null;
   getCounts: Map<number, number>;
   sinkCursor: { value: number };
-  /** Direct call sites per callee (internal name), in slot order from 1. */
-  callers: Map<string, string[]>;
-  /** Call-site id → the caller's slot in its callee. */
-  slotOfCall: Map<string, number>;
-  /** This function's loop sinks: first record, bytes per calling context, and the local holding the context's offset. */
-  loopSinks: { base: number; stride: number; offset: number } | null;
   globalsShadow: Map<string, string>;
   importInfo: Map<string, { key: string; params: number; results: number }>;
   defined: Set<string>;
@@ -199,8 +163,13 @@ export function applyTaint(
     }
   }
   if (names.length > 32) throw new Error(`at most 32 parameters can be tracked (got ${names.length})`);
+  const skip = new Set([MEMORY_GROW_FUNCTION, ...SHADOW_FUNCTIONS]);
+  const skipped = (name: string) => skip.has(name) || name.startsWith('taintlens$');
+  const tree = new ContextTree(module, TREE_NAMES, layout.regions['taint-contexts']!, CALL_SLOTS, analysis.functions.length);
+  const withNodes = functionsWithNodes(analysis, skipped);
+  const contexts: TaintContextLayout = { ...tree.layout, callSlots: CALL_SLOTS, functions: analysis.functions.map((f) => ({ name: f.site.name, nodeBytes: 0 })) };
   const out: TaintLayout = {
-    schema: TAINT_SCHEMA, shadow: shadow.placement, sinks: sinkRegion, names, loops: [], branches: [], imports: [],
+    schema: TAINT_SCHEMA, shadow: shadow.placement, sinks: sinkRegion, contexts, names, loops: [], branches: [], imports: [],
     argGlobals: [], shadowGlobals: {}, maxArgs: 0, exports: {},
   };
   for (let i = 0; i < module.getNumExports(); i++) {
@@ -228,10 +197,6 @@ export function applyTaint(
   }
   module.addGlobal(RET_GLOBAL, i32, true, module.i32.const(0));
   module.addGlobal(CTL_GLOBAL, i32, true, module.i32.const(0));
-  module.addGlobal(SLOT_GLOBAL, i32, true, module.i32.const(0));
-  const callers = directCallers(analysis, defined);
-  const slotOfCall = new Map<string, number>();
-  for (const ids of callers.values()) ids.forEach((id, i) => slotOfCall.set(id, i + 1));
 
   // Shadow globals for mutable globals (ours excluded).
   const globalsShadow = new Map<string, string>();
@@ -258,16 +223,16 @@ export function applyTaint(
 
   shadow.addHelpers(module);
   const sinkCursor = { value: sinkRegion.base + 64 };
-  const skip = new Set([MEMORY_GROW_FUNCTION, ...SHADOW_FUNCTIONS]);
   for (const fn of analysis.functions) {
-    if (skip.has(fn.site.name) || fn.site.name.startsWith('taintlens$')) continue;
+    if (skipped(fn.site.name)) continue;
     const body = Func.getBody(fn.func);
     if (!body) continue;
     // Locals that exist before flattening are the program's own; flatten only appends temporaries.
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
     const temps = new Map<string, number>();
-    instrumentFunction({
+    const sinks = new FunctionSinks(module, fn.func, tree, withNodes.has(fn.site.name), fn.callExprs.length);
+    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction({
       module, layout: out, shadowMemory: shadow, codegen: {
         module,
         temp: (type, key) => tempIn(fn.func, temps, type, key),
@@ -275,14 +240,15 @@ export function applyTaint(
       },
       programBase: layout.programBase, fn, func: fn.func, originalLocals,
       shadow: new Map(), temps, ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
-      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, callers, slotOfCall, loopSinks: null, globalsShadow, importInfo, defined, options, nameBits,
+      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, sinks, globalsShadow, importInfo, defined, options, nameBits,
     });
   }
   if (sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
   return out;
 }
 
-function instrumentFunction(c: Ctx): void {
+/** Instruments one function; returns the size of its context nodes (0: it keeps none). */
+function instrumentFunction(c: Ctx): number {
   const { module, func, fn } = c;
   const i32 = binaryen.i32;
   c.ctl = addVar(func, i32);
@@ -291,13 +257,6 @@ function instrumentFunction(c: Ctx): void {
   if (resultType !== binaryen.none) {
     c.rv = addVar(func, resultType);
     c.rl = addVar(func, i32);
-  }
-  const loopCount = fn.loopExprs.length;
-  if (loopCount > 0) {
-    const slots = 1 + (c.callers.get(fn.site.name)?.length ?? 0);
-    const stride = loopCount * LOOP_SINK_BYTES;
-    c.loopSinks = { base: c.sinkCursor.value, stride, offset: addVar(func, i32) };
-    c.sinkCursor.value += slots * stride;
   }
   const funcFrame: Frame = { kind: 'func', label: EXIT_LABEL, expr: Func.getBody(func), ctlTouched: false, join: addVar(func, i32) };
   c.frames.push(funcFrame);
@@ -308,20 +267,14 @@ function instrumentFunction(c: Ctx): void {
   }
   const params = binaryen.expandType(Func.getParams(func));
   const prologue: Expr[] = [module.local.set(c.ctl, module.global.get(CTL_GLOBAL, i32)), module.local.set(funcFrame.join!, module.i32.const(0))];
-  if (c.loopSinks) {
-    // The caller's slot picks this call's loop records (a slot past the table: slot 0).
-    const slots = 1 + (c.callers.get(fn.site.name)?.length ?? 0);
-    const slot = () => module.global.get(SLOT_GLOBAL, i32);
-    prologue.push(module.local.set(c.loopSinks.offset, module.i32.mul(
-      module.select(module.i32.lt_u(slot(), module.i32.const(slots)), slot(), module.i32.const(0)),
-      module.i32.const(c.loopSinks.stride),
-    )));
-  }
   params.forEach((_, k) => {
     const s = c.shadow.get(k);
     if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
   });
   const tail: Expr[] = [...flush(c)];
+  const node = c.sinks.finish(fn.site.index);
+  prologue.push(...node.prologue);
+  tail.push(...node.epilogue);
   if (c.rv !== null) {
     tail.push(module.global.set(RET_GLOBAL, module.i32.or(module.local.get(c.rl!, i32), module.local.get(funcFrame.join!, i32))));
     tail.push(module.local.get(c.rv, resultType));
@@ -333,6 +286,7 @@ function instrumentFunction(c: Ctx): void {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);
     if (dropUnreadLabelLoads(module, Func.getBody(func), c.shadowMemory)) module.runPassesOnFunction(func, CLEANUP_PASSES);
   }
+  return node.nodeBytes;
 }
 
 /**
@@ -383,26 +337,16 @@ function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: Shado
   return found;
 }
 
-/** Flushes the function's sink locals into the sink table. */
+/** Flushes the function's sink locals: loops into its context node, other sites into the sink table. */
 function flush(c: Ctx, reset = false): Expr[] {
   const { module } = c;
-  const i32 = binaryen.i32;
   const i64 = binaryen.i64;
-  const out: Expr[] = [];
-  const context = () => module.local.get(c.loopSinks!.offset, i32);
-  for (const loop of c.loopLocals) {
-    const at = loop.site.sink;
-    out.push(module.i32.store(at, 4, context(), module.i32.or(module.i32.load(at, 4, context()), module.local.get(loop.exit, i32))));
-    out.push(module.i64.store(at + 8, 8, context(), module.i64.add(module.i64.load(at + 8, 8, context()), module.local.get(loop.headers, i64))));
-    out.push(module.i64.store(at + 16, 8, context(), module.i64.add(module.i64.load(at + 16, 8, context()), module.local.get(loop.entries, i64))));
-  }
+  const out: Expr[] = [c.sinks.flush(reset)];
   for (const site of c.siteLocals) {
     out.push(module.i64.store(site.sink, 8, module.i32.const(0), module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64))));
   }
   if (reset) {
-    for (const loop of c.loopLocals) {
-      out.push(module.local.set(loop.exit, module.i32.const(0)), module.local.set(loop.headers, i64Const(module, 0)), module.local.set(loop.entries, i64Const(module, 0)));
-    }
+    for (const loop of c.loopLocals) out.push(module.local.set(loop.exit, module.i32.const(0)));
     for (const site of c.siteLocals) out.push(module.local.set(site.local, i64Const(module, 0)));
   }
   return out;
@@ -622,7 +566,7 @@ function callShadow(c: Ctx, call: Expr): { pre: Expr[]; post: (resultShadow: num
   }
   const pre: Expr[] = argLabels.map((label, k) => module.global.set(ARG_GLOBAL(k), orZero(c, label)));
   pre.push(module.global.set(CTL_GLOBAL, module.local.get(c.ctl, i32)));
-  pre.push(module.global.set(SLOT_GLOBAL, module.i32.const(siteCall === null ? 0 : c.slotOfCall.get(siteCall) ?? 0)));
+  pre.push(...c.sinks.announce(c.callIndex - 1));
   if (id === Id.CallIndirect) {
     // A table may hold an import, which does not set the result label: default to the union.
     pre.push(module.global.set(RET_GLOBAL, orZero(c, orAll(c, args.map((a) => operandLabel(c, a))))));
@@ -640,8 +584,8 @@ function importShadow(
   const i32 = binaryen.i32;
   const i64 = binaryen.i64;
   const rule = c.options.library?.[key] ?? c.options.library?.[target];
-  // A host function may call back into an export: that entry is slot 0, not this caller's slot.
-  const pre: Expr[] = [module.global.set(SLOT_GLOBAL, module.i32.const(0))];
+  // A host function may call back into an export: that entry comes from outside, not from this call site.
+  const pre: Expr[] = [c.sinks.external()];
   const postFixed: Expr[] = [];
   // Calls that may not return (process exit, aborts) lose this frame's sinks: flush first.
   if (/^(wasi_\w+\.proc_exit|env\.abort|env\.exit)$/.test(key)) pre.push(...flush(c, true));
@@ -773,12 +717,11 @@ function loopStmt(c: Ctx, s: Expr): Expr[] {
   const k = c.loopIndex++;
   const siteId = c.fn.site.loops[k];
   if (siteId === undefined) throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
-  const sinks = c.loopSinks!;
-  const contexts = [null, ...(c.callers.get(c.fn.site.name) ?? [])];
-  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, sink: sinks.base + k * LOOP_SINK_BYTES, stride: sinks.stride, contexts, exitConditions: 0 };
+  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, record: 0, exitLabels: 0, exitConditions: 0 };
   c.layout.loops.push(site);
   const locals = { exit: addVar(c.func, i32), headers: addVar(c.func, i64), entries: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
   c.loopLocals[k] = locals;
+  c.sinks.addLoop(k, site, locals.headers, locals.entries);
   const name = Loop.getName(s);
   const frame: Frame = { kind: 'loop', label: name, loop: k, expr: s, ctlTouched: false };
   c.frames.push(frame);
@@ -857,12 +800,20 @@ function recordBranch(c: Ctx, local: number, label: () => Expr): Expr {
   return module.local.set(local, module.i64.or(module.local.get(local, i64), module.i64.or(module.i64.extend_u(label()), i64Const(module, 1n << 32n))));
 }
 
-function recordExit(c: Ctx, k: number, label: () => Expr): Expr {
+/** A new exit condition of loop k: its ordinal within the loop (from 0). */
+function newExit(c: Ctx, k: number): number {
+  return c.loopLocals[k]!.site.exitConditions++;
+}
+
+/** Joins `label` into exit condition `exitIndex` of loop k and into the loop's exit label. */
+function recordExit(c: Ctx, k: number, exitIndex: number, label: () => Expr): Expr {
   const { module } = c;
   const i32 = binaryen.i32;
   const locals = c.loopLocals[k]!;
-  locals.site.exitConditions++;
-  return module.local.set(locals.exit, module.i32.or(module.local.get(locals.exit, i32), label()));
+  return module.block(null, [
+    c.sinks.recordExit(k, exitIndex, label()),
+    module.local.set(locals.exit, module.i32.or(module.local.get(locals.exit, i32), label())),
+  ], binaryen.none);
 }
 
 /** Adds `labels` to the join of frame depth d (allocating it). */
@@ -897,7 +848,7 @@ function ifStmt(c: Ctx, s: Expr): Expr[] {
   const get = () => module.local.get(cond, i32);
   // Is this an exit condition of enclosing loops?
   const exits = ifExitLoops(c, s);
-  if (exits.length > 0) for (const k of exits) pre.push(recordExit(c, k, get));
+  if (exits.length > 0) for (const k of exits) pre.push(recordExit(c, k, newExit(c, k), get));
   else pre.push(recordBranch(c, newBranchSite(c, 'if'), get));
   const exitIf = exits.length > 0;
   const frame: Frame = { kind: 'if', label: null, cond, exitIf, expr: s, ctlTouched: false };
@@ -1031,7 +982,7 @@ function breakStmt(c: Ctx, s: Expr): Expr[] {
     // Conditional back-edge: at the end of the body it is the loop's exit condition (do-while).
     const k = frame.loop!;
     const tail = d === innermostLoopDepth(c) && isInTail(c, d);
-    if (tail) pre.push(recordExit(c, k, get));
+    if (tail) pre.push(recordExit(c, k, newExit(c, k), get));
     else {
       pre.push(recordBranch(c, newBranchSite(c, 'br_if'), get));
       post.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
@@ -1041,7 +992,7 @@ function breakStmt(c: Ctx, s: Expr): Expr[] {
     return [...pre, s, ...post];
   }
   const crossed = crossedLoops(c, d);
-  if (crossed.length > 0) for (const k of crossed) pre.push(recordExit(c, k, get));
+  if (crossed.length > 0) for (const k of crossed) pre.push(recordExit(c, k, newExit(c, k), get));
   else {
     pre.push(recordBranch(c, newBranchSite(c, 'br_if'), get));
     post.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
@@ -1062,7 +1013,7 @@ function switchStmt(c: Ctx, s: Expr): Expr[] {
   const targets = [...new Set(branchTargets(s))].map((t) => frameOf(c, t));
   const crossed = new Set<number>();
   for (const d of targets) for (const k of crossedLoops(c, d)) crossed.add(k);
-  if (crossed.size > 0) for (const k of crossed) pre.push(recordExit(c, k, get));
+  if (crossed.size > 0) for (const k of crossed) pre.push(recordExit(c, k, newExit(c, k), get));
   else pre.push(recordBranch(c, newBranchSite(c, 'br_table'), get));
   for (const d of [...new Set(targets)]) {
     const escaped = escapedIfs(c, d).map((l) => () => module.local.get(l, i32));
@@ -1087,8 +1038,4 @@ function returnStmt(c: Ctx, s: Expr): Expr[] {
   }
   out.push(module.br(EXIT_LABEL));
   return out;
-}
-
-function align(n: number, to: number): number {
-  return Math.ceil(n / to) * to;
 }

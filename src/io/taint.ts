@@ -1,4 +1,4 @@
-// Reads the taint report (`taintlens taint --json`, schema taintlens/taint@1) tolerantly: unknown
+// Reads the taint report (`taintlens taint --json`, schema taintlens/taint@1 or @2) tolerantly: unknown
 // fields are ignored, optional parts may be missing, and only what the modeler uses is validated.
 import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
@@ -26,7 +26,9 @@ export function parseTaintReport(json: unknown, source: string): TaintReport {
     if (typeof schema !== 'string' || !schema.startsWith('taintlens/taint@')) {
       throw fileError(source, `not a taint report (schema ${JSON.stringify(schema)}, expected "${schemaId('taint')}")`);
     }
-    if (schema !== schemaId('taint')) throw fileError(source, `unsupported taint report version ${schema} (this reader understands ${schemaId('taint')})`);
+    // Version 2 added per-context call paths, per-exit parameters and timing; the fields read here are unchanged.
+    const understood = [schemaId('taint', 1), schemaId('taint', 2)];
+    if (!understood.includes(schema)) throw fileError(source, `unsupported taint report version ${schema} (this reader understands ${understood.join(' and ')})`);
   }
   const parameters = json.parameters === undefined ? [] : stringList(json.parameters);
   if (!parameters) throw fileError(source, '"parameters" must be a list of names');

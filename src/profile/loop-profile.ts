@@ -3,7 +3,8 @@
 // (loop → call → function → loop), and a function-level profile beside it.
 import type { SiteTable, LoopSite, CallSite } from '../../instrument/sites.js';
 import type { LoopProfileLayout } from '../../instrument/passes/loops.js';
-import { NODE, LOOP_RECORD, ALIAS_BYTES, EXTERNAL_SITE } from '../../instrument/passes/loops.js';
+import { NODE, LOOP_RECORD, EXTERNAL_SITE } from '../../instrument/passes/loops.js';
+import { readContextNodes } from '../../instrument/context-tree.js';
 
 export interface LoopEntry {
   /** Unique per loop and calling context: `L3#5` is loop L3 in context node 5. */
@@ -55,22 +56,16 @@ interface ContextNode {
   inclusive: number;
 }
 
-export function decodeLoopProfile(raw: Uint8Array, table: SiteTable, layout: LoopProfileLayout, next: number): LoopProfile {
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+export function decodeLoopProfile(rawTree: Uint8Array, table: SiteTable, layout: LoopProfileLayout, next: number): LoopProfile {
+  const view = new DataView(rawTree.buffer, rawTree.byteOffset, rawTree.byteLength);
   const at = (address: number) => address - layout.base;
   const u32 = (address: number) => view.getUint32(at(address), true);
   const u64 = (address: number) => Number(view.getBigUint64(at(address), true));
   const nodes = new Map<number, ContextNode>();
   const ordered: ContextNode[] = [];
-  for (let address = layout.base + layout.rootBytes; address < next;) {
-    const functionIndex = u32(address + NODE.func) - 1;
-    const target = u32(address + NODE.target);
-    if (target !== address) {
-      address += ALIAS_BYTES;
-      continue;
-    }
-    const fn = layout.functions[functionIndex];
-    if (!fn) throw new Error(`internal: corrupt context tree at ${address}`);
+  for (const raw of readContextNodes(rawTree, layout, next, (f) => layout.functions[f]?.nodeBytes ?? 0)) {
+    const { address, functionIndex } = raw;
+    const fn = layout.functions[functionIndex]!;
     const loopCount = fn.loopHeaderInstructions.length;
     const loops = [];
     for (let k = 0; k < loopCount; k++) {
@@ -81,14 +76,12 @@ export function decodeLoopProfile(raw: Uint8Array, table: SiteTable, layout: Loo
     }
     const calls = u64(address + NODE.calls);
     const node: ContextNode = {
-      index: ordered.length, address, functionIndex, parent: null,
-      siteOffset: view.getInt32(at(address + NODE.site), true), calls,
+      index: ordered.length, address, functionIndex, parent: null, siteOffset: raw.site, calls,
       ownInstructions: u64(address + NODE.instructions) + calls * fn.entryInstructions,
       loops, children: [], inclusive: 0,
     };
     nodes.set(address, node);
     ordered.push(node);
-    address += fn.nodeBytes;
   }
   for (const node of ordered) {
     const parentAddress = u32(node.address + NODE.parent);

@@ -1,7 +1,7 @@
 // Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
 // exactly), call the export or `_start`, time only that call, and copy out what analyses need.
 import { WasiExit, WasiHost } from './wasi.js';
-import { OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
+import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
@@ -92,6 +92,10 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
     const outOfRoom = instance.exports[OUT_OF_ROOM_GLOBAL] as WebAssembly.Global | undefined;
     if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
       throw new OutOfRoom('the program grew its memory past what the instrumentation leaves it: run it on a smaller input (or raise --memory-limit where there is room)');
+    }
+    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => (instance.exports[name] as WebAssembly.Global | undefined)?.value === 1);
+    if (error instanceof WebAssembly.RuntimeError && treeFull) {
+      throw new OutOfRoom('the calling-context tree ran out of its reserved memory (16 MiB): the program has too many distinct call paths; run it on a smaller input');
     }
     throw error;
   }

@@ -2,12 +2,13 @@
 // taint pass, run under the host plugin, decode the sink table into the report.
 import binaryen from 'binaryen';
 import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
-import { LOOP_SINK_BYTES, type TaintLayout } from '../../instrument/passes/taint.js';
+import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
 import { runModule, type RunOptions, type RunOutcome } from '../runtime/run.js';
 import type { HostPluginSpec } from '../runtime/protocol.js';
 import { fileError, UserError } from '../util/errors.js';
+import { median } from '../cli/run-options.js';
 import { decodeTaint, type TaintReport } from './report.js';
 import type { Library } from './library.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
@@ -99,7 +100,12 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const used = usedSinkBytes(layout);
   const outcome = await runModule({
     file, bytes: instrumented.bytes, invoke, args: options.args, argv: options.argv, repeat: options.repeat ?? 1,
-    timeoutMs: options.timeoutMs, regions: [{ name: 'taint', base: layout.sinks.base, bytes: used }],
+    timeoutMs: options.timeoutMs,
+    regions: [
+      { name: 'taint', base: layout.sinks.base, bytes: used },
+      { name: 'contexts', base: layout.contexts.base, bytes: layout.contexts.bytes, endGlobal: layout.contexts.exports.next },
+    ],
+    globals: [layout.contexts.exports.next],
     plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
     programBase: instrumented.sites.layout?.programBase ?? 0,
   });
@@ -110,13 +116,14 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const entry = layout.exports[invoke ?? '_start'] ?? null;
   const report = decodeTaint({
     file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
+    contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) },
+    timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
   });
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }
 
 function usedSinkBytes(layout: TaintLayout): number {
   let end = layout.sinks.base + 64;
-  for (const l of layout.loops) end = Math.max(end, l.sink + (l.contexts.length - 1) * l.stride + LOOP_SINK_BYTES);
   for (const b of [...layout.branches, ...layout.imports]) end = Math.max(end, b.sink + 8);
   return Math.ceil((end - layout.sinks.base) / 16) * 16;
 }

@@ -1,6 +1,7 @@
 // The taint analysis' host plugin (runs inside the run worker, fresh per repetition): gives
 // `taintlens.register_variable(addr, size, name)` its meaning — the bytes [addr, addr+size) get the
-// label bit of `name` in shadow memory — and labels export arguments and exported globals named by
+// label bit of `name` in shadow memory, replacing the labels they carried (as in Perf-Taint,
+// marking says "this value is parameter X", not "this value also depends on X") — and labels export arguments and exported globals named by
 // `--param NAME=argK` / `--param NAME=global:EXPORT` before the export runs. One name, one bit:
 // fixed names (command-line parameters, library sources) come first, the others in order of
 // registration. Returns the names seen, so the report can decode label bits.
@@ -52,12 +53,12 @@ const factory: HostPluginFactory = (rawOptions, context) => {
   };
   const label = (addr: number, size: number, bit: number) => {
     const memory = context.memory();
-    if (!memory || bit === 0 || size <= 0) return;
+    if (!memory || size <= 0) return;
     const shadow = new Uint32Array(memory.buffer);
     const words = labelIndices(options.shadow, addr >>> 0, size >>> 0);
     const start = words.start;
     const end = Math.min(words.end, shadow.length);
-    for (let i = start; i < end; i++) shadow[i] = (shadow[i]! | bit) >>> 0;
+    shadow.fill(bit >>> 0, start, end);
   };
   return {
     imports(): Imports {

@@ -3,17 +3,31 @@
 // expression (nesting multiplies, siblings add; a call inside a loop multiplies with the callee's
 // expression, an indirect call with the sum of its candidates' that ran), static pruning from the
 // site table's constant trip counts, per parameter what it affects, plus tainted branches, code
-// not executed and warnings. Also the exports: a Score-P filter and Perf-Taint's JSON layout.
+// not executed and warnings. Loops and functions are also reported per calling context (a full
+// call path from the context tree, context-nodes.ts). The exports (Score-P filter, Perf-Taint's
+// JSON) are in exports.ts.
 import type { InstrumentedSites } from '../../instrument/pipeline.js';
 import type { CallSite } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { schemaId } from '../util/schema.js';
+import { decodeContextNodes, type TaintContextNode } from './context-nodes.js';
 
-/** A loop's sinks in one calling context of its function: entered through direct call site `call` (in `caller`), or null for the entry, indirect calls and host callbacks. */
+/** The taint report's JSON version (2: per-context call paths and per-exit-condition parameters, timing). */
+export const TAINT_REPORT_VERSION = 2;
+
+/**
+ * A loop's sinks in one calling context of its function: the call path from the entry, the call
+ * site that entered the function (`call` in `caller`; null when entered from outside).
+ */
 export interface TaintLoopContext {
+  /** The context's number (one per call path node; the same for all loops of that invocation context). */
+  node: number;
+  callpath: string[];
   call: string | null;
   caller: string | null;
   params: string[];
+  /** Parameters per exit condition of the loop (by the pass's ordinal), in this context. */
+  exits: string[][];
   iterations: number;
 }
 
@@ -23,6 +37,8 @@ export interface TaintLoop {
   parent: string | null;
   depth: number;
   params: string[];
+  /** Parameters per exit condition, over all contexts. */
+  exits: string[][];
   iterations: number;
   executed: boolean;
   /**
@@ -44,11 +60,11 @@ export interface TaintFunction {
   callpath: string[] | null;
   executed: boolean;
   /**
-   * The dependency per calling context that ran (the direct call site that entered the function,
-   * null: the entry, indirect calls, host callbacks). A call inside a loop multiplies with its
-   * callee's dependency in that call's own context, so `dependency` is call-path sensitive.
+   * The dependency per calling context that ran (a full call path; `call`: the call site that
+   * entered the function, null from outside). A call inside a loop multiplies with its callee's
+   * dependency in that call's own context, so `dependency` is call-path sensitive.
    */
-  contexts: Array<{ call: string | null; caller: string | null; dependency: string | null }>;
+  contexts: Array<{ node: number; callpath: string[]; call: string | null; caller: string | null; dependency: string | null }>;
 }
 
 export interface TaintBranch {
@@ -82,6 +98,8 @@ export interface TaintReport {
   prunable: string[];
   notExecuted: { loops: string[]; branches: string[] };
   warnings: string[];
+  /** Time of the instrumented run (median over repetitions). */
+  timing: { medianMs: number; runs: number };
 }
 
 export interface DecodeInput {
@@ -89,6 +107,9 @@ export interface DecodeInput {
   sites: InstrumentedSites;
   layout: TaintLayout;
   sinks: Uint8Array;
+  /** The context tree's memory up to its allocation cursor `next`. */
+  contexts: { raw: Uint8Array; next: number };
+  timing: { medianMs: number; runs: number };
   /** Label names by bit (from the run). */
   names: string[];
   /** Internal name of the function the run entered (export or _start), if known. */
@@ -162,36 +183,42 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const at = (address: number) => address - layout.sinks.base;
   const warnings = [...(input.warnings ?? [])];
 
-  const loopSink = new Map<string, { params: string[]; iterations: number; entries: number }>();
   const loopSite = new Map(sites.loops.map((l) => [l.id, l]));
   const callSite = new Map(sites.calls.map((c) => [c.id, c]));
+  const nodes = decodeContextNodes(input.contexts.raw, input.contexts.next, sites, layout);
+  const nodesOf = new Map<string, TaintContextNode[]>();
+  for (const node of nodes) nodesOf.set(node.function, [...(nodesOf.get(node.function) ?? []), node]);
+  const unionBits = (exits: number[]) => exits.reduce((a, b) => a | b, 0) >>> 0;
+  const loopSink = new Map<string, { params: string[]; exits: string[][]; iterations: number; entries: number }>();
   const loopContexts = new Map<string, TaintLoopContext[]>();
   for (const loop of layout.loops) {
     const topTested = loopSite.get(loop.id)?.topTested ?? false;
-    let allBits = 0;
+    const exitBits: number[] = new Array<number>(loop.exitConditions).fill(0);
     let allHeaders = 0;
     let allEntries = 0;
     const contexts: TaintLoopContext[] = [];
-    loop.contexts.forEach((call, slot) => {
-      const base = loop.sink + slot * loop.stride;
-      const bits = view.getUint32(at(base), true);
-      const headers = Number(view.getBigUint64(at(base + 8), true));
-      const entries = Number(view.getBigUint64(at(base + 16), true));
-      if (entries === 0) return;
-      allBits |= bits;
-      allHeaders += headers;
-      allEntries += entries;
-      const caller = call === null ? null : callSite.get(call)?.function ?? null;
-      contexts.push({ call, caller, params: bitsToNames(bits, names), iterations: topTested ? headers - entries : headers });
+    for (const node of nodesOf.get(loop.function) ?? []) {
+      const sink = node.loops.get(loop.id)!;
+      if (sink.entries === 0) continue;
+      sink.exits.forEach((bits, i) => (exitBits[i] = (exitBits[i]! | bits) >>> 0));
+      allHeaders += sink.headers;
+      allEntries += sink.entries;
+      contexts.push({
+        node: node.index, callpath: node.callpath, call: node.call, caller: node.parent?.function ?? null, params: bitsToNames(unionBits(sink.exits), names),
+        exits: sink.exits.map((bits) => bitsToNames(bits, names)), iterations: topTested ? sink.headers - sink.entries : sink.headers,
+      });
+    }
+    loopSink.set(loop.id, {
+      params: bitsToNames(unionBits(exitBits), names), exits: exitBits.map((bits) => bitsToNames(bits, names)),
+      iterations: topTested ? allHeaders - allEntries : allHeaders, entries: allEntries,
     });
-    loopSink.set(loop.id, { params: bitsToNames(allBits >>> 0, names), iterations: topTested ? allHeaders - allEntries : allHeaders, entries: allEntries });
     loopContexts.set(loop.id, contexts);
   }
   const loops: TaintLoop[] = sites.loops.map((site) => {
-    const sink = loopSink.get(site.id) ?? { params: [], iterations: 0, entries: 0 };
+    const sink = loopSink.get(site.id) ?? { params: [], exits: [], iterations: 0, entries: 0 };
     return {
       id: site.id, function: site.function, parent: site.parent, depth: site.depth,
-      params: sink.params, iterations: sink.iterations, executed: sink.entries > 0, staticTrips: site.staticTrips ?? null,
+      params: sink.params, exits: sink.exits, iterations: sink.iterations, executed: sink.entries > 0, staticTrips: site.staticTrips ?? null,
       contexts: loopContexts.get(site.id) ?? [],
     };
   });
@@ -225,6 +252,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   for (const l of loops) if (l.executed) executedFunctions.add(l.function);
   for (const b of branches) if (b.executed) executedFunctions.add(b.function);
   for (const i of imports) if (i.executed) executedFunctions.add(i.function);
+  for (const node of nodes) executedFunctions.add(node.function);
   const withSinks = new Set<string>([...loops.map((l) => l.function), ...branches.map((b) => b.function), ...imports.map((i) => i.function)]);
   // Callees of an indirect call: the signature-matching table entries (static) that ran in this
   // run. A candidate without any sink cannot be seen running; it is kept (it has no loops, so it
@@ -241,34 +269,67 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     for (const t of targets) callees.get(call.function)!.add(t);
   }
   const recursive = findRecursive(sites.functions.map((f) => f.name), callees);
+  // A recursive function whose branches outside loops carry parameters (fib(n): `n < 2` ends the
+  // recursion) recurses to a parameter-dependent depth: counted like a loop over those parameters.
+  const recursionBranches = new Map<string, TaintBranch[]>();
+  for (const name of recursive) {
+    const deciding = branches.filter((b) => b.function === name && b.loop === null && b.executed && b.params.length > 0);
+    if (deciding.length > 0) recursionBranches.set(name, deciding);
+  }
+  const recursionParams = (name: string) => [...new Set((recursionBranches.get(name) ?? []).flatMap((b) => b.params))].sort();
+  const withRecursion = (name: string, p: Poly): Poly => (recursionBranches.has(name) ? multiply(poly(recursionParams(name)), add(p, poly([]))) : p);
 
   const functionSite = new Map(sites.functions.map((f) => [f.name, f]));
-  // Context: a direct call site (the callee's loops as entered from there), null (entry, indirect
-  // calls, host callbacks) or undefined (all contexts together).
-  type Context = string | null | undefined;
-  const loopParams = (loop: TaintLoop, context: Context): string[] =>
-    context === undefined ? loop.params : loop.contexts.find((c) => c.call === context)?.params ?? [];
+  const keepsNode = new Set(layout.contexts.functions.filter((f) => f.nodeBytes > 0).map((f) => f.name));
   const memo = new Map<string, Poly>();
   const inProgress = new Set<string>();
   const recursionHits = new Set<string>();
-  const loopPoly = (loopId: string, context: Context): Poly => {
+  const importPoly = (matches: (i: TaintImportCall) => boolean): Poly => {
+    let p: Poly = new Map();
+    for (const imp of imports.filter((i) => matches(i) && i.params.length > 0)) p = add(p, poly([...imp.params].sort()));
+    return p;
+  };
+  /**
+   * A loop nest's dependency: its own parameters times (1 + nested loops + callees + library
+   * costs inside it). With a context node, the loop's parameters and its callees are those of that
+   * call path; without one, the union over all contexts.
+   */
+  const loopPoly = (loopId: string, node: TaintContextNode | null): Poly => {
     const loop = loopById.get(loopId)!;
     const site = loopSite.get(loopId)!;
     let children: Poly = new Map();
-    for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id, context));
+    for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id, node));
     for (const callId of site.calls) {
       const call = callSite.get(callId)!;
-      if (call.kind === 'direct' && call.target) children = add(children, functionPoly(call.target, callId));
-      // An indirect call multiplies with the sum of its candidates' dependencies, like a direct call.
-      if (call.kind === 'indirect') for (const target of indirectCallees(call) ?? []) children = add(children, functionPoly(target, null));
+      const targets = call.kind === 'direct' && call.target ? [call.target] : call.kind === 'indirect' ? indirectCallees(call) ?? [] : [];
+      if (node) {
+        // A callee keeping a node was entered from here in those child contexts (none: not run, or recursion folded).
+        for (const child of node.children) if (child.call === callId) children = add(children, nodePoly(child));
+        for (const target of targets) if (!keepsNode.has(target)) children = add(children, functionPoly(target));
+      } else {
+        for (const target of targets) children = add(children, functionPoly(target));
+      }
     }
-    for (const imp of imports.filter((i) => i.loop === loopId && i.params.length > 0)) children = add(children, poly([...imp.params].sort()));
-    const own = poly([...loopParams(loop, context)].sort());
+    children = add(children, importPoly((i) => i.loop === loopId));
+    const bits = node ? unionBits(node.loops.get(loopId)?.exits ?? []) : -1;
+    const own = poly([...(node ? bitsToNames(bits, names) : loop.params)].sort());
     return children.size === 0 ? own : multiply(own, add(children, poly([])));
   };
-  const functionPoly = (name: string, context: Context): Poly => {
-    const key = `${name}\u0000${context === undefined ? '*' : context ?? ''}`;
-    const cached = memo.get(key);
+  const topLoops = (name: string) => (functionSite.get(name)?.loops ?? []).filter((id) => loopById.get(id)!.parent === null);
+  const nodeMemo = new Map<TaintContextNode, Poly>();
+  const nodePoly = (node: TaintContextNode): Poly => {
+    let p = nodeMemo.get(node);
+    if (!p) {
+      p = importPoly((i) => i.function === node.function && i.loop === null);
+      for (const loopId of topLoops(node.function)) p = add(p, loopPoly(loopId, node));
+      p = withRecursion(node.function, p);
+      nodeMemo.set(node, p);
+    }
+    return p;
+  };
+  /** A function's dependency over all its contexts. */
+  const functionPoly = (name: string): Poly => {
+    const cached = memo.get(name);
     if (cached) return cached;
     if (inProgress.has(name)) {
       recursionHits.add(name);
@@ -276,13 +337,16 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     }
     inProgress.add(name);
     let p: Poly = new Map();
-    const fn = functionSite.get(name);
-    if (fn) {
-      for (const loopId of fn.loops) if (loopById.get(loopId)!.parent === null) p = add(p, loopPoly(loopId, context));
-      for (const imp of imports.filter((i) => i.function === name && i.loop === null && i.params.length > 0)) p = add(p, poly([...imp.params].sort()));
+    const contexts = nodesOf.get(name) ?? [];
+    if (contexts.length > 0) {
+      for (const node of contexts) p = add(p, nodePoly(node));
+    } else if (functionSite.has(name)) {
+      p = importPoly((i) => i.function === name && i.loop === null);
+      for (const loopId of topLoops(name)) p = add(p, loopPoly(loopId, null));
+      p = withRecursion(name, p);
     }
     inProgress.delete(name);
-    memo.set(key, p);
+    memo.set(name, p);
     return p;
   };
 
@@ -318,11 +382,11 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const functions: TaintFunction[] = sites.functions
     .filter((f) => !f.name.startsWith('taintlens$'))
     .map((f) => {
-      const p = functionPoly(f.name, undefined);
+      const p = functionPoly(f.name);
       const dependency = formatPoly(p, parameters);
-      const ran = new Map<string | null, string | null>();
-      for (const id of f.loops) for (const c of loopById.get(id)!.contexts) ran.set(c.call, c.caller);
-      const contexts = [...ran].map(([call, caller]) => ({ call, caller, dependency: formatPoly(functionPoly(f.name, call), parameters) }));
+      const contexts = f.loops.length === 0 ? [] : (nodesOf.get(f.name) ?? []).map((node) => ({
+        node: node.index, callpath: node.callpath, call: node.call, caller: node.parent?.function ?? null, dependency: formatPoly(nodePoly(node), parameters),
+      }));
       const own = new Set<string>();
       for (const id of f.loops) for (const n of loopById.get(id)!.params) own.add(n);
       for (const m of p.values()) for (const n of m) own.add(n);
@@ -335,14 +399,18 @@ export function decodeTaint(input: DecodeInput): TaintReport {
 
   for (const name of recursive) {
     const fn = functions.find((f) => f.name === name);
-    if (fn && fn.dependency !== null || recursionHits.has(name)) {
+    const deciding = recursionBranches.get(name);
+    if (deciding) {
+      const params = recursionParams(name);
+      warnings.push(`${name} is recursive and its recursion depth depends on ${params.join(', ')} (branch${deciding.length > 1 ? 'es' : ''} ${deciding.map((b) => b.id).join(', ')}): the dependency counts the recursion like a loop over ${params.join(', ')}`);
+    } else if (executedFunctions.has(name) && (fn && fn.dependency !== null || recursionHits.has(name))) {
       warnings.push(`${name} is recursive: its dependency counts one level of recursion, so the volume is an over-approximation (or misses the recursion depth)`);
     }
   }
   const unresolved = sites.calls.filter((c) => c.kind === 'indirect' && c.loop && !c.candidates);
   if (unresolved.length > 0) {
     const shown = unresolved.slice(0, 5).map((c) => `${c.id} in ${c.function} (loop ${c.loop})`).join(', ');
-    warnings.push(`indirect call${unresolved.length > 1 ? 's' : ''} ${shown}${unresolved.length > 5 ? ` and ${unresolved.length - 5} more` : ''} inside loops: the table can change at run time (imported, exported, or written by table.set/table.grow), so the callees are not part of the dependency expression`);
+    warnings.push(`indirect call${unresolved.length > 1 ? 's' : ''} ${shown}${unresolved.length > 5 ? ` and ${unresolved.length - 5} more` : ''} inside loops: the table can change at run time (imported, exported, or written by table.set/table.grow), so only callees that ran and keep a calling context (they have loops or call such functions) are part of the dependency expression`);
   }
 
   const coverage: TaintReport['coverage'] = {};
@@ -356,7 +424,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const prunable = parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0);
 
   return {
-    schema: schemaId('taint'),
+    schema: schemaId('taint', TAINT_REPORT_VERSION),
     module: input.file,
     entry: input.entry,
     parameters,
@@ -368,6 +436,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     prunable,
     notExecuted: { loops: loops.filter((l) => !l.executed).map((l) => l.id), branches: branches.filter((b) => !b.executed).map((b) => b.id) },
     warnings,
+    timing: input.timing,
   };
 }
 
@@ -419,60 +488,4 @@ function callPaths(entry: string | null, callees: Map<string, Set<string>>): Map
     }
   }
   return paths;
-}
-
-/** Score-P filter: measure only functions whose cost depends on a parameter. */
-export function scorepFilter(report: TaintReport): string {
-  const relevant = report.functions.filter((f) => f.dependency !== null).map((f) => f.name);
-  return [
-    '# Score-P filter generated by taintlens taint: functions whose loops depend on parameters',
-    'SCOREP_REGION_NAMES_BEGIN',
-    '  EXCLUDE *',
-    ...relevant.map((n) => `  INCLUDE ${n.replace(/\s/g, '?')}`),
-    'SCOREP_REGION_NAMES_END',
-    '',
-  ].join('\n');
-}
-
-interface PtNode { dependency: 'additive' | 'multiplicative' | 'unknown'; operands: Array<PtNode | string> }
-
-/** Perf-Taint's output layout (as read by Extra-P's perf-taint reader). */
-export function perfTaintJson(report: TaintReport): unknown {
-  const names = report.functions.map((f) => f.name);
-  const loopTree = (id: string): PtNode => {
-    const loop = report.loops.find((l) => l.id === id)!;
-    const own: PtNode = { dependency: 'unknown', operands: [...loop.params] };
-    const children = report.loops.filter((l) => l.parent === id && l.params.length > 0);
-    if (children.length === 0) return own;
-    return { dependency: 'multiplicative', operands: [own, { dependency: 'additive', operands: children.map((c) => loopTree(c.id)) }] };
-  };
-  const nestParams = (id: string): string[] => {
-    const set = new Set(report.loops.find((l) => l.id === id)!.params);
-    for (const child of report.loops.filter((l) => l.parent === id)) for (const p of nestParams(child.id)) set.add(p);
-    return [...set];
-  };
-  const functions: Record<string, unknown> = {};
-  report.functions.forEach((f, i) => {
-    if (f.dependency === null) return;
-    const top = report.loops.filter((l) => l.function === f.name && l.parent === null && nestParams(l.id).length > 0);
-    const caller = f.callpath && f.callpath.length > 1 ? names.indexOf(f.callpath[f.callpath.length - 2]!) : -1;
-    functions[f.name] = {
-      file: report.module,
-      func_idx: i,
-      line: 0,
-      loops: [{
-        callstack: caller >= 0 ? [[caller]] : [[]],
-        data: top.map((l) => ({ dependency: 'additive', operands: [loopTree(l.id)] })),
-        deps: top.map((l) => nestParams(l.id)),
-        not_found_params: report.parameters.filter((p) => !f.params.includes(p)).length > 0 ? report.parameters.filter((p) => !f.params.includes(p)) : null,
-      }],
-    };
-  });
-  return {
-    functions,
-    functions_names: names,
-    functions_mangled_names: names,
-    functions_demangled_names: names,
-    parameters: report.parameters,
-  };
 }

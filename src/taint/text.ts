@@ -5,6 +5,8 @@ import type { TaintReport } from './report.js';
 import { displayName } from '../report/names.js';
 
 const list = (names: string[]) => (names.length > 0 ? names.join(', ') : '-');
+/** Parameters of each exit condition: `n | n,m`. */
+const exitList = (exits: string[][]) => (exits.length > 0 ? exits.map((e) => (e.length > 0 ? e.join(',') : '-')).join(' | ') : '-');
 
 export function renderTaintReport(report: TaintReport, all = false): string {
   const out: string[] = [];
@@ -31,15 +33,15 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     { header: 'iterations', value: (l) => l.iterations },
     { header: 'constant trips', value: (l) => l.staticTrips ?? '-' },
   ]));
-  // A loop whose parameters depend on who calls its function: show each calling context.
+  // A loop whose parameters depend on the call path that reached its function: each context.
   const split = loops.filter((l) => new Set(l.contexts.map((c) => c.params.join(','))).size > 1);
   if (split.length > 0) {
-    out.push('', 'loops whose parameters depend on the calling context');
+    out.push('', 'loops whose parameters depend on the calling context (call path from the entry)');
     out.push(renderTable(split.flatMap((l) => l.contexts.map((c) => ({ loop: l, context: c }))), [
       { header: 'loop', value: (r) => r.loop.id },
-      { header: 'function', value: (r) => displayName(r.loop.function) },
-      { header: 'called from', value: (r) => (r.context.call ? `${displayName(r.context.caller ?? '?')} (${r.context.call})` : 'entry / indirect / host') },
+      { header: 'call path', value: (r) => `${r.context.callpath.map(displayName).join('→')}${r.context.call ? ` (${r.context.call})` : ''}` },
       { header: 'params', value: (r) => list(r.context.params) },
+      { header: 'per exit', value: (r) => exitList(r.context.exits) },
       { header: 'iterations', value: (r) => r.context.iterations },
     ]));
   }

@@ -163,7 +163,7 @@ describe('taint report reader', () => {
 
   test.each([
     ['wrong schema', { ...report, schema: 'taintlens/loops@1' }, /^t\.json: not a taint report \(schema "taintlens\/loops@1"/],
-    ['newer version', { ...report, schema: 'taintlens/taint@2' }, /^t\.json: unsupported taint report version taintlens\/taint@2/],
+    ['newer version', { ...report, schema: 'taintlens/taint@3' }, /^t\.json: unsupported taint report version taintlens\/taint@3/],
     ['no functions', { schema: 'taintlens/taint@1' }, /^t\.json: "functions" must be a list/],
     ['bad dependency', { ...report, functions: [{ name: 'f', dependency: 'n*(p' }] }, /^t\.json: functions\[0\] \(f\): missing \) in dependency "n\*\(p"/],
     ['dependency not a string', { ...report, functions: [{ name: 'f', dependency: 3 }] }, /^t\.json: functions\[0\] \(f\): "dependency" must be a string or null/],

@@ -204,7 +204,7 @@ test('CLI: text and JSON reports, exports, and one-line errors naming the file',
   expect(json.stderr).toBe('');
   expect(json.code).toBe(0);
   const report = JSON.parse(json.stdout);
-  expect(report.schema).toBe('taintlens/taint@1');
+  expect(report.schema).toBe('taintlens/taint@2');
   expect(report.parameters).toEqual(['n', 'b']);
   expect(report.functions[0]).toMatchObject({ name: 'run', dependency: 'n', pruned: null, params: ['n'] });
   expect(report.loops[0]).toMatchObject({ id: 'L0', function: 'run', parent: null, params: ['n'], iterations: 5 });

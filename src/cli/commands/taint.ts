@@ -8,7 +8,7 @@ import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions
 import { emit } from '../output.js';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
-import { perfTaintJson, scorepFilter } from '../../taint/report.js';
+import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
 import { renderTaintReport } from '../../taint/text.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
 import { UserError } from '../../util/errors.js';
