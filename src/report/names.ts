@@ -9,3 +9,20 @@ export function displayName(name: string): string {
 export function displayPath(path: string): string {
   return path.split(/(\s*->\s*|\s+>\s+)/).map((part, i) => (i % 2 === 0 ? displayName(part) : part)).join('');
 }
+
+/**
+ * The last elements of a call path that fit in `width` characters, the cut marked `…`:
+ * `…->__new->__alloc`. Used as a table column's `shrink`.
+ */
+export function pathTail(path: string, width: number): string {
+  if (path.length <= width) return path;
+  const parts = path.split(/(\s*->\s*|\s+>\s+)/);
+  let text = parts[parts.length - 1]!;
+  if (text.length + 1 > width) return width <= 1 ? text.slice(-width) : `…${text.slice(text.length - width + 1)}`;
+  for (let i = parts.length - 3; i >= 0; i -= 2) {
+    const longer = parts[i]! + parts[i + 1]! + text;
+    if (longer.length + 1 > width) return `…${parts[i + 1]!}${text}`.length <= width ? `…${parts[i + 1]!}${text}` : `…${text}`;
+    text = longer;
+  }
+  return text;
+}

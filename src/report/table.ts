@@ -1,26 +1,80 @@
 // Plain-text tables for people: right-aligned numbers, left-aligned text, a rule under the header.
+// Tables can be fitted to a width: columns marked `shrink` give up characters (widest first) and
+// their cells are shortened, so a long call path never wraps the whole table on a terminal.
 
 export type Align = 'left' | 'right';
+
+/** How a cell too wide for its column is shortened: keep its end, its start, or a custom fit. */
+export type Shrink = 'start' | 'end' | ((text: string, width: number) => string);
 
 export interface Column<Row> {
   header: string;
   value: (row: Row) => string | number;
   align?: Align;
+  /** The column may be narrowed to fit the table's width (and to `max`). */
+  shrink?: Shrink;
+  /** Widest the column may be (only for shrinkable columns; ignored when wide). */
+  max?: number;
+  /** Narrowest a shrinkable column gets (default: its header, at least 8). */
+  min?: number;
+  /** Shrinkable columns of a lower order give up their width first (default 1). */
+  shrinkOrder?: number;
 }
 
-export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): string {
+export interface TableLayout {
+  /** Total line width to fit; no limit when absent. */
+  width?: number;
+  /** Keep every cell whole: no width limit, no column caps. */
+  wide?: boolean;
+}
+
+export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], layout: TableLayout = {}): string {
   const cells = rows.map((row) => columns.map((column) => formatCell(column.value(row))));
-  const widths = columns.map((column, i) =>
+  const natural = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((line) => line[i]!.length)),
   );
+  const widths = layout.wide ? natural : fitWidths(columns, natural, layout.width);
   const alignOf = (i: number): Align =>
     columns[i]!.align ?? (rows.length > 0 && typeof columns[i]!.value(rows[0]!) === 'number' ? 'right' : 'left');
   const pad = (text: string, i: number) =>
     alignOf(i) === 'right' ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
-  const header = columns.map((column, i) => pad(column.header, i)).join('  ');
+  const fit = (text: string, i: number) => (text.length <= widths[i]! ? text : shorten(text, widths[i]!, columns[i]!.shrink ?? 'end'));
+  const header = columns.map((column, i) => pad(fit(column.header, i), i)).join('  ');
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  const body = cells.map((line) => line.map((cell, i) => pad(cell, i)).join('  ').trimEnd());
+  const body = cells.map((line) => line.map((cell, i) => pad(fit(cell, i), i)).join('  ').trimEnd());
   return [header.trimEnd(), rule, ...body].join('\n');
+}
+
+/** Column widths after caps, then narrowing the widest shrinkable column until the line fits. */
+function fitWidths<Row>(columns: readonly Column<Row>[], natural: readonly number[], width: number | undefined): number[] {
+  const floor = columns.map((column, i) => Math.min(natural[i]!, column.min ?? Math.max(column.header.length, 8)));
+  const widths = natural.map((w, i) => {
+    const column = columns[i]!;
+    return column.shrink && column.max !== undefined ? Math.max(floor[i]!, Math.min(w, column.max)) : w;
+  });
+  if (width === undefined) return widths;
+  let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (columns.length - 1) - width;
+  const orderOf = (i: number) => columns[i]!.shrinkOrder ?? 1;
+  while (excess > 0) {
+    const open = columns.map((_, i) => i).filter((i) => columns[i]!.shrink && widths[i]! > floor[i]!);
+    if (open.length === 0) break;
+    const order = Math.min(...open.map(orderOf));
+    const group = open.filter((i) => orderOf(i) === order);
+    const widest = group.reduce((best, i) => (widths[i]! > widths[best]! ? i : best), group[0]!);
+    const next = Math.max(...group.filter((i) => i !== widest).map((i) => widths[i]!), floor[widest]!);
+    const step = Math.max(1, Math.min(excess, widths[widest]! - next));
+    widths[widest] = widths[widest]! - step;
+    excess -= step;
+  }
+  return widths;
+}
+
+/** Shortens text to `width` characters, marking the cut with `…`. */
+export function shorten(text: string, width: number, how: Shrink): string {
+  if (text.length <= width) return text;
+  if (typeof how === 'function') return how(text, width);
+  if (width <= 1) return text.slice(0, width);
+  return how === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;
 }
 
 function formatCell(value: string | number): string {
