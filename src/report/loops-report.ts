@@ -4,8 +4,11 @@ import type { LoopProfileReport } from '../profile/profile-run.js';
 import type { LoopEntry } from '../profile/loop-profile.js';
 import { percent, renderTable, type TableLayout } from './table.js';
 import { displayName, pathTail } from './names.js';
+import { wrap } from './wrap.js';
 
 export interface LoopTableOptions extends TableLayout {
+  /** Wrap prose lines to this width (default: no wrapping). */
+  proseWidth?: number;
   /** Only the N costliest loop contexts (by inclusive instructions), with their enclosing loops. */
   top?: number;
 }
@@ -33,7 +36,7 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   ], options);
   const omitted = report.loops.length - shown.length;
   const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; without --top for all)` : '';
-  const width = options.wide ? Infinity : (options.width ?? Infinity);
+  const width = options.wide ? Infinity : (options.proseWidth ?? Infinity);
   return `${rows}${note}\n\n${wrap(LOOP_LEGEND, width)}\n${wrap(header(report), width)}`;
 }
 
@@ -53,23 +56,6 @@ function costliest(loops: readonly LoopEntry[], count: number): LoopEntry[] {
     for (let at: LoopEntry | undefined = loop; at && !keep.has(at.id); at = at.parent ? byId.get(at.parent) : undefined) keep.add(at.id);
   }
   return loops.filter((loop) => keep.has(loop.id));
-}
-
-/** Breaks prose at spaces so that no line is longer than `width`. */
-export function wrap(text: string, width: number): string {
-  if (!Number.isFinite(width)) return text;
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === '' ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines.join('\n');
 }
 
 export function compareTable(report: LoopProfileReport): string {

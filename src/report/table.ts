@@ -4,8 +4,11 @@
 
 export type Align = 'left' | 'right';
 
-/** How a cell too wide for its column is shortened: keep its end, its start, or a custom fit. */
-export type Shrink = 'start' | 'end' | ((text: string, width: number) => string);
+/**
+ * How a cell too wide for its column is shortened: keep its end, its start, a custom fit, or
+ * 'wrap': break it at spaces onto more lines of the row.
+ */
+export type Shrink = 'start' | 'end' | 'wrap' | ((text: string, width: number) => string);
 
 export interface Column<Row> {
   header: string;
@@ -38,11 +41,20 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
     columns[i]!.align ?? (rows.length > 0 && typeof columns[i]!.value(rows[0]!) === 'number' ? 'right' : 'left');
   const pad = (text: string, i: number) =>
     alignOf(i) === 'right' ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
-  const fit = (text: string, i: number) => (text.length <= widths[i]! ? text : shorten(text, widths[i]!, columns[i]!.shrink ?? 'end'));
-  const header = columns.map((column, i) => pad(fit(column.header, i), i)).join('  ');
+  const fit = (text: string, i: number): string[] => {
+    if (text.length <= widths[i]!) return [text];
+    const how = columns[i]!.shrink ?? 'end';
+    return how === 'wrap' ? wrapCell(text, widths[i]!) : [shorten(text, widths[i]!, how)];
+  };
+  const line = (texts: readonly string[]) => texts.map((text, i) => pad(text, i)).join('  ').trimEnd();
+  const header = line(columns.map((column, i) => fit(column.header, i)[0]!));
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  const body = cells.map((line) => line.map((cell, i) => pad(fit(cell, i), i)).join('  ').trimEnd());
-  return [header.trimEnd(), rule, ...body].join('\n');
+  const body = cells.flatMap((row) => {
+    const parts = row.map((cell, i) => fit(cell, i));
+    const height = Math.max(...parts.map((p) => p.length));
+    return Array.from({ length: height }, (_, k) => line(parts.map((p) => p[k] ?? '')));
+  });
+  return [header, rule, ...body].join('\n');
 }
 
 /** Column widths after caps, then narrowing the widest shrinkable column until the line fits. */
@@ -69,10 +81,26 @@ function fitWidths<Row>(columns: readonly Column<Row>[], natural: readonly numbe
   return widths;
 }
 
+/** Lines of at most `width` characters, broken at spaces (a longer word is cut). */
+function wrapCell(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let current = '';
+  for (const word of text.split(' ')) {
+    if (current !== '' && current.length + 1 + word.length > width) {
+      lines.push(current);
+      current = '';
+    }
+    current = current === '' ? word : `${current} ${word}`;
+  }
+  lines.push(current);
+  return lines.map((part) => shorten(part, width, 'end'));
+}
+
 /** Shortens text to `width` characters, marking the cut with `…`. */
 export function shorten(text: string, width: number, how: Shrink): string {
   if (text.length <= width) return text;
   if (typeof how === 'function') return how(text, width);
+  if (how === 'wrap') return shorten(text, width, 'end');
   if (width <= 1) return text.slice(0, width);
   return how === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;
 }

@@ -6,7 +6,7 @@ import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-optio
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { writeJsonAtomic } from '../../util/atomic-write.js';
-import { outputWidth } from '../../report/terminal.js';
+import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
 
 function parseCount(text: string): number {
@@ -38,7 +38,7 @@ export function registerLoops(program: Command): void {
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
     emit(run.json, report, () => {
-      const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth() })];
+      const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
       return parts.join('\n');
     });

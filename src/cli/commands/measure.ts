@@ -22,7 +22,7 @@ export function registerMeasure(program: Command): void {
       .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--repeat K] -o measurements.jsonl [-- argv...]')
       .option('--vary <spec>', 'a varied parameter: NAME=argK:v1,v2,... (export argument K) or NAME=argvK:... (WASI argv[K]); repeatable', collect, [])
       .requiredOption('-o, --output <file>', 'measurements file (JSON Lines); an existing one is resumed')
-      .option('--metrics <list>', 'what to measure: time, instructions', 'time,instructions'),
+      .option('--metrics <list>', 'what to measure: time (ms), instructions', 'time,instructions'),
     5,
   ).action(async (file: string, options: MeasureCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -42,8 +42,10 @@ export function registerMeasure(program: Command): void {
         parameters, repeat: run.repeat, timeoutMs: run.timeoutMs, output: options.output,
         metrics: metrics as Array<'time' | 'instructions'>, progress,
       });
-      emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary }, () =>
-        `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written`);
+      const units = metrics.includes('time') ? { time: 'ms' } : {};
+      emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary, units }, () =>
+        `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written` +
+        (metrics.includes('time') ? ' (time: wall time of the call in ms)' : ''));
     } finally {
       progress.stop();
     }
