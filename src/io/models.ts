@@ -209,6 +209,17 @@ function scalabilityText(report: ModelsReport): string {
   return `grows faster than x^${report.growth.default}${fixed.length > 0 ? ` (${fixed.join(', ')})` : ''}`;
 }
 
+/** A model too wide for its column breaks between terms: `2 + 0.5 * p` / `+ 3 * n`. */
+function termLines(model: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const term of model.split(/ (?=[+-] )/)) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last]!.length + 1 + term.length <= width) lines[last] += ` ${term}`;
+    else lines.push(term);
+  }
+  return lines;
+}
+
 /** A perfect fit through as many points as coefficients says nothing: shown as `-`. */
 function smapeText(model: CallpathModel): string {
   return model.points <= model.terms.length ? '-' : `${model.smape.toFixed(2)}%`;
@@ -225,7 +236,7 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   const columns: Column<CallpathModel>[] = [
     { header: 'rank', value: (m) => m.rank },
     { header: 'callpath', value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)), shrink: pathTail, max: 40, min: 16, shrinkOrder: 0 },
-    { header: 'model', value: (m) => m.model, shrink: 'wrap', min: 24 },
+    { header: 'model', value: (m) => m.model, shrink: termLines, min: 24 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
     { header: 'flags', value: (m) => m.flags.join(' '), shrink: 'wrap', min: 16 },

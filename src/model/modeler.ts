@@ -234,6 +234,10 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     }
   }
   const values = valuesPerParameter(experiment, selected);
+  // A report that names none of the measured parameters is of something else: it would make every
+  // function it knows constant. It is not applied, and said so once below.
+  const sharedParams = options.taint ? params.filter((p) => options.taint!.parameters.includes(p)) : [];
+  const taint = sharedParams.length > 0 ? options.taint : undefined;
   if (options.target) checkTarget(values, options.target);
   const target = options.target ?? reference;
   const noise: MetricNoise[] = [...new Set(selected.map((series) => series.metric))].map((metric) => {
@@ -248,7 +252,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   for (const series of selected) {
     if (seen.has(seriesKey(series))) continue;
     seen.add(seriesKey(series));
-    const prior = options.taint ? priorFor(options.taint, series.callpath, series.params) : undefined;
+    const prior = taint ? priorFor(taint, series.callpath, series.params) : undefined;
     const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
     const result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax');
     const dependsOn = dependenciesOf(result.terms, series.params);
@@ -310,10 +314,10 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   const warnings = designWarnings(values, options.target ?? {});
   for (const [metric, entry] of shortRuns) warnings.push(shortRunsWarning(metric, Math.max(...entry.typical)));
   const taintMatch = options.taint ? matchTaint(models) : null;
-  if (options.taint && taintMatch && (taintMatch.matched === 0 || !params.some((p) => options.taint!.parameters.includes(p)))) {
+  if (options.taint && taintMatch && taintMatch.matched === 0) {
     // One line instead of a `taint-missing` on every row.
     for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
-    warnings.push(taintMismatchWarning(options.taint.source, taintMatch.callpaths, params.filter((p) => options.taint!.parameters.includes(p))));
+    warnings.push(taintMismatchWarning(options.taint.source, taintMatch.callpaths, sharedParams));
   }
   return {
     params,
@@ -334,7 +338,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
 
 /** How many call paths (the measured program's own, not `<root>`) found their function in the taint report. */
 function matchTaint(models: readonly CallpathModel[]): { matched: number; callpaths: number } {
-  const own = new Set(models.filter((model) => model.prior && model.callpath !== ROOT_CALLPATH).map((model) => model.callpath));
-  const matched = new Set(models.filter((model) => own.has(model.callpath) && model.prior?.status !== 'missing').map((model) => model.callpath));
+  const own = new Set(models.filter((model) => model.callpath !== ROOT_CALLPATH).map((model) => model.callpath));
+  const matched = new Set(models.filter((model) => own.has(model.callpath) && model.prior && model.prior.status !== 'missing').map((model) => model.callpath));
   return { matched: matched.size, callpaths: own.size };
 }

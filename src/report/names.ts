@@ -17,12 +17,15 @@ export function displayPath(path: string): string {
 export function pathTail(path: string, width: number): string {
   if (path.length <= width) return path;
   const parts = path.split(/(\s*->\s*|\s+>\s+)/);
-  let text = parts[parts.length - 1]!;
-  if (text.length + 1 > width) return width <= 1 ? text.slice(-width) : `…${text.slice(text.length - width + 1)}`;
-  for (let i = parts.length - 3; i >= 0; i -= 2) {
-    const longer = parts[i]! + parts[i + 1]! + text;
-    if (longer.length + 1 > width) return `…${parts[i + 1]!}${text}`.length <= width ? `…${parts[i + 1]!}${text}` : `…${text}`;
-    text = longer;
+  let best: string | undefined;
+  let suffix = parts[parts.length - 1]!;
+  for (let i = parts.length - 2; i > 0; i -= 2) {
+    const candidate = `…${parts[i]!}${suffix}`;
+    if (candidate.length > width) break;
+    best = candidate;
+    suffix = `${parts[i - 1]!}${parts[i]!}${suffix}`;
   }
-  return text;
+  if (best !== undefined) return best;
+  const last = parts[parts.length - 1]!;
+  return width <= 1 ? last.slice(-width) : `…${last.slice(last.length - width + 1)}`;
 }

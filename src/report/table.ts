@@ -8,7 +8,7 @@ export type Align = 'left' | 'right';
  * How a cell too wide for its column is shortened: keep its end, its start, a custom fit, or
  * 'wrap': break it at spaces onto more lines of the row.
  */
-export type Shrink = 'start' | 'end' | 'wrap' | ((text: string, width: number) => string);
+export type Shrink = 'start' | 'end' | 'wrap' | ((text: string, width: number) => string | string[]);
 
 export interface Column<Row> {
   header: string;
@@ -44,7 +44,12 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
   const fit = (text: string, i: number): string[] => {
     if (text.length <= widths[i]!) return [text];
     const how = columns[i]!.shrink ?? 'end';
-    return how === 'wrap' ? wrapCell(text, widths[i]!) : [shorten(text, widths[i]!, how)];
+    if (how === 'wrap') return wrapCell(text, widths[i]!);
+    if (typeof how === 'function') {
+      const fitted = how(text, widths[i]!);
+      return (Array.isArray(fitted) ? fitted : [fitted]).flatMap((part) => wrapCell(part, widths[i]!));
+    }
+    return [shorten(text, widths[i]!, how)];
   };
   const line = (texts: readonly string[]) => texts.map((text, i) => pad(text, i)).join('  ').trimEnd();
   const header = line(columns.map((column, i) => fit(column.header, i)[0]!));
@@ -82,7 +87,7 @@ function fitWidths<Row>(columns: readonly Column<Row>[], natural: readonly numbe
 }
 
 /** Lines of at most `width` characters, broken at spaces (a longer word is cut). */
-function wrapCell(text: string, width: number): string[] {
+export function wrapCell(text: string, width: number): string[] {
   const lines: string[] = [];
   let current = '';
   for (const word of text.split(' ')) {
@@ -99,7 +104,10 @@ function wrapCell(text: string, width: number): string[] {
 /** Shortens text to `width` characters, marking the cut with `…`. */
 export function shorten(text: string, width: number, how: Shrink): string {
   if (text.length <= width) return text;
-  if (typeof how === 'function') return how(text, width);
+  if (typeof how === 'function') {
+    const fitted = how(text, width);
+    return Array.isArray(fitted) ? shorten(fitted.join(' '), width, 'end') : fitted;
+  }
   if (how === 'wrap') return shorten(text, width, 'end');
   if (width <= 1) return text.slice(0, width);
   return how === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;

@@ -73,9 +73,16 @@ describe('a taint report of another module', () => {
     expect(modelsDocument(report, 'm')).toMatchObject({ taintMatch: { matched: 0, callpaths: 2 }, warnings: [{ kind: 'taint-mismatch' }] });
   });
 
-  test('shares no parameter: the same warning', () => {
+  test('shares no parameter: the same warning, and the report is not applied', () => {
     const report = run(series, { taint: taint(['solve', 'init'], ['x']) });
     expect(report.warnings[0]!.message).toMatch(/shares no parameter with the measurements/);
+    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 2 });
+    // Applied, the report would have made both functions constant (contention); not applied, they keep their growth.
+    for (const model of report.models) {
+      expect(model.flags.filter((flag) => /^(contention|taint-missing)/.test(flag))).toEqual([]);
+      expect(model.dependsOn).toHaveLength(1);
+      expect(model.prior).toBeUndefined();
+    }
   });
 
   test('a report that matches some call paths keeps the per-row flag and no warning', () => {
