@@ -247,7 +247,8 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   });
   const fitFor = new Map(noise.map((entry) => [entry.metric, entry.fit]));
   const models: CallpathModel[] = [];
-  const shortRuns = new Map<string, { typical: number[] }>();
+  /** The whole run's typical time when too short to model (ms). */
+  let shortRunMs: number | undefined;
   const seen = new Set<string>();
   for (const series of selected) {
     if (seen.has(seriesKey(series))) continue;
@@ -264,9 +265,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       const typical = typicalTime(result.aggregated);
       if (typical < MIN_MODEL_TIME_MS) {
         flags.push('short-runs');
-        const entry = shortRuns.get(series.metric) ?? { typical: [] };
-        entry.typical.push(typical);
-        shortRuns.set(series.metric, entry);
+        shortRunMs = typical;
       }
     }
     for (const l of result.fit.refined) flags.push(`refined:${series.params[l]}`);
@@ -312,9 +311,9 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   }
   models.sort((a, b) => a.metric.localeCompare(b.metric) || a.rank - b.rank);
   const warnings = designWarnings(values, options.target ?? {});
-  for (const [metric, entry] of shortRuns) warnings.push(shortRunsWarning(metric, Math.max(...entry.typical)));
+  if (shortRunMs !== undefined) warnings.push(shortRunsWarning(TIME_METRIC, shortRunMs));
   const taintMatch = options.taint ? matchTaint(models) : null;
-  if (options.taint && taintMatch && taintMatch.matched === 0) {
+  if (options.taint && taintMatch && taintMatch.callpaths > 0 && taintMatch.matched === 0) {
     // One line instead of a `taint-missing` on every row.
     for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
     warnings.push(taintMismatchWarning(options.taint.source, taintMatch.callpaths, sharedParams));

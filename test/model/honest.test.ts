@@ -85,6 +85,13 @@ describe('a taint report of another module', () => {
     }
   });
 
+  test('the whole run alone (<root>) is never a mismatch', () => {
+    const report = run([grid2('<root>', (p, n) => 20 * p * n)], { taint: taint(['solve']) });
+    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 0 });
+    expect(report.warnings).toEqual([]);
+    expect(report.models[0]!.flags).toEqual([]);
+  });
+
   test('a report that matches some call paths keeps the per-row flag and no warning', () => {
     const report = run(series, { taint: taint(['solve']) });
     expect(report.taintMatch).toEqual({ matched: 1, callpaths: 2 });
