@@ -13,11 +13,11 @@ export interface LoopTableOptions extends TableLayout {
   top?: number;
 }
 
-export const LOOP_LEGEND =
-  'ids: L = static loop, C = call site (as in the site table: taintlens instrument --mode loops). ' +
-  'called from: the calling functions, innermost last, each with the call site it called from. ' +
-  'Indentation: loop nesting across calls; siblings by inclusive cost. instr / incl: share of all ' +
-  'instructions, exclusive / inclusive of nested loops and callees.';
+export const LOOP_LEGEND = [
+  'ids: L = static loop, C = call site (the site table of taintlens instrument --mode loops)',
+  'called from: the callers, innermost last, each with its call site; siblings by inclusive cost',
+  'instr / incl: share of all instructions, exclusive / inclusive of nested loops and callees',
+];
 
 export function loopTable(report: LoopProfileReport, options: LoopTableOptions = {}): string {
   const shown = options.top !== undefined ? costliest(report.loops, options.top) : report.loops;
@@ -36,8 +36,9 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   ], options);
   const omitted = report.loops.length - shown.length;
   const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; without --top for all)` : '';
-  const width = options.wide ? Infinity : (options.proseWidth ?? Infinity);
-  return `${rows}${note}\n\n${wrap(LOOP_LEGEND, width)}\n${wrap(header(report), width)}`;
+  const tableWidth = options.wide ? Infinity : (options.width ?? Infinity);
+  const legend = LOOP_LEGEND.map((line) => wrap(line, tableWidth, '  ')).join('\n');
+  return `${rows}${note}\n\n${legend}\n${wrap(header(report), options.wide ? Infinity : (options.proseWidth ?? Infinity))}`;
 }
 
 /** `main:C14 > run:C30`: the callers of the loop's function, each with the call site it called from. */
