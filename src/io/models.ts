@@ -239,7 +239,8 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
     { header: 'model', value: (m) => m.model, shrink: termLines, min: 24 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
-    { header: 'flags', value: (m) => m.flags.join(' '), shrink: 'wrap', min: 16 },
+    // A flag is never cut: the column keeps at least the longest one.
+    { header: 'flags', value: (m) => m.flags.join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => m.flags.map((flag) => flag.length))) },
   ];
   const layout = { wide: options.wide === true, ...(Number.isFinite(width) ? { width } : {}) };
   for (const metric of report.metrics) {

@@ -25,14 +25,14 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   const total = report.totalInstructions;
   const rows = renderTable(ordered, [
     { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
-    { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24 },
+    { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
     { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 12, shrinkOrder: 0 },
     { header: 'entries', value: (l) => l.entries },
     { header: 'iterations', value: (l) => l.iterations },
-    { header: 'iter/entry', value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0) },
+    { header: 'iter/entry', value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0), dropOrder: 0 },
     { header: 'instr', value: (l) => percent(l.instructions, total), align: 'right' },
     { header: 'incl', value: (l) => percent(l.inclusiveInstructions, total), align: 'right' },
-    { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-', shrink: 'end', max: 24, min: 12, shrinkOrder: 0 },
+    { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-', shrink: 'end', max: 24, min: 12, shrinkOrder: 0, dropOrder: 1 },
   ], options);
   const omitted = report.loops.length - shown.length;
   const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; without --top for all)` : '';

@@ -22,6 +22,8 @@ export interface Column<Row> {
   min?: number;
   /** Shrinkable columns of a lower order give up their width first (default 1). */
   shrinkOrder?: number;
+  /** The column may be left out when the table cannot fit otherwise (lowest order first). */
+  dropOrder?: number;
 }
 
 export interface TableLayout {
@@ -37,6 +39,13 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
     Math.max(column.header.length, ...cells.map((line) => line[i]!.length)),
   );
   const widths = layout.wide ? natural : fitWidths(columns, natural, layout.width);
+  if (!layout.wide && layout.width !== undefined && widths.reduce((sum, w) => sum + w + 2, -2) > layout.width) {
+    const droppable = columns.filter((column) => column.dropOrder !== undefined);
+    if (droppable.length > 0) {
+      const first = droppable.reduce((a, b) => (b.dropOrder! < a.dropOrder! ? b : a));
+      return renderTable(rows, columns.filter((column) => column !== first), layout);
+    }
+  }
   const alignOf = (i: number): Align =>
     columns[i]!.align ?? (rows.length > 0 && typeof columns[i]!.value(rows[0]!) === 'number' ? 'right' : 'left');
   const pad = (text: string, i: number) =>

@@ -41,3 +41,14 @@ test('a column cap applies without a width; prose wraps with an indent; widths c
   expect(outputWidth({ isTTY: false, columns: 132 })).toBe(100);
   expect(proseWidth({ isTTY: false })).toBe(Infinity);
 });
+
+test('a droppable column is left out when shrinking is not enough', () => {
+  const columns = [
+    { header: 'name', value: (r: (typeof rows)[0]) => r.path },
+    { header: 'extra', value: (r: (typeof rows)[0]) => r.text, dropOrder: 0 },
+    { header: 'n', value: (r: (typeof rows)[0]) => r.n },
+  ];
+  const narrow = renderTable(rows, columns, { width: 50 });
+  expect(narrow.split('\n')[0]).toMatch(/^name\s+n$/);
+  expect(renderTable(rows, columns, { width: 80 })).toMatch(/extra/);
+});
