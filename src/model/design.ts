@@ -103,6 +103,17 @@ export function typicalTime(aggregated: ArrayLike<number>): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * The typical time of the whole run (`<root>`, metric `time`) in an experiment: the median over
+ * the points of each point's median repetition. Undefined when there is no such series.
+ */
+export function wholeRunTime(experiment: Experiment): number | undefined {
+  const series = experiment.series.find((s) => s.metric === TIME_METRIC && s.callpath === ROOT_CALLPATH);
+  if (!series) return undefined;
+  const medians = series.points.filter((point) => point.values.length > 0).map((point) => typicalTime(point.values));
+  return medians.length > 0 ? typicalTime(medians) : undefined;
+}
+
 /** Whole runs (`<root>`) whose typical time is under MIN_MODEL_TIME_MS. */
 export function shortRunsWarning(metric: string, typicalMs: number): DesignWarning {
   return {

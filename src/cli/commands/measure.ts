@@ -6,6 +6,8 @@ import { parseVary } from '../../experiment/grid.js';
 import { startProgress } from '../../util/progress.js';
 import { emit } from '../output.js';
 import { UserError } from '../../util/errors.js';
+import { readMeasurements } from '../../io/measurements.js';
+import { MIN_MODEL_TIME_MS, shortRunsWarning, TIME_METRIC, wholeRunTime } from '../../model/design.js';
 
 interface MeasureCliOptions extends RunCliOptions {
   vary: string[];
@@ -14,6 +16,12 @@ interface MeasureCliOptions extends RunCliOptions {
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** A warning when the whole runs just measured are too short to model their time. */
+function shortRuns(output: string): string | undefined {
+  const typical = wholeRunTime(readMeasurements(output, 'jsonl'));
+  return typical !== undefined && typical < MIN_MODEL_TIME_MS ? shortRunsWarning(TIME_METRIC, typical).message : undefined;
+}
 
 export function registerMeasure(program: Command): void {
   addRunOptions(
@@ -43,9 +51,11 @@ export function registerMeasure(program: Command): void {
         metrics: metrics as Array<'time' | 'instructions'>, progress,
       });
       const units = metrics.includes('time') ? { time: 'ms' } : {};
-      emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary, units }, () =>
+      const short = metrics.includes('time') ? shortRuns(options.output) : undefined;
+      emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary, units, warnings: short ? [short] : [] }, () =>
         `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written` +
-        (metrics.includes('time') ? ' (time: wall time of the call in ms)' : ''));
+        (metrics.includes('time') ? ' (time: wall time of the call in ms)' : '') +
+        (short ? `\nwarning: ${short}` : ''));
     } finally {
       progress.stop();
     }
