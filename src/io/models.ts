@@ -23,7 +23,7 @@ export interface ModelsDocument {
   mainWorkGrowth: Record<string, Record<string, { exponent: number; log: number }>>;
   taint: string | null;
   /** With --taint: how many call paths (other than `<root>`) found their function in the report. */
-  taintMatch: { matched: number; callpaths: number } | null;
+  taintMatch: { matched: number; callpaths: number; share: number } | null;
   /** Units of the metrics where known (`time` from JSON Lines: ms). */
   units: Record<string, string>;
   /** Problems of the experiment as a whole: `{kind, message, param?, metric?}`. */
@@ -116,7 +116,7 @@ export function modelsDocument(report: ModelsReport, source: string): ModelsDocu
     growthThreshold: report.growth,
     mainWorkGrowth: report.mainWorkGrowth,
     taint: report.taint,
-    taintMatch: report.taintMatch,
+    taintMatch: report.taintMatch && { ...report.taintMatch, share: round(report.taintMatch.share, 4) },
     units: report.units,
     warnings: report.warnings,
     noise: report.noise.map((n) => ({

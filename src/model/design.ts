@@ -126,13 +126,20 @@ export function shortRunsWarning(metric: string, typicalMs: number): DesignWarni
   };
 }
 
-export function taintMismatchWarning(taintSource: string, callpaths: number, sharedParams: readonly string[]): DesignWarning {
+export function taintMismatchWarning(
+  taintSource: string,
+  match: { matched: number; callpaths: number; share: number },
+  sharedParams: readonly string[],
+): DesignWarning {
   const why =
     sharedParams.length === 0
       ? 'shares no parameter with the measurements'
-      : `matches none of the ${callpaths} call paths' functions`;
+      : match.matched === 0
+        ? `matches none of the ${match.callpaths} call paths' functions`
+        : `matches only ${match.matched} of the ${match.callpaths} call paths' functions, which carry ${(100 * match.share).toFixed(1)}% of the work`;
+  const effect = match.matched === 0 || sharedParams.length === 0 ? 'The models are not restricted by it' : 'Only those models are restricted by it';
   return {
     kind: 'taint-mismatch',
-    message: `the taint report ${taintSource} ${why}: is it from another module? The models are not restricted by it`,
+    message: `the taint report ${taintSource} ${why}: is it from another module? ${effect}`,
   };
 }

@@ -89,7 +89,7 @@ export interface ModelsReport {
   growth: GrowthThreshold;
   taint: string | null;
   /** With a taint report: how many call paths found their function in it. */
-  taintMatch: { matched: number; callpaths: number } | null;
+  taintMatch: TaintMatch | null;
   /** Units of the metrics where known: `time` is ms in taintlens measure's JSON Lines. */
   units: Record<string, string>;
   /** Problems of the experiment as a whole, each said once. */
@@ -102,6 +102,20 @@ export interface ModelsReport {
 }
 
 export type AlternativeBasis = 'measurements' | 'taint prior';
+
+export interface TaintMatch {
+  /** Call paths other than `<root>` whose function the report has. */
+  matched: number;
+  callpaths: number;
+  /** The largest share of a metric, at the largest measured point, that the matched call paths carry. */
+  share: number;
+}
+
+/**
+ * A report whose functions carry less than this share of the measured work is taken to be of
+ * another module (shared runtime functions such as allocators match by name across modules).
+ */
+export const MIN_TAINT_SHARE = 0.5;
 
 export interface SeriesModel {
   fit: Fit;
@@ -312,11 +326,11 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   models.sort((a, b) => a.metric.localeCompare(b.metric) || a.rank - b.rank);
   const warnings = designWarnings(values, options.target ?? {});
   if (shortRunMs !== undefined) warnings.push(shortRunsWarning(TIME_METRIC, shortRunMs));
-  const taintMatch = options.taint ? matchTaint(models) : null;
-  if (options.taint && taintMatch && taintMatch.callpaths > 0 && taintMatch.matched === 0) {
-    // One line instead of a `taint-missing` on every row.
-    for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
-    warnings.push(taintMismatchWarning(options.taint.source, taintMatch.callpaths, sharedParams));
+  const taintMatch = options.taint ? matchTaint(models, reference) : null;
+  if (options.taint && taintMatch && taintMatch.callpaths > 0 && (taintMatch.matched === 0 || taintMatch.share < MIN_TAINT_SHARE)) {
+    // Nothing matched: one line instead of a `taint-missing` on every row. Some did: the rows say which.
+    if (taintMatch.matched === 0) for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
+    warnings.push(taintMismatchWarning(options.taint.source, taintMatch, sharedParams));
   }
   return {
     params,
@@ -335,9 +349,25 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   };
 }
 
-/** How many call paths (the measured program's own, not `<root>`) found their function in the taint report. */
-function matchTaint(models: readonly CallpathModel[]): { matched: number; callpaths: number } {
-  const own = new Set(models.filter((model) => model.callpath !== ROOT_CALLPATH).map((model) => model.callpath));
-  const matched = new Set(models.filter((model) => own.has(model.callpath) && model.prior && model.prior.status !== 'missing').map((model) => model.callpath));
-  return { matched: matched.size, callpaths: own.size };
+/**
+ * How many call paths (the measured program's own, not `<root>`) found their function in the taint
+ * report, and the largest share of a metric (at the largest measured point) that those carry.
+ */
+function matchTaint(models: readonly CallpathModel[], reference: Readonly<Record<string, number>>): TaintMatch {
+  const own = models.filter((model) => model.callpath !== ROOT_CALLPATH);
+  const isMatched = (model: CallpathModel) => model.prior !== undefined && model.prior.status !== 'missing';
+  const callpaths = new Set(own.map((model) => model.callpath));
+  const matched = new Set(own.filter(isMatched).map((model) => model.callpath));
+  let share = 0;
+  for (const metric of new Set(own.map((model) => model.metric))) {
+    let total = 0;
+    let covered = 0;
+    for (const model of own.filter((m) => m.metric === metric)) {
+      const value = Math.max(0, evaluateModel(model.terms, reference));
+      total += value;
+      if (isMatched(model)) covered += value;
+    }
+    if (total > 0) share = Math.max(share, covered / total);
+  }
+  return { matched: matched.size, callpaths: callpaths.size, share };
 }

@@ -65,18 +65,18 @@ describe('a taint report of another module', () => {
 
   test('matches nothing: one warning and a field, no taint-missing on every row', () => {
     const report = run(series, { taint: taint(['foo', 'bar']) });
-    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 2 });
+    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 2, share: 0 });
     for (const model of report.models) expect(model.flags).not.toContain('taint-missing');
     expect(report.warnings).toEqual([expect.objectContaining({ kind: 'taint-mismatch' })]);
     const text = renderModels(report, 'm');
     expect(text.match(/^warning: the taint report other\.json matches none of the 2 call paths' functions/gm)).toHaveLength(1);
-    expect(modelsDocument(report, 'm')).toMatchObject({ taintMatch: { matched: 0, callpaths: 2 }, warnings: [{ kind: 'taint-mismatch' }] });
+    expect(modelsDocument(report, 'm')).toMatchObject({ taintMatch: { matched: 0, callpaths: 2, share: 0 }, warnings: [{ kind: 'taint-mismatch' }] });
   });
 
   test('shares no parameter: the same warning, and the report is not applied', () => {
     const report = run(series, { taint: taint(['solve', 'init'], ['x']) });
     expect(report.warnings[0]!.message).toMatch(/shares no parameter with the measurements/);
-    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 2 });
+    expect(report.taintMatch).toMatchObject({ matched: 0, callpaths: 2 });
     // Applied, the report would have made both functions constant (contention); not applied, they keep their growth.
     for (const model of report.models) {
       expect(model.flags.filter((flag) => /^(contention|taint-missing)/.test(flag))).toEqual([]);
@@ -87,16 +87,24 @@ describe('a taint report of another module', () => {
 
   test('the whole run alone (<root>) is never a mismatch', () => {
     const report = run([grid2('<root>', (p, n) => 20 * p * n)], { taint: taint(['solve']) });
-    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 0 });
+    expect(report.taintMatch).toEqual({ matched: 0, callpaths: 0, share: 0 });
     expect(report.warnings).toEqual([]);
     expect(report.models[0]!.flags).toEqual([]);
   });
 
-  test('a report that matches some call paths keeps the per-row flag and no warning', () => {
+  test('a report that matches the main work keeps the per-row flag and no warning', () => {
     const report = run(series, { taint: taint(['solve']) });
-    expect(report.taintMatch).toEqual({ matched: 1, callpaths: 2 });
+    expect(report.taintMatch).toMatchObject({ matched: 1, callpaths: 2 });
+    expect(report.taintMatch!.share).toBeGreaterThan(0.5);
     expect(report.models.find((m) => m.callpath === 'main->init')!.flags).toContain('taint-missing');
     expect(report.warnings).toEqual([]);
+  });
+
+  test('a report that matches only minor functions (a shared runtime) is a mismatch too', () => {
+    const report = run(series, { taint: taint(['init']) }); // init carries a minor share of the work
+    expect(report.taintMatch).toMatchObject({ matched: 1, callpaths: 2 });
+    expect(report.warnings[0]!.message).toMatch(/matches only 1 of the 2 call paths' functions, which carry \d+\.\d% of the work/);
+    expect(report.models.find((m) => m.callpath === 'main->solve')!.flags).toContain('taint-missing');
   });
 });
 
