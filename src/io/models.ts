@@ -4,8 +4,8 @@ import { schemaId } from '../util/schema.js';
 import { fileError } from '../util/errors.js';
 import { formatCoefficient, formatModel } from '../model/format.js';
 import type { CallpathModel, MetricNoise, ModelsReport } from '../model/modeler.js';
-import type { DesignWarning } from '../model/design.js';
-import { MIN_MODEL_TIME_MS, MIN_VALUES_PER_PARAMETER } from '../model/design.js';
+import { MIN_MODEL_TIME_MS, MIN_VALUES_PER_PARAMETER, type DesignWarning } from '../model/design.js';
+import { MAIN_WORK_SHARE, MIN_BUG_SHARE } from '../model/scalability.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { wrap } from '../report/wrap.js';
 import type { Term } from '../model/types.js';
@@ -203,8 +203,8 @@ function scalabilityText(report: ModelsReport): string {
   const fixed = Object.entries(report.growth.perParam).map(([p, t]) => `${p}^${t}`);
   if (report.growth.default === 'auto') {
     const tail = fixed.length > 0 ? `; fixed for ${fixed.join(', ')}` : '';
-    return 'grows faster than the main work (the call paths making up half of the metric at the largest measured point) ' +
-      `and reaches 1% of the total at the target${tail}`;
+    return `grows faster than the main work (the call paths making up ${100 * MAIN_WORK_SHARE}% of the metric at the largest ` +
+      `measured point) and reaches ${100 * MIN_BUG_SHARE}% of the total at the target${tail}`;
   }
   return `grows faster than x^${report.growth.default}${fixed.length > 0 ? ` (${fixed.join(', ')})` : ''}`;
 }
