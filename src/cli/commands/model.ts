@@ -5,7 +5,7 @@ import { UserError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/atomic-write.js';
 import { startProgress } from '../../util/progress.js';
 import { emit } from '../output.js';
-import { detectFormat, parseMeasurements, type MeasurementFormat } from '../../io/measurements.js';
+import { detectFormat, readMeasurements, type MeasurementFormat } from '../../io/measurements.js';
 import { readInputText } from '../../util/read-file.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { readTaintReport } from '../../io/taint.js';
@@ -86,9 +86,9 @@ export function registerModel(program: Command): void {
     .option('-o, --output <file>', 'also write the JSON document to this file (atomically)')
     .option('--wide', 'show call paths whole; do not fit the table to the terminal width')
     .action((file: string, options: ModelCommandOptions) => {
-      const text = readInputText(file);
-      const format = options.format ?? detectFormat(text, file);
-      const experiment = parseMeasurements(text, file, format);
+      const experiment = readMeasurements(file, options.format);
+      // JSON Lines time is in ms (taintlens measure's); Extra-P's formats say nothing about units.
+      const format = options.format ?? detectFormat(readInputText(file), file);
       const taint = options.taint ? readTaintReport(options.taint) : undefined;
       const metrics = [...new Set(experiment.series.map((series) => series.metric))];
       if (options.metric !== undefined && !metrics.includes(options.metric)) {
