@@ -26,7 +26,7 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   const rows = renderTable(ordered, [
     { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
     { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
-    { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 12, shrinkOrder: 0 },
+    { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 20, shrinkOrder: 0 },
     { header: 'entries', value: (l) => l.entries },
     { header: 'iterations', value: (l) => l.iterations },
     { header: 'iter/entry', value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0), dropOrder: 0 },

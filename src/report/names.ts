@@ -27,5 +27,6 @@ export function pathTail(path: string, width: number): string {
   }
   if (best !== undefined) return best;
   const last = parts[parts.length - 1]!;
+  if (last.length < width) return `…${last}`;
   return width <= 1 ? last.slice(-width) : `…${last.slice(last.length - width + 1)}`;
 }

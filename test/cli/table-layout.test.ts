@@ -16,6 +16,7 @@ test('call paths keep their last elements', () => {
   expect(pathTail('main->solver->assemble->integrate', 100)).toBe('main->solver->assemble->integrate');
   expect(pathTail('a > bb > ccc', 9)).toBe('… > ccc');
   expect(pathTail('main->averyveryverylongname', 10)).toBe('…ylongname');
+  expect(pathTail('_start:C0 > malloc:C27', 12)).toBe('…malloc:C27');
 });
 
 test('a table fits its width by shrinking and wrapping, and stays whole when wide', () => {
