@@ -4,6 +4,10 @@ import { schemaId } from '../util/schema.js';
 import { fileError } from '../util/errors.js';
 import { formatCoefficient, formatModel } from '../model/format.js';
 import type { CallpathModel, MetricNoise, ModelsReport } from '../model/modeler.js';
+import { MIN_MODEL_TIME_MS, MIN_VALUES_PER_PARAMETER, type DesignWarning } from '../model/design.js';
+import { MAIN_WORK_SHARE, MIN_BUG_SHARE } from '../model/scalability.js';
+import { displayPath, pathTail } from '../report/names.js';
+import { wrap } from '../report/wrap.js';
 import type { Term } from '../model/types.js';
 
 export interface ModelsDocument {
@@ -14,8 +18,16 @@ export interface ModelsDocument {
   aggregate: string;
   target: Record<string, number>;
   targetGiven: boolean;
-  growthThreshold: { default: number; perParam: Record<string, number> };
+  growthThreshold: { default: number | 'auto'; perParam: Record<string, number> };
+  /** Per metric, with the 'auto' threshold: the growth of the main work per parameter. */
+  mainWorkGrowth: Record<string, Record<string, { exponent: number; log: number }>>;
   taint: string | null;
+  /** With --taint: how many call paths (other than `<root>`) found their function in the report. */
+  taintMatch: { matched: number; callpaths: number; share: number } | null;
+  /** Units of the metrics where known (`time` from JSON Lines: ms). */
+  units: Record<string, string>;
+  /** Problems of the experiment as a whole: `{kind, message, param?, metric?}`. */
+  warnings: DesignWarning[];
   /** Per metric: the noise shape read off the repetitions and the fit it chose. */
   noise: NoiseEntry[];
   models: ModelEntry[];
@@ -102,7 +114,11 @@ export function modelsDocument(report: ModelsReport, source: string): ModelsDocu
     target: report.target,
     targetGiven: report.targetGiven,
     growthThreshold: report.growth,
+    mainWorkGrowth: report.mainWorkGrowth,
     taint: report.taint,
+    taintMatch: report.taintMatch && { ...report.taintMatch, share: round(report.taintMatch.share, 4) },
+    units: report.units,
+    warnings: report.warnings,
     noise: report.noise.map((n) => ({
       metric: n.metric,
       shape: n.shape,
@@ -151,9 +167,10 @@ const FLAG_TEXT: Record<string, string> = {
   'too-narrow': 'the code depends on a parameter the measurements do not show (experiment too narrow?)',
   branch: 'the measurements grow with a parameter that reaches only the function\'s branches (algorithm selection), not its loops; the model follows the measurements',
   interaction: 'the measurements combine parameters the loop nests keep apart; the model follows the measurements',
-  'scalability-bug': 'grows faster than the growth threshold',
   refined: 'exponent refined off the grid',
-  'few-points': 'only two values of this parameter: not modeled',
+  'few-points': `fewer than ${MIN_VALUES_PER_PARAMETER} values of this parameter (Extra-P's minimum): with two it is not modeled, with three or four its exponent is poorly determined`,
+  'not-varied': 'this parameter was measured at one value only: the model cannot depend on it',
+  'short-runs': `the whole run's median time over the points is under ${MIN_MODEL_TIME_MS} ms: fixed costs dominate, the model of time extrapolates badly`,
   'taint-missing': 'function not in the taint report: not restricted',
 };
 
@@ -173,39 +190,82 @@ function flagKind(flag: string): string {
   return flag.split(':')[0]!;
 }
 
+export interface RenderOptions {
+  /** Fit tables and lines to this width (call paths keep their last elements). */
+  width?: number;
+  /** Keep call paths whole and tables as wide as they need. */
+  wide?: boolean;
+  /** Wrap prose lines to this width (default: no wrapping). */
+  proseWidth?: number;
+}
+
+function scalabilityText(report: ModelsReport): string {
+  const fixed = Object.entries(report.growth.perParam).map(([p, t]) => `${p}^${t}`);
+  if (report.growth.default === 'auto') {
+    const tail = fixed.length > 0 ? `; fixed for ${fixed.join(', ')}` : '';
+    return `grows faster than the main work (the call paths making up ${100 * MAIN_WORK_SHARE}% of the metric at the largest ` +
+      `measured point) and reaches ${100 * MIN_BUG_SHARE}% of the total at the target${tail}`;
+  }
+  return `grows faster than x^${report.growth.default}${fixed.length > 0 ? ` (${fixed.join(', ')})` : ''}`;
+}
+
+/** A model too wide for its column breaks between terms: `2 + 0.5 * p` / `+ 3 * n`. */
+function termLines(model: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const term of model.split(/ (?=[+-] )/)) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last]!.length + 1 + term.length <= width) lines[last] += ` ${term}`;
+    else lines.push(term);
+  }
+  return lines;
+}
+
+/** A perfect fit through as many points as coefficients says nothing: shown as `-`. */
+function smapeText(model: CallpathModel): string {
+  return model.points <= model.terms.length ? '-' : `${model.smape.toFixed(2)}%`;
+}
+
 /** The human view: one table per metric, then a legend of the flags that occur. */
-export function renderModels(report: ModelsReport, source: string): string {
+export function renderModels(report: ModelsReport, source: string, options: RenderOptions = {}): string {
   const out: string[] = [];
+  const width = options.wide ? Infinity : (options.width ?? Infinity);
+  const prose = options.wide ? Infinity : (options.proseWidth ?? Infinity);
   const where = Object.entries(report.target)
     .map(([p, v]) => `${p}=${formatCoefficient(v)}`)
     .join(', ');
   const columns: Column<CallpathModel>[] = [
     { header: 'rank', value: (m) => m.rank },
-    { header: 'callpath', value: (m) => m.callpath },
-    { header: 'model', value: (m) => m.model },
-    { header: 'SMAPE', value: (m) => `${m.smape.toFixed(2)}%`, align: 'right' },
+    { header: 'callpath', value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)), shrink: pathTail, max: 40, min: 16, shrinkOrder: 0 },
+    { header: 'model', value: (m) => m.model, shrink: termLines, min: 24 },
+    { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
-    { header: 'flags', value: (m) => m.flags.join(' ') },
+    // A flag is never cut: the column keeps at least the longest one.
+    { header: 'flags', value: (m) => m.flags.join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => m.flags.map((flag) => flag.length))) },
   ];
+  const layout = { wide: options.wide === true, ...(Number.isFinite(width) ? { width } : {}) };
   for (const metric of report.metrics) {
     const models = report.models.filter((model) => model.metric === metric);
     const reps = models.length ? Math.round(models.reduce((sum, m) => sum + m.repetitions, 0) / models.length) : 0;
-    out.push(
-      `${metric}: ${models.length} call path${models.length === 1 ? '' : 's'} of ${source} over ${report.params.join(', ')} ` +
+    const unit = report.units[metric] ? ` (${report.units[metric]})` : '';
+    out.push(wrap(
+      `${metric}${unit}: ${models.length} call path${models.length === 1 ? '' : 's'} of ${source} over ${report.params.join(', ')} ` +
         `(${report.aggregate} of ${reps} repetition${reps === 1 ? '' : 's'}), ranked by the value ` +
         `${report.targetGiven ? 'predicted at' : 'at the largest measured point'} ${where}` +
         (report.taint ? `; taint prior from ${report.taint}` : ''),
-    );
+      prose,
+    ));
     const noise = report.noise.find((n) => n.metric === metric);
-    if (noise) out.push(noiseLine(noise));
+    if (noise) out.push(wrap(noiseLine(noise), prose));
     out.push('');
-    out.push(renderTable(models, columns));
+    out.push(renderTable(models, columns, layout));
     out.push('');
   }
+  for (const warning of report.warnings) out.push(wrap(`warning: ${warning.message}`, prose, '  '));
+  if (report.warnings.length > 0) out.push('');
   const kinds = [...new Set(report.models.flatMap((model) => model.flags.map(flagKind)))];
   if (kinds.length > 0) {
     out.push('flags:');
-    for (const kind of kinds) out.push(`  ${kind}: ${FLAG_TEXT[kind] ?? kind}`);
+    for (const kind of kinds) out.push(wrap(`  ${kind}: ${kind === 'scalability-bug' ? scalabilityText(report) : (FLAG_TEXT[kind] ?? kind)}`, prose, '    '));
   }
   return out.join('\n');
 }

@@ -1,7 +1,13 @@
 // Models for every call path of an experiment: aggregation, the search, the taint prior's checks,
 // extrapolation to a target point, ranking and scalability flags.
 import { aggregate, spreadOf, UNRELIABLE_CV } from './aggregate.js';
-import { FULL_SHAPES, EXTRAP_SHAPES, sameExponent, type Shape } from './exponents.js';
+import { FULL_SHAPES, EXTRAP_SHAPES, type Shape } from './exponents.js';
+import {
+  checkTarget, designFlags, designWarnings, MIN_MODEL_TIME_MS, shortRunsWarning, taintMismatchWarning, TIME_METRIC, typicalTime,
+  ROOT_CALLPATH, valuesPerParameter, type DesignWarning,
+} from './design.js';
+import { growthOf, mainWorkGrowth, scalabilityFlags, type Growth, type GrowthThreshold } from './scalability.js';
+export { compareGrowth, DEFAULT_GROWTH, exceeds, growthOf, type Growth, type GrowthThreshold } from './scalability.js';
 import { repetitionBounds } from './bounded.js';
 import { evaluateModel, formatModel } from './format.js';
 import { estimateNoise, type NoiseEstimate } from './noise.js';
@@ -9,12 +15,6 @@ import { PointSetCache, type PointSet } from './pointset.js';
 import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
 import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
 import type { Aggregate, Experiment, Series, Term } from './types.js';
-
-export interface GrowthThreshold {
-  /** Allowed growth in any parameter: 1 = linear (n log n is worse). */
-  default: number;
-  perParam: Record<string, number>;
-}
 
 export interface ModelingOptions {
   aggregate: Aggregate;
@@ -24,6 +24,8 @@ export interface ModelingOptions {
   target?: Record<string, number>;
   growth: GrowthThreshold;
   taint?: TaintReport;
+  /** The `time` metric is in milliseconds (taintlens measure's JSON Lines): runs too short to model are flagged. */
+  timeInMs?: boolean;
   /** 'full': all 59 shapes (default); 'extrap': Extra-P's 42 default building blocks. */
   shapes?: 'full' | 'extrap';
   search?: Partial<SearchOptions>;
@@ -42,13 +44,6 @@ export const FIT_MODES: readonly FitMode[] = ['auto', 'least-squares', 'minimax'
 export interface MetricNoise extends NoiseEstimate {
   metric: string;
   fit: Exclude<FitMode, 'auto'>;
-}
-
-export const DEFAULT_GROWTH: GrowthThreshold = { default: 1, perParam: {} };
-
-export interface Growth {
-  exponent: number;
-  log: number;
 }
 
 export interface CallpathModel {
@@ -93,12 +88,34 @@ export interface ModelsReport {
   targetGiven: boolean;
   growth: GrowthThreshold;
   taint: string | null;
+  /** With a taint report: how many call paths found their function in it. */
+  taintMatch: TaintMatch | null;
+  /** Units of the metrics where known: `time` is ms in taintlens measure's JSON Lines. */
+  units: Record<string, string>;
+  /** Problems of the experiment as a whole, each said once. */
+  warnings: DesignWarning[];
+  /** Per metric, with the 'auto' growth threshold: the growth of the main work per parameter. */
+  mainWorkGrowth: Record<string, Record<string, Growth>>;
   /** Per metric: the noise shape estimated from all its call paths' repetitions, and the fit used. */
   noise: MetricNoise[];
   models: CallpathModel[];
 }
 
 export type AlternativeBasis = 'measurements' | 'taint prior';
+
+export interface TaintMatch {
+  /** Call paths other than `<root>` whose function the report has. */
+  matched: number;
+  callpaths: number;
+  /** The largest share of a metric, at the largest measured point, that the matched call paths carry. */
+  share: number;
+}
+
+/**
+ * A report whose functions carry less than this share of the measured work is taken to be of
+ * another module (shared runtime functions such as allocators match by name across modules).
+ */
+export const MIN_TAINT_SHARE = 0.5;
 
 export interface SeriesModel {
   fit: Fit;
@@ -111,7 +128,10 @@ export interface SeriesModel {
   smape: number;
   loo: number;
   repetitions: number;
-  fewPoints: string[];
+  /** Distinct values of each parameter among the points. */
+  distinct: number[];
+  /** The aggregated value at each point. */
+  aggregated: Float64Array;
 }
 
 /** Everything one modeling session reuses between series: coordinate-dependent bases. */
@@ -171,7 +191,8 @@ export class Modeler {
       smape: smape(y, predicted),
       loo: chosen.masks.length + 2 <= points.length ? leaveOneOutError(ps, y, chosen) : NaN,
       repetitions: spread.repetitions,
-      fewPoints: series.params.filter((_, l) => ps.distinct[l] === 2),
+      distinct: ps.distinct,
+      aggregated: y,
     };
   }
 }
@@ -209,29 +230,6 @@ export function dependenciesOf(terms: readonly Term[], params: readonly string[]
   return params.filter((p) => used.has(p));
 }
 
-/** The leading growth of the model in each parameter: the largest (exponent, log) of a growing term. */
-export function growthOf(terms: readonly Term[]): Record<string, Growth> {
-  const growth: Record<string, Growth> = {};
-  for (const term of terms) {
-    if (term.coefficient <= 0) continue;
-    for (const factor of term.factors) {
-      const current = growth[factor.param];
-      if (!current || compareGrowth(factor, current) > 0) growth[factor.param] = { exponent: factor.exponent, log: factor.log };
-    }
-  }
-  return growth;
-}
-
-export function compareGrowth(a: Growth, b: Growth): number {
-  if (!sameExponent(a.exponent, b.exponent)) return a.exponent - b.exponent;
-  return a.log - b.log;
-}
-
-/** Growth worse than x^threshold: a larger exponent, or the same with a logarithm. */
-export function exceeds(growth: Growth, threshold: number): boolean {
-  return compareGrowth(growth, { exponent: threshold, log: 0 }) > 0;
-}
-
 function seriesKey(series: Series): string {
   return `${series.metric}\u0000${series.callpath}`;
 }
@@ -249,6 +247,12 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       });
     }
   }
+  const values = valuesPerParameter(experiment, selected);
+  // A report that names none of the measured parameters is of something else: it would make every
+  // function it knows constant. It is not applied, and said so once below.
+  const sharedParams = options.taint ? params.filter((p) => options.taint!.parameters.includes(p)) : [];
+  const taint = sharedParams.length > 0 ? options.taint : undefined;
+  if (options.target) checkTarget(values, options.target);
   const target = options.target ?? reference;
   const noise: MetricNoise[] = [...new Set(selected.map((series) => series.metric))].map((metric) => {
     const estimate = estimateNoise(selected.filter((series) => series.metric === metric));
@@ -257,29 +261,34 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   });
   const fitFor = new Map(noise.map((entry) => [entry.metric, entry.fit]));
   const models: CallpathModel[] = [];
+  /** The whole run's typical time when too short to model (ms). */
+  let shortRunMs: number | undefined;
   const seen = new Set<string>();
   for (const series of selected) {
     if (seen.has(seriesKey(series))) continue;
     seen.add(seriesKey(series));
-    const prior = options.taint ? priorFor(options.taint, series.callpath, series.params) : undefined;
+    const prior = taint ? priorFor(taint, series.callpath, series.params) : undefined;
     const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
     const result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax');
     const dependsOn = dependenciesOf(result.terms, series.params);
     const growth = growthOf(result.terms);
     const flags: string[] = [];
     if (result.cv > UNRELIABLE_CV) flags.push('unreliable');
-    for (const p of result.fewPoints) flags.push(`few-points:${p}`);
+    flags.push(...designFlags(result.distinct, series.params));
+    if (options.timeInMs && series.metric === TIME_METRIC && series.callpath === ROOT_CALLPATH) {
+      const typical = typicalTime(result.aggregated);
+      if (typical < MIN_MODEL_TIME_MS) {
+        flags.push('short-runs');
+        shortRunMs = typical;
+      }
+    }
     for (const l of result.fit.refined) flags.push(`refined:${series.params[l]}`);
     if (prior) {
-      if (prior.status === 'missing') flags.push('taint-missing');
+      if (prior.status === 'missing' && series.callpath !== ROOT_CALLPATH) flags.push('taint-missing');
       // A parameter that reaches only the function's branches selects code paths of other cost.
       for (const p of result.contention) flags.push(prior.branchParams.includes(p) ? `branch:${p}` : `contention:${p}`);
       if (result.interaction) flags.push('interaction');
       for (const p of prior.ownParams) if (!dependsOn.includes(p)) flags.push(`too-narrow:${p}`);
-    }
-    for (const [p, g] of Object.entries(growth)) {
-      const threshold = options.growth.perParam[p] ?? options.growth.default;
-      if (exceeds(g, threshold)) flags.push(`scalability-bug:${p}`);
     }
     models.push({
       callpath: series.callpath,
@@ -306,12 +315,23 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     options.onProgress?.(series.callpath);
   }
   const metrics = [...new Set(models.map((model) => model.metric))];
+  const mainWork: Record<string, Record<string, Growth>> = {};
   for (const metric of metrics) {
     const group = models.filter((model) => model.metric === metric);
+    if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(group, reference, params);
+    scalabilityFlags(group, options.growth, mainWork[metric]).forEach((flags, i) => group[i]!.flags.push(...flags));
     group.sort((a, b) => b.prediction - a.prediction || a.callpath.localeCompare(b.callpath));
     group.forEach((model, i) => (model.rank = i + 1));
   }
   models.sort((a, b) => a.metric.localeCompare(b.metric) || a.rank - b.rank);
+  const warnings = designWarnings(values, options.target ?? {});
+  if (shortRunMs !== undefined) warnings.push(shortRunsWarning(TIME_METRIC, shortRunMs));
+  const taintMatch = options.taint ? matchTaint(models, reference) : null;
+  if (options.taint && taintMatch && taintMatch.callpaths > 0 && (taintMatch.matched === 0 || taintMatch.share < MIN_TAINT_SHARE)) {
+    // Nothing matched: one line instead of a `taint-missing` on every row. Some did: the rows say which.
+    if (taintMatch.matched === 0) for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
+    warnings.push(taintMismatchWarning(options.taint.source, taintMatch, sharedParams));
+  }
   return {
     params,
     metrics,
@@ -320,7 +340,34 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     targetGiven: options.target !== undefined,
     growth: options.growth,
     taint: options.taint?.source ?? null,
+    taintMatch,
+    units: options.timeInMs && metrics.includes(TIME_METRIC) ? { [TIME_METRIC]: 'ms' } : {},
+    warnings,
+    mainWorkGrowth: mainWork,
     noise,
     models,
   };
+}
+
+/**
+ * How many call paths (the measured program's own, not `<root>`) found their function in the taint
+ * report, and the largest share of a metric (at the largest measured point) that those carry.
+ */
+function matchTaint(models: readonly CallpathModel[], reference: Readonly<Record<string, number>>): TaintMatch {
+  const own = models.filter((model) => model.callpath !== ROOT_CALLPATH);
+  const isMatched = (model: CallpathModel) => model.prior !== undefined && model.prior.status !== 'missing';
+  const callpaths = new Set(own.map((model) => model.callpath));
+  const matched = new Set(own.filter(isMatched).map((model) => model.callpath));
+  let share = 0;
+  for (const metric of new Set(own.map((model) => model.metric))) {
+    let total = 0;
+    let covered = 0;
+    for (const model of own.filter((m) => m.metric === metric)) {
+      const value = Math.max(0, evaluateModel(model.terms, reference));
+      total += value;
+      if (isMatched(model)) covered += value;
+    }
+    if (total > 0) share = Math.max(share, covered / total);
+  }
+  return { matched: matched.size, callpaths: callpaths.size, share };
 }

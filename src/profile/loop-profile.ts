@@ -12,6 +12,11 @@ export interface LoopEntry {
   loop: string;
   function: string;
   callpath: string;
+  /**
+   * The call site of each call along `callpath` (one per `->`), `?` where the host called in:
+   * tells apart contexts whose function names are the same (`run->encodeName` called from C30 or C31).
+   */
+  callsites: string[];
   parent: string | null;
   depth: number;
   entries: number;
@@ -112,6 +117,15 @@ function buildProfile(nodes: ContextNode[], table: SiteTable, layout: LoopProfil
     }
     return path;
   };
+  const callsitesOf = new Map<ContextNode, string[]>();
+  const sitesOf = (node: ContextNode): string[] => {
+    let sites = callsitesOf.get(node);
+    if (sites === undefined) {
+      sites = node.parent ? [...sitesOf(node.parent), callSiteOf(node)?.id ?? '?'] : [];
+      callsitesOf.set(node, sites);
+    }
+    return sites;
+  };
   // Inclusive counts bottom-up: children were allocated after their parents.
   const inclusiveLoop = new Map<string, number>();
   const loopKey = (node: ContextNode, loop: string) => `${loop}#${node.index}`;
@@ -169,6 +183,7 @@ function buildProfile(nodes: ContextNode[], table: SiteTable, layout: LoopProfil
         loop: id,
         function: fn.name,
         callpath: pathOf(node),
+        callsites: sitesOf(node),
         parent: loop.parent ? loopKey(node, loop.parent) : (enclosingEntry(node)?.id ?? null),
         depth: depthOf(node, id),
         entries: counters.entries,

@@ -2,24 +2,61 @@
 // function-level and loop-level profiles (Sato et al.'s LU example: a function's share split by loop).
 import type { LoopProfileReport } from '../profile/profile-run.js';
 import type { LoopEntry } from '../profile/loop-profile.js';
-import { percent, renderTable } from './table.js';
-import { displayName } from './names.js';
+import { percent, renderTable, type TableLayout } from './table.js';
+import { displayName, pathTail } from './names.js';
+import { wrap } from './wrap.js';
 
-export function loopTable(report: LoopProfileReport): string {
-  const ordered = treeOrder(report.loops);
+export interface LoopTableOptions extends TableLayout {
+  /** Wrap prose lines to this width (default: no wrapping). */
+  proseWidth?: number;
+  /** Only the N costliest loop contexts (by inclusive instructions), with their enclosing loops. */
+  top?: number;
+}
+
+export const LOOP_LEGEND = [
+  'ids: L = static loop, C = call site (the site table of taintlens instrument --mode loops)',
+  'called from: the callers, innermost last, each with its call site; siblings by inclusive cost',
+  'instr / incl: share of all instructions, exclusive / inclusive of nested loops and callees',
+];
+
+export function loopTable(report: LoopProfileReport, options: LoopTableOptions = {}): string {
+  const shown = options.top !== undefined ? costliest(report.loops, options.top) : report.loops;
+  const ordered = treeOrder(shown);
   const total = report.totalInstructions;
   const rows = renderTable(ordered, [
     { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
-    { header: 'function', value: (l) => displayName(l.function) },
-    { header: 'depth', value: (l) => l.depth },
+    { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
+    { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 20, shrinkOrder: 0 },
     { header: 'entries', value: (l) => l.entries },
     { header: 'iterations', value: (l) => l.iterations },
-    { header: 'iter/entry', value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0) },
+    { header: 'iter/entry', value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0), dropOrder: 0 },
     { header: 'instr', value: (l) => percent(l.instructions, total), align: 'right' },
     { header: 'incl', value: (l) => percent(l.inclusiveInstructions, total), align: 'right' },
-    { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-' },
-  ]);
-  return `${rows}\n\n${header(report)}`;
+    { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-', shrink: 'end', max: 24, min: 12, shrinkOrder: 0, dropOrder: 1 },
+  ], options);
+  const omitted = report.loops.length - shown.length;
+  const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; without --top for all)` : '';
+  const tableWidth = options.wide ? Infinity : (options.width ?? Infinity);
+  const legend = LOOP_LEGEND.map((line) => wrap(line, tableWidth, '  ')).join('\n');
+  return `${rows}${note}\n\n${legend}\n${wrap(header(report), options.wide ? Infinity : (options.proseWidth ?? Infinity))}`;
+}
+
+/** `main:C14 > run:C30`: the callers of the loop's function, each with the call site it called from. */
+export function callerContext(loop: Pick<LoopEntry, 'callpath' | 'callsites'>): string {
+  const functions = loop.callpath.split('->');
+  if (functions.length < 2) return '-';
+  return functions.slice(0, -1).map((fn, i) => `${displayName(fn)}:${loop.callsites[i] ?? '?'}`).join(' > ');
+}
+
+/** The `count` loop contexts of highest inclusive cost, and the loops enclosing them. */
+function costliest(loops: readonly LoopEntry[], count: number): LoopEntry[] {
+  const byId = new Map(loops.map((loop) => [loop.id, loop]));
+  const keep = new Set<string>();
+  const ranked = loops.map((loop, i) => ({ loop, i })).sort((a, b) => b.loop.inclusiveInstructions - a.loop.inclusiveInstructions || a.i - b.i);
+  for (const { loop } of ranked.slice(0, Math.max(0, count))) {
+    for (let at: LoopEntry | undefined = loop; at && !keep.has(at.id); at = at.parent ? byId.get(at.parent) : undefined) keep.add(at.id);
+  }
+  return loops.filter((loop) => keep.has(loop.id));
 }
 
 export function compareTable(report: LoopProfileReport): string {
@@ -55,14 +92,15 @@ function header(report: LoopProfileReport): string {
     `${report.timing.medianMs.toFixed(2)} ms profiled (median of ${report.timing.runs})`;
 }
 
-/** Parents before children, siblings in first-run order. */
-function treeOrder(loops: LoopEntry[]): LoopEntry[] {
+/** Parents before children, siblings by inclusive cost (the costliest first), ties in first-run order. */
+function treeOrder(loops: readonly LoopEntry[]): LoopEntry[] {
   const children = new Map<string | null, LoopEntry[]>();
   for (const loop of loops) {
     const list = children.get(loop.parent) ?? [];
     list.push(loop);
     children.set(loop.parent, list);
   }
+  for (const list of children.values()) list.sort((a, b) => b.inclusiveInstructions - a.inclusiveInstructions);
   const out: LoopEntry[] = [];
   const visit = (parent: string | null) => {
     for (const loop of children.get(parent) ?? []) {

@@ -9,3 +9,24 @@ export function displayName(name: string): string {
 export function displayPath(path: string): string {
   return path.split(/(\s*->\s*|\s+>\s+)/).map((part, i) => (i % 2 === 0 ? displayName(part) : part)).join('');
 }
+
+/**
+ * The last elements of a call path that fit in `width` characters, the cut marked `…`:
+ * `…->__new->__alloc`. Used as a table column's `shrink`.
+ */
+export function pathTail(path: string, width: number): string {
+  if (path.length <= width) return path;
+  const parts = path.split(/(\s*->\s*|\s+>\s+)/);
+  let best: string | undefined;
+  let suffix = parts[parts.length - 1]!;
+  for (let i = parts.length - 2; i > 0; i -= 2) {
+    const candidate = `…${parts[i]!}${suffix}`;
+    if (candidate.length > width) break;
+    best = candidate;
+    suffix = `${parts[i - 1]!}${parts[i]!}${suffix}`;
+  }
+  if (best !== undefined) return best;
+  const last = parts[parts.length - 1]!;
+  if (last.length < width) return `…${last}`;
+  return width <= 1 ? last.slice(-width) : `…${last.slice(last.length - width + 1)}`;
+}

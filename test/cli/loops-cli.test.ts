@@ -42,8 +42,9 @@ test('loops --json follows the documented contract', async () => {
 test('loops prints the loop tree and, with --compare, both profiles', async () => {
   const { code, stdout } = await cli(['loops', kernel, '--args', '10', '--compare']);
   expect(code).toBe(0);
-  expect(stdout).toMatch(/loop\s+function\s+depth\s+entries\s+iterations/);
-  expect(stdout).toMatch(/\n {2}L0\s+row\s+2\s+10\s+100\s/);
+  expect(stdout).toMatch(/loop\s+function\s+called from\s+entries\s+iterations/);
+  expect(stdout).toMatch(/\n {2}L0\s+row\s+run:C0\s+10\s+100\s/);
+  expect(stdout).toMatch(/ids: L = static loop, C = call site/);
   expect(stdout).toMatch(/function-level vs loop-level/);
   expect(stdout).toMatch(/row\s+function\s+10\s/);
 });
@@ -72,4 +73,54 @@ test('instrument writes the module and its site table', async () => {
   expect(sites.schema).toBe('taintlens/sites@1');
   expect(sites.loops.map((l: { function: string; depth: number }) => [l.function, l.depth])).toEqual([['row', 1], ['run', 1]]);
   expect(existsSync(output)).toBe(true);
+});
+
+// `sum` is called from two call sites of `run`, with different trip counts: the same loop in two
+// contexts whose function names are the same.
+const twice = join(dir, 'twice.wasm');
+writeFileSync(twice, wat(`(module
+  (func $sum (param $n i32) (result i32) (local $j i32) (local $s i32)
+    (loop $l
+      (local.set $s (i32.add (local.get $s) (local.get $j)))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $j) (local.get $n))))
+    (local.get $s))
+  (func $big (param $n i32) (result i32) (local $i i32) (local $t i32)
+    (loop $l
+      (local.set $t (i32.add (local.get $t) (local.get $i)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+    (local.get $t))
+  (func $run (export "run") (param $n i32) (result i32)
+    (i32.add
+      (i32.add (call $sum (i32.const 3)) (call $big (local.get $n)))
+      (call $sum (i32.mul (local.get $n) (i32.const 10))))))`));
+
+test('loops tells contexts apart by call site, sorts by cost, and --top keeps the costliest', async () => {
+  const { code, stdout } = await cli(['loops', twice, '--args', '50']);
+  expect(code).toBe(0);
+  const rows = stdout.split('\n').filter((line) => /^\s*L\d/.test(line));
+  // Costliest first: sum from its second call site (500 iterations), big (50), sum from the first (3).
+  expect(rows.map((row) => row.trim().split(/\s+/).slice(0, 4))).toEqual([
+    ['L0', 'sum', 'run:C2', '1'],
+    ['L1', 'big', 'run:C1', '1'],
+    ['L0', 'sum', 'run:C0', '1'],
+  ]);
+  const json = JSON.parse((await cli(['loops', twice, '--args', '50', '--json'])).stdout);
+  expect(json.loops.map((l: { callsites: string[] }) => l.callsites).sort()).toEqual([['C0'], ['C1'], ['C2']]);
+  const top = await cli(['loops', twice, '--args', '50', '--top', '1']);
+  expect(top.stdout.split('\n').filter((line) => /^\s*L\d/.test(line))).toHaveLength(1);
+  expect(top.stdout).toMatch(/\(1 of 3 loop contexts/);
+  expect((await cli(['loops', twice, '--args', '50', '--top', 'x'])).code).toBe(2);
+});
+
+test('the loop table fits 100 columns unless --wide', async () => {
+  const { stdout } = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--', '16', '10', '4', '2', '3']);
+  const table = stdout.slice(0, stdout.indexOf('\n\n')).split('\n');
+  expect(table.length).toBeGreaterThan(40);
+  expect(Math.max(...table.map((line) => line.length))).toBeLessThanOrEqual(100);
+  expect(stdout).toMatch(/… > run:C\d+/);
+  const wide = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--wide', '--', '16', '10', '4', '2', '3']);
+  expect(wide.stdout).toMatch(/_start:C\d+ > .* > run:C\d+/);
+  expect(Math.max(...wide.stdout.split('\n').map((line) => line.length))).toBeGreaterThan(100);
 });

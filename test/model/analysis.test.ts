@@ -77,8 +77,8 @@ describe('extrapolation, ranking and scalability bugs', () => {
     expect(report.models[0]!.callpath).toBe('main->exchange');
   });
 
-  test('flags growth worse than linear by default: n·log n and p^2, not log p or n', () => {
-    const flags = Object.fromEntries(run(series).models.map((m) => [m.callpath, m.flags]));
+  test('a threshold of 1 flags growth worse than linear: n·log n and p^2, not log p or n', () => {
+    const flags = Object.fromEntries(run(series, { growth: { default: 1, perParam: {} } }).models.map((m) => [m.callpath, m.flags]));
     expect(flags['main->solve']).toEqual(['scalability-bug:n']);
     expect(flags['main->exchange']).toEqual(['scalability-bug:p']);
     expect(flags['main->scan']).toEqual([]);

@@ -68,7 +68,7 @@ describe('taintlens model', () => {
     expect(rows.map((row) => row.trim().split(/\s+/)[1])).toEqual(['main->contended', 'main->solve', 'main->exchange']);
     expect(stdout).not.toMatch(/contention/);
     expect(stdout).toMatch(/main->solve\s+\S+ \+ \S+ \* p \* n \* log2\(n\)\s+\d+\.\d+%\s+\S+\s+scalability-bug:n/);
-    expect(stdout).toMatch(/scalability-bug: grows faster than the growth threshold/);
+    expect(stdout).toMatch(/scalability-bug: grows faster than the main work/);
   });
 
   test('Extra-P text input and the taint prior: contention and too-narrow flags', async () => {

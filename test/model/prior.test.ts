@@ -193,9 +193,10 @@ describe('the modeler under the prior', () => {
   });
 
   test('a function missing from the report is modeled without restriction and says so', () => {
-    const series = grid2('main->other', (p) => 1 + p, { noise: 0.01 });
-    const other = model([series], taint([])).get('other')!;
-    expect(other.flags).toContain('taint-missing');
-    expect(other.dependsOn).toEqual(['p']);
+    const series = [grid2('main->other', (p) => 1 + p, { noise: 0.01 }), grid2('main->solve', (_p, n) => 1 + n, { noise: 0.01 })];
+    const models = model(series, taint([{ name: 'solve', params: ['n'], dependency: 'n', pruned: null }]));
+    expect(models.get('other')!.flags).toContain('taint-missing');
+    expect(models.get('other')!.dependsOn).toEqual(['p']);
+    expect(models.get('solve')!.flags).not.toContain('taint-missing');
   });
 });

@@ -6,18 +6,30 @@ import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-optio
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
+import { outputWidth, proseWidth } from '../../report/terminal.js';
+import { UserError } from '../../util/errors.js';
+
+function parseCount(text: string): number {
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !(value >= 1)) throw new UserError(`--top: "${text}" is not a positive whole number`, 2);
+  return value;
+}
 
 interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   compare?: boolean;
   output?: string;
+  top?: number;
+  wide?: boolean;
 }
 
 export function registerLoops(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('loops <module>')
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--json] [-o FILE] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N] [--wide] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
+      .option('--top <n>', 'show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops', parseCount)
+      .option('--wide', 'do not shorten call paths or fit the table to the terminal width')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
   )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -27,7 +39,7 @@ export function registerLoops(program: Command): void {
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
     emit(run.json, report, () => {
-      const parts = [loopTable(report)];
+      const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
       return parts.join('\n');
     });

@@ -6,6 +6,8 @@ import { parseVary } from '../../experiment/grid.js';
 import { startProgress } from '../../util/progress.js';
 import { emit } from '../output.js';
 import { UserError } from '../../util/errors.js';
+import { readMeasurements } from '../../io/measurements.js';
+import { MIN_MODEL_TIME_MS, shortRunsWarning, TIME_METRIC, wholeRunTime } from '../../model/design.js';
 
 interface MeasureCliOptions extends RunCliOptions {
   vary: string[];
@@ -15,6 +17,12 @@ interface MeasureCliOptions extends RunCliOptions {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** A warning when the whole runs just measured are too short to model their time. */
+function shortRuns(output: string): string | undefined {
+  const typical = wholeRunTime(readMeasurements(output, 'jsonl'));
+  return typical !== undefined && typical < MIN_MODEL_TIME_MS ? shortRunsWarning(TIME_METRIC, typical).message : undefined;
+}
+
 export function registerMeasure(program: Command): void {
   addRunOptions(
     program.command('measure <module>')
@@ -22,7 +30,7 @@ export function registerMeasure(program: Command): void {
       .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--repeat K] -o measurements.jsonl [-- argv...]')
       .option('--vary <spec>', 'a varied parameter: NAME=argK:v1,v2,... (export argument K) or NAME=argvK:... (WASI argv[K]); repeatable', collect, [])
       .requiredOption('-o, --output <file>', 'measurements file (JSON Lines); an existing one is resumed')
-      .option('--metrics <list>', 'what to measure: time, instructions', 'time,instructions'),
+      .option('--metrics <list>', 'what to measure: time (ms), instructions', 'time,instructions'),
     5,
   ).action(async (file: string, options: MeasureCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -50,7 +58,11 @@ export function registerMeasure(program: Command): void {
       // Before the summary: stopping erases the bar's line, and with it anything printed after it.
       progress.stop();
     }
-    emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary }, () =>
-      `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written`);
+    const units = metrics.includes('time') ? { time: 'ms' } : {};
+    const short = metrics.includes('time') ? shortRuns(options.output) : undefined;
+    emit(run.json, { schema: 'taintlens/measure@1', module: file, output: options.output, ...summary, units, warnings: short ? [short] : [] }, () =>
+      `${options.output}: ${summary.measured} point(s) measured, ${summary.resumed} already there, ${summary.lines} line(s) written` +
+      (metrics.includes('time') ? ' (time: wall time of the call in ms)' : '') +
+      (short ? `\nwarning: ${short}` : ''));
   });
 }

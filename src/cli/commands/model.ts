@@ -5,7 +5,9 @@ import { UserError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/atomic-write.js';
 import { startProgress } from '../../util/progress.js';
 import { emit } from '../output.js';
-import { readMeasurements, type MeasurementFormat } from '../../io/measurements.js';
+import { detectFormat, readMeasurements, type MeasurementFormat } from '../../io/measurements.js';
+import { readInputText } from '../../util/read-file.js';
+import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { readTaintReport } from '../../io/taint.js';
 import { modelsDocument, renderModels } from '../../io/models.js';
 import { AGGREGATES } from '../../model/aggregate.js';
@@ -22,6 +24,7 @@ interface ModelCommandOptions {
   format?: MeasurementFormat;
   json?: boolean;
   output?: string;
+  wide?: boolean;
 }
 
 function parseNumber(text: string, what: string): number {
@@ -47,13 +50,13 @@ export function parseTarget(text: string, params: readonly string[]): Record<str
   return target;
 }
 
-/** "1" (every parameter), "n=2,p=1", or both: "1,n=2". */
+/** "auto" (the main work's growth, default), "1" (every parameter), "n=2,p=1", or both: "1,n=2". */
 export function parseGrowthThreshold(text: string, params: readonly string[]): GrowthThreshold {
   const growth: GrowthThreshold = { default: DEFAULT_GROWTH.default, perParam: {} };
   for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
     const match = /^([^=\s]+)\s*=\s*(.+)$/.exec(part);
     if (!match) {
-      growth.default = parseNumber(part, '--growth-threshold');
+      growth.default = part === 'auto' ? 'auto' : parseNumber(part, '--growth-threshold');
       continue;
     }
     const [, name, value] = match as unknown as [string, string, string];
@@ -77,12 +80,15 @@ export function registerModel(program: Command): void {
         .choices(FIT_MODES as FitMode[])
         .default('auto'),
     )
-    .option('--growth-threshold <spec>', 'flag growth worse than x^t: "1" (linear, default), or per parameter "n=2,p=1"')
+    .option('--growth-threshold <spec>', 'flag growth worse than x^t: "auto" (default: faster than the main work), "1" (linear), or per parameter "n=2,p=1"')
     .addOption(new Option('--format <format>', 'input format (default: by extension and content)').choices(['extrap-text', 'jsonl', 'extrap-json']))
     .option('--json', 'print the models as JSON (schema taintlens/models@1)')
     .option('-o, --output <file>', 'also write the JSON document to this file (atomically)')
+    .option('--wide', 'show call paths whole; do not fit the table to the terminal width')
     .action((file: string, options: ModelCommandOptions) => {
       const experiment = readMeasurements(file, options.format);
+      // JSON Lines time is in ms (taintlens measure's); Extra-P's formats say nothing about units.
+      const format = options.format ?? detectFormat(readInputText(file), file);
       const taint = options.taint ? readTaintReport(options.taint) : undefined;
       const metrics = [...new Set(experiment.series.map((series) => series.metric))];
       if (options.metric !== undefined && !metrics.includes(options.metric)) {
@@ -101,6 +107,7 @@ export function registerModel(program: Command): void {
           target,
           growth,
           taint,
+          timeInMs: format === 'jsonl',
           onProgress: (callpath) => progress.tick(callpath),
         });
       } finally {
@@ -108,6 +115,6 @@ export function registerModel(program: Command): void {
       }
       const document = modelsDocument(report, file);
       if (options.output) writeJsonAtomic(options.output, document);
-      emit(options.json === true, document, () => renderModels(report, file));
+      emit(options.json === true, document, () => renderModels(report, file, { wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() }));
     });
 }
