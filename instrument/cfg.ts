@@ -1,0 +1,323 @@
+// Control-flow graph of one function body: basic blocks and edges from block / loop / if / br /
+// br_if / br_table / return / unreachable, immediate post-dominators, and natural loops from back
+// edges. Works on any Binaryen IR (nested expressions are walked in evaluation order), and is
+// what the passes read loop membership, loop exits and control dependence from, instead of the
+// nesting of `loop` and `block` constructs: compilers put code that runs after a loop's exit
+// inside the `loop` construct, and write exits as forward branches over an unconditional `br`.
+import {
+  Block, Break, Id, If, LocalGet, LocalSet, Loop, Switch, Call, CallIndirect, childSlots, idOf, type Expr,
+} from './ir.js';
+
+/** Where a node starts in the structured code (where code that runs "on entry to the node" goes). */
+export type NodeStart =
+  | { kind: 'entry' }
+  | { kind: 'exit' }
+  /** The top of a loop's body (reached on entry and by every back edge). */
+  | { kind: 'header'; loop: Expr }
+  /** The start of an `if` arm (arm 0: then, 1: else). */
+  | { kind: 'arm'; expr: Expr; arm: 0 | 1 }
+  /** Right after a statement: the end of a block, loop or if, or the fall-through of a br_if. */
+  | { kind: 'after'; expr: Expr }
+  /** After an unconditional transfer: code nothing reaches. */
+  | { kind: 'dead' };
+
+export interface CfgNode {
+  id: number;
+  succs: number[];
+  preds: number[];
+  start: NodeStart;
+  /** The conditional branch (if / br_if / br_table) that ends the node, if any. */
+  branch: Expr | null;
+  /** Locals written in the node, and reads per local. */
+  sets: Set<number>;
+  gets: Map<number, number>;
+  /** Contains a `return` (or a return_call). */
+  returns: boolean;
+}
+
+export interface NaturalLoop {
+  /** The `loop` construct. */
+  expr: Expr;
+  header: number;
+  /** The header and every node that reaches a back edge without passing the header; empty without back edges. */
+  nodes: Set<number>;
+  /** Index of the innermost other natural loop holding this one's header, or null. */
+  parent: number | null;
+  depth: number;
+}
+
+export interface Cfg {
+  nodes: CfgNode[];
+  entry: number;
+  /** The function's exit: returns and falling off the end lead here (traps lead nowhere). */
+  exit: number;
+  /** Node holding each expression walked (a branch: the node it ends). */
+  nodeOf: Map<Expr, number>;
+  /** Node starting right after a block / loop / if / br_if. */
+  after: Map<Expr, number>;
+  /** Target nodes of each branch (br, br_if, br_table), in order, without duplicates. */
+  targets: Map<Expr, number[]>;
+  /** Natural loops, one per `loop` construct, in evaluation (pre-)order. */
+  loops: NaturalLoop[];
+  loopOfExpr: Map<Expr, number>;
+  /** Innermost natural loop containing each node, or -1. */
+  innermost: Int32Array;
+  /** Immediate post-dominator of each node; -1 for the exit and for nodes that never reach it. */
+  ipdom: Int32Array;
+  /** Reachable from the entry. */
+  live: Uint8Array;
+}
+
+export function buildCfg(body: Expr): Cfg {
+  const nodes: CfgNode[] = [];
+  const newNode = (start: NodeStart): number => {
+    nodes.push({ id: nodes.length, succs: [], preds: [], start, branch: null, sets: new Set(), gets: new Map(), returns: false });
+    return nodes.length - 1;
+  };
+  const edge = (from: number, to: number) => {
+    const f = nodes[from]!;
+    if (f.succs.includes(to)) return;
+    f.succs.push(to);
+    nodes[to]!.preds.push(from);
+  };
+  const entry = newNode({ kind: 'entry' });
+  const exit = newNode({ kind: 'exit' });
+  const nodeOf = new Map<Expr, number>();
+  const after = new Map<Expr, number>();
+  const targets = new Map<Expr, number[]>();
+  const loopExprs: Expr[] = [];
+  const headers: number[] = [];
+  const labels: Array<{ name: string; node: number }> = [];
+  const lookup = (name: string): number => {
+    for (let i = labels.length - 1; i >= 0; i--) if (labels[i]!.name === name) return labels[i]!.node;
+    throw new Error(`cfg: branch to unknown label ${name}`);
+  };
+  let cur = entry;
+  const branchTo = (e: Expr, names: string[]) => {
+    const list: number[] = [];
+    for (const name of names) {
+      const t = lookup(name);
+      if (!list.includes(t)) list.push(t);
+      edge(cur, t);
+    }
+    targets.set(e, list);
+  };
+
+  const walk = (e: Expr): void => {
+    const id = idOf(e);
+    nodeOf.set(e, cur);
+    if (id === Id.Block) {
+      const name = Block.getName(e);
+      const end = newNode({ kind: 'after', expr: e });
+      if (name) labels.push({ name, node: end });
+      const n = Block.getNumChildren(e);
+      for (let i = 0; i < n; i++) walk(Block.getChildAt(e, i));
+      if (name) labels.pop();
+      edge(cur, end);
+      cur = end;
+      after.set(e, end);
+      return;
+    }
+    if (id === Id.Loop) {
+      const header = newNode({ kind: 'header', loop: e });
+      edge(cur, header);
+      loopExprs.push(e);
+      headers.push(header);
+      cur = header;
+      labels.push({ name: Loop.getName(e), node: header });
+      walk(Loop.getBody(e));
+      labels.pop();
+      const end = newNode({ kind: 'after', expr: e });
+      edge(cur, end);
+      cur = end;
+      after.set(e, end);
+      return;
+    }
+    if (id === Id.If) {
+      walk(If.getCondition(e));
+      const test = cur;
+      nodes[test]!.branch = e;
+      nodeOf.set(e, test);
+      const join = newNode({ kind: 'after', expr: e });
+      const arms: Array<Expr | 0> = [If.getIfTrue(e), If.getIfFalse(e)];
+      arms.forEach((arm, k) => {
+        if (!arm) { edge(test, join); return; }
+        const start = newNode({ kind: 'arm', expr: e, arm: k as 0 | 1 });
+        edge(test, start);
+        cur = start;
+        walk(arm);
+        edge(cur, join);
+      });
+      cur = join;
+      after.set(e, join);
+      return;
+    }
+    if (id === Id.Break) {
+      for (const slot of childSlots(e)) walk(slot.expr);
+      nodeOf.set(e, cur);
+      branchTo(e, [Break.getName(e)]);
+      if (Break.getCondition(e)) {
+        nodes[cur]!.branch = e;
+        const next = newNode({ kind: 'after', expr: e });
+        edge(cur, next);
+        cur = next;
+        after.set(e, next);
+      } else {
+        cur = newNode({ kind: 'dead' });
+      }
+      return;
+    }
+    if (id === Id.Switch) {
+      for (const slot of childSlots(e)) walk(slot.expr);
+      nodeOf.set(e, cur);
+      const names = [...Switch.getNames(e)];
+      const fallback = Switch.getDefaultName(e);
+      if (fallback) names.push(fallback);
+      branchTo(e, names);
+      nodes[cur]!.branch = e;
+      cur = newNode({ kind: 'dead' });
+      return;
+    }
+    for (const slot of childSlots(e)) walk(slot.expr);
+    nodeOf.set(e, cur);
+    const node = nodes[cur]!;
+    if (id === Id.LocalSet) node.sets.add(LocalSet.getIndex(e));
+    else if (id === Id.LocalGet) node.gets.set(LocalGet.getIndex(e), (node.gets.get(LocalGet.getIndex(e)) ?? 0) + 1);
+    const tailCall = (id === Id.Call && Call.isReturn(e)) || (id === Id.CallIndirect && CallIndirect.isReturn(e));
+    if (id === Id.Return || tailCall) {
+      node.returns = true;
+      edge(cur, exit);
+      cur = newNode({ kind: 'dead' });
+    } else if (id === Id.Unreachable) {
+      cur = newNode({ kind: 'dead' });
+    }
+  };
+  walk(body);
+  edge(cur, exit);
+
+  const live = reachable(nodes, entry);
+  const ipdom = immediatePostDominators(nodes, exit);
+  const loops = naturalLoops(nodes, loopExprs, headers, live);
+  const innermost = new Int32Array(nodes.length).fill(-1);
+  const bySize = loops.map((_, i) => i).sort((a, b) => loops[b]!.nodes.size - loops[a]!.nodes.size);
+  for (const i of bySize) for (const n of loops[i]!.nodes) innermost[n] = i;
+  return {
+    nodes, entry, exit, nodeOf, after, targets, loops,
+    loopOfExpr: new Map(loopExprs.map((e, i) => [e, i])), innermost, ipdom, live,
+  };
+}
+
+function reachable(nodes: CfgNode[], entry: number): Uint8Array {
+  const seen = new Uint8Array(nodes.length);
+  const stack = [entry];
+  seen[entry] = 1;
+  while (stack.length > 0) {
+    for (const s of nodes[stack.pop()!]!.succs) if (!seen[s]) { seen[s] = 1; stack.push(s); }
+  }
+  return seen;
+}
+
+/** Cooper, Harvey & Kennedy's iterative dominator algorithm on the reversed graph, rooted at the exit. */
+function immediatePostDominators(nodes: CfgNode[], exit: number): Int32Array {
+  const n = nodes.length;
+  const order = new Int32Array(n).fill(-1);
+  const postorder: number[] = [];
+  // Iterative DFS over predecessors from the exit.
+  const stack: Array<{ node: number; next: number }> = [{ node: exit, next: 0 }];
+  const visited = new Uint8Array(n);
+  visited[exit] = 1;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const preds = nodes[top.node]!.preds;
+    if (top.next < preds.length) {
+      const p = preds[top.next++]!;
+      if (!visited[p]) { visited[p] = 1; stack.push({ node: p, next: 0 }); }
+    } else {
+      order[top.node] = postorder.length;
+      postorder.push(top.node);
+      stack.pop();
+    }
+  }
+  const ipdom = new Int32Array(n).fill(-1);
+  ipdom[exit] = exit;
+  const intersect = (a: number, b: number): number => {
+    while (a !== b) {
+      while (order[a]! < order[b]!) a = ipdom[a]!;
+      while (order[b]! < order[a]!) b = ipdom[b]!;
+    }
+    return a;
+  };
+  for (let changed = true; changed;) {
+    changed = false;
+    for (let i = postorder.length - 2; i >= 0; i--) {
+      const u = postorder[i]!;
+      let best = -1;
+      for (const s of nodes[u]!.succs) {
+        if (ipdom[s] === -1) continue;
+        best = best === -1 ? s : intersect(s, best);
+      }
+      if (best !== -1 && ipdom[u] !== best) { ipdom[u] = best; changed = true; }
+    }
+  }
+  ipdom[exit] = -1;
+  return ipdom;
+}
+
+function naturalLoops(nodes: CfgNode[], exprs: Expr[], headers: number[], live: Uint8Array): NaturalLoop[] {
+  const loops: NaturalLoop[] = exprs.map((expr, i) => {
+    const header = headers[i]!;
+    const members = new Set<number>();
+    // Back edges: every live predecessor of the header but the one entering it (structured code:
+    // only branches from inside the construct target its header, and the header dominates them).
+    const sources = nodes[header]!.preds.filter((p) => live[p] && p !== nodes[header]!.preds[0]);
+    if (sources.length > 0) {
+      members.add(header);
+      const stack = [...sources];
+      while (stack.length > 0) {
+        const u = stack.pop()!;
+        if (members.has(u) || !live[u]) continue;
+        members.add(u);
+        stack.push(...nodes[u]!.preds);
+      }
+    }
+    return { expr, header, nodes: members, parent: null, depth: 1 };
+  });
+  // Natural loops of a reducible graph nest or are disjoint: the parent is the smallest other loop holding the header.
+  loops.forEach((loop, i) => {
+    let best: number | null = null;
+    loops.forEach((other, j) => {
+      if (j === i || !other.nodes.has(loop.header)) return;
+      if (other.nodes.size === loop.nodes.size && j > i) return; // equal sets cannot happen for distinct headers
+      if (best === null || other.nodes.size < loops[best]!.nodes.size) best = j;
+    });
+    loop.parent = best;
+  });
+  const depthOf = (i: number): number => (loops[i]!.parent === null ? 1 : depthOf(loops[i]!.parent!) + 1);
+  loops.forEach((loop, i) => { loop.depth = depthOf(i); });
+  return loops;
+}
+
+/** Loops (innermost first) that a conditional branch ending `node` can leave: it is in the loop and some target is not. */
+export function exitedLoops(cfg: Cfg, node: number): number[] {
+  const out: number[] = [];
+  const succs = cfg.nodes[node]!.succs;
+  for (let l = cfg.innermost[node]!; l !== -1; l = cfg.loops[l]!.parent ?? -1) {
+    const members = cfg.loops[l]!.nodes;
+    if (members.has(node) && succs.some((s) => !members.has(s))) out.push(l);
+  }
+  return out;
+}
+
+/** The nodes a branch ending `node` controls: reachable from its targets without passing its immediate post-dominator. */
+export function branchRegion(cfg: Cfg, node: number): Set<number> {
+  const stop = cfg.ipdom[node]!;
+  const region = new Set<number>();
+  const stack = [...cfg.nodes[node]!.succs];
+  while (stack.length > 0) {
+    const u = stack.pop()!;
+    if (u === stop || region.has(u)) continue;
+    region.add(u);
+    stack.push(...cfg.nodes[u]!.succs);
+  }
+  return region;
+}
