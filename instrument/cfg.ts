@@ -33,6 +33,10 @@ export interface CfgNode {
   gets: Map<number, number>;
   /** Contains a `return` (or a return_call). */
   returns: boolean;
+  /** Writes memory, a global or a table, or calls (local writes do not count). */
+  effects: boolean;
+  /** Instructions in the node (structure — block, loop, if — not counted). */
+  size: number;
 }
 
 export interface NaturalLoop {
@@ -71,7 +75,7 @@ export interface Cfg {
 export function buildCfg(body: Expr): Cfg {
   const nodes: CfgNode[] = [];
   const newNode = (start: NodeStart): number => {
-    nodes.push({ id: nodes.length, succs: [], preds: [], start, branch: null, sets: new Set(), gets: new Map(), returns: false });
+    nodes.push({ id: nodes.length, succs: [], preds: [], start, branch: null, sets: new Set(), gets: new Map(), returns: false, effects: false, size: 0 });
     return nodes.length - 1;
   };
   const edge = (from: number, to: number) => {
@@ -155,6 +159,7 @@ export function buildCfg(body: Expr): Cfg {
     if (id === Id.Break) {
       for (const slot of childSlots(e)) walk(slot.expr);
       nodeOf.set(e, cur);
+      nodes[cur]!.size++;
       branchTo(e, [Break.getName(e)]);
       if (Break.getCondition(e)) {
         nodes[cur]!.branch = e;
@@ -170,6 +175,7 @@ export function buildCfg(body: Expr): Cfg {
     if (id === Id.Switch) {
       for (const slot of childSlots(e)) walk(slot.expr);
       nodeOf.set(e, cur);
+      nodes[cur]!.size++;
       const names = [...Switch.getNames(e)];
       const fallback = Switch.getDefaultName(e);
       if (fallback) names.push(fallback);
@@ -181,6 +187,8 @@ export function buildCfg(body: Expr): Cfg {
     for (const slot of childSlots(e)) walk(slot.expr);
     nodeOf.set(e, cur);
     const node = nodes[cur]!;
+    node.size++;
+    if (EFFECTS.has(id)) node.effects = true;
     if (id === Id.LocalSet) node.sets.add(LocalSet.getIndex(e));
     else if (id === Id.LocalGet) node.gets.set(LocalGet.getIndex(e), (node.gets.get(LocalGet.getIndex(e)) ?? 0) + 1);
     const tailCall = (id === Id.Call && Call.isReturn(e)) || (id === Id.CallIndirect && CallIndirect.isReturn(e));
@@ -292,20 +300,38 @@ function naturalLoops(nodes: CfgNode[], exprs: Expr[], headers: number[], live: 
     });
     loop.parent = best;
   });
+  // A loop whose empty header only falls into another loop's header is the same source loop with a
+  // second latch (clang -O0 gives a `goto` target before a `while` its own header): the inner one
+  // is not nested in it.
+  loops.forEach((loop) => {
+    const outer = loop.parent === null ? null : loops[loop.parent]!;
+    const head = outer ? nodes[outer.header]! : null;
+    if (outer && head!.size === 0 && head!.succs.length === 1 && head!.succs[0] === loop.header) loop.parent = outer.parent;
+  });
   const depthOf = (i: number): number => (loops[i]!.parent === null ? 1 : depthOf(loops[i]!.parent!) + 1);
   loops.forEach((loop, i) => { loop.depth = depthOf(i); });
   return loops;
 }
 
-/** Loops (innermost first) that a conditional branch ending `node` can leave: it is in the loop and some target is not. */
+/** Loops (innermost first) that a conditional branch ending `node` can leave: it is in the loop and some target is not (and can reach the function's exit). */
 export function exitedLoops(cfg: Cfg, node: number): number[] {
   const out: number[] = [];
   const succs = cfg.nodes[node]!.succs;
-  for (let l = cfg.innermost[node]!; l !== -1; l = cfg.loops[l]!.parent ?? -1) {
-    const members = cfg.loops[l]!.nodes;
-    if (members.has(node) && succs.some((s) => !members.has(s))) out.push(l);
-  }
-  return out;
+  cfg.loops.forEach((loop, l) => {
+    if (loop.nodes.has(node) && succs.some((s) => !loop.nodes.has(s) && leadsOut(cfg, s))) out.push(l);
+  });
+  return out.sort((a, b) => cfg.loops[a]!.nodes.size - cfg.loops[b]!.nodes.size);
+}
+
+/** An empty node whose only successor is a loop header. */
+function isForwarder(cfg: Cfg, node: number): boolean {
+  const n = cfg.nodes[node]!;
+  return n.size === 0 && n.succs.length === 1 && cfg.nodes[n.succs[0]!]!.start.kind === 'header';
+}
+
+/** A path from the node reaches the function's exit (a trap or an endless loop does not leave a loop). */
+function leadsOut(cfg: Cfg, node: number): boolean {
+  return node === cfg.exit || cfg.ipdom[node] !== -1;
 }
 
 /** The nodes a branch ending `node` controls: reachable from its targets without passing its immediate post-dominator. */
@@ -320,4 +346,29 @@ export function branchRegion(cfg: Cfg, node: number): Set<number> {
     stack.push(...cfg.nodes[u]!.succs);
   }
   return region;
+}
+
+const EFFECTS = new Set<number>([
+  Id.GlobalSet, Id.Store, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit,
+  Id.MemoryGrow, Id.SIMDLoadStoreLane, Id.TableSet, Id.TableGrow, Id.DataDrop,
+]);
+
+/**
+ * A loop is top-tested (a `while`) when its header block, before any effect, ends in a branch
+ * that can leave the loop and does not itself go back to the header (a latch, as in a rotated
+ * `do { } while (c)`, tests at the bottom), and no latch is a test that can leave the loop. Its
+ * header then runs once more per entry than its body.
+ */
+export function isTopTestedLoop(cfg: Cfg, k: number): boolean {
+  const loop = cfg.loops[k]!;
+  // An empty header falling into another loop's header tests where that one does.
+  let test = loop.header;
+  while (isForwarder(cfg, test)) test = cfg.nodes[test]!.succs[0]!;
+  const header = cfg.nodes[test]!;
+  if (!header.branch || header.effects || loop.nodes.size === 0) return false;
+  if (header.succs.includes(loop.header) || header.succs.includes(test) || !exitedLoops(cfg, test).includes(k)) return false;
+  // A latch that can also leave the loop (a rotated loop's bottom test) ends most iterations: the
+  // header's exit is then a break at the top of the body, not the loop's test.
+  const latches = cfg.nodes[loop.header]!.preds.filter((p) => loop.nodes.has(p));
+  return !latches.some((p) => cfg.nodes[p]!.branch !== null && exitedLoops(cfg, p).includes(k));
 }
