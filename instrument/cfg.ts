@@ -354,7 +354,8 @@ const EFFECTS = new Set<number>([
 ]);
 
 /**
- * A loop is top-tested (a `while`) when its header block, before any effect, ends in a branch
+ * A loop is top-tested (a `while`) when its header block, before any effect (a local written there
+ * and read elsewhere counts), ends in a branch
  * that can leave the loop and does not itself go back to the header (a latch, as in a rotated
  * `do { } while (c)`, tests at the bottom), and no latch is a test that can leave the loop. Its
  * header then runs once more per entry than its body.
@@ -367,6 +368,9 @@ export function isTopTestedLoop(cfg: Cfg, k: number): boolean {
   const header = cfg.nodes[test]!;
   if (!header.branch || header.effects || loop.nodes.size === 0) return false;
   if (header.succs.includes(loop.header) || header.succs.includes(test) || !exitedLoops(cfg, test).includes(k)) return false;
+  // A local written before the test and read elsewhere (`i++; if (i >= n) break;`) is part of the
+  // body; temporaries that only feed the test (clang -O0 reloading variables) are not.
+  for (const x of header.sets) if (cfg.nodes.some((n) => n.id !== test && n.gets.has(x))) return false;
   // A latch that can also leave the loop (a rotated loop's bottom test) ends most iterations: the
   // header's exit is then a break at the top of the body, not the loop's test.
   const latches = cfg.nodes[loop.header]!.preds.filter((p) => loop.nodes.has(p));
