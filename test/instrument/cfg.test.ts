@@ -4,6 +4,7 @@
 import { expect, test } from 'vitest';
 import binaryen from 'binaryen';
 import { wat } from '../helpers/wat.js';
+import { SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
 import { buildCfg, branchRegion, exitedLoops, isTopTestedLoop, type Cfg } from '../../instrument/cfg.js';
 import { Func, Id, idOf, LocalSet, Call, walkPostOrder, type Expr } from '../../instrument/ir.js';
 
@@ -44,18 +45,7 @@ test('a forward br_if over an unconditional exit is an exit of exactly the loops
 });
 
 test('three sequential loops emitted as a syntactic nest are three top-level natural loops', () => {
-  const { cfg, body } = cfgOf(`(module (func $f (param $n i32) (local $i i32)
-    (block $out
-      (loop $a
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br_if $a (i32.lt_s (local.get $i) (local.get $n)))
-        (loop $b
-          (local.set $i (i32.add (local.get $i) (i32.const 2)))
-          (br_if $b (i32.lt_s (local.get $i) (i32.const 100)))
-          (loop $c
-            (local.set $i (i32.sub (local.get $i) (i32.const 1)))
-            (br_if $out (i32.eqz (local.get $i)))
-            (br $c)))))))`);
+  const { cfg, body } = cfgOf(`(module ${SEQUENTIAL_NEST})`, 'run');
   expect(cfg.loops.map((l) => l.parent)).toEqual([null, null, null]);
   expect(cfg.loops.map((l) => l.depth)).toEqual([1, 1, 1]);
   const brIfs = find(body, Id.Break).filter((e) => cfg.nodes[branchNode(cfg, e)]!.branch === e);

@@ -3,6 +3,7 @@
 // loop, an if/else diamond made of blocks before a call, and a float-to-int range-check diamond.
 import { expect, test } from 'vitest';
 import { wat } from '../helpers/wat.js';
+import { SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
 
@@ -46,20 +47,7 @@ test('classes 1 and 3: the forward br_if is the loop exit; neither it nor a bloc
 });
 
 test('class 2: a br_if leaving three sequential loops nested by the compiler exits only the last', T, async () => {
-  const report = await analyze(`(module
-    (func (export "run") (param $n i32) (param $m i32) (param $k i32) (result i32) (local $i i32) (local $j i32) (local $l i32)
-      (block $out
-        (loop $a
-          (local.set $i (i32.add (local.get $i) (i32.const 1)))
-          (br_if $a (i32.lt_s (local.get $i) (local.get $n)))
-          (loop $b
-            (local.set $j (i32.add (local.get $j) (i32.const 1)))
-            (br_if $b (i32.lt_s (local.get $j) (local.get $m)))
-            (loop $c
-              (local.set $l (i32.add (local.get $l) (i32.const 1)))
-              (br_if $out (i32.ge_s (local.get $l) (local.get $k)))
-              (br $c)))))
-      (i32.add (local.get $i) (i32.add (local.get $j) (local.get $l)))))`, ['3', '4', '5'], ['n=arg0', 'm=arg1', 'k=arg2']);
+  const report = await analyze(`(module ${SEQUENTIAL_NEST})`, ['3', '4', '5'], ['n=arg0', 'm=arg1', 'k=arg2']);
   expect(report.loops.map((l) => [l.parent, l.params])).toEqual([[null, ['n']], [null, ['m']], [null, ['k']]]);
   expect(report.functions[0]!.dependency).toBe('k + m + n');
 });
