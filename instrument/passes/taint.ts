@@ -11,12 +11,14 @@
 //   - calls pass argument labels in globals `taintlens$arg<k>` and the result label in
 //     `taintlens$ret` (uniform for direct, indirect and exported calls); imports follow the library
 //     database (default: the result carries the union of the arguments' labels);
-//   - control flow: a value merging definitions selected by a tainted condition carries the
-//     condition's label (at the join after an `if`, after a block left early by a `br_if`/`br_table`,
-//     and at a loop's back-edge for values carried into the next iteration, which then carry the
-//     labels of the loop's exit conditions). Stores and global writes also join the current
-//     control label (`ctl`). Loop exit conditions never enter `ctl`: a loop's own exit condition
-//     does not taint its body, so a constant loop nested in an n-loop stays constant.
+//   - control flow (from the function's CFG, instrument/cfg.ts): a value merging definitions
+//     selected by a tainted condition carries the condition's label (at the branch's immediate
+//     post-dominator, for locals assigned in between; at a natural loop's back-edge for values
+//     carried into the next iteration, which then carry the labels of the loop's exit conditions).
+//     Stores and global writes also join the current control label (`ctl`), which holds a
+//     branch's label until its post-dominator. Loop exit conditions (branches that can leave a
+//     natural loop) never enter `ctl`: a loop's own exit condition does not taint its body, so a
+//     constant loop nested in an n-loop stays constant. `implicitFlow: false` drops all of this.
 // Sinks: per loop the union of the labels of its exit conditions and the number of header
 // executions; per other conditional branch its labels and whether it ran; per import call with a
 // library cost the labels of the named arguments. They accumulate in locals and are flushed into a
