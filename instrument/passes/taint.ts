@@ -302,7 +302,9 @@ function instrumentFunction(c: Ctx): void {
   if (c.plan.cfg.loops.length !== fn.loopExprs.length) {
     throw new Error(`internal: the CFG of ${fn.site.name} has ${c.plan.cfg.loops.length} loops, the site table ${fn.loopExprs.length}`);
   }
-  const bodyStmts = [...stmtThen(c, Func.getBody(func)), ...nodeStart(c, c.plan.cfg.exit)];
+  const bodyStmts = stmtThen(c, Func.getBody(func));
+  // After the exit block: returns branch to its end.
+  const atExit = nodeStart(c, c.plan.cfg.exit);
   if (c.loopIndex !== fn.loopExprs.length) {
     throw new Error(`internal: taint pass found ${c.loopIndex} loops in ${fn.site.name}, the site table ${fn.loopExprs.length}`);
   }
@@ -327,7 +329,7 @@ function instrumentFunction(c: Ctx): void {
     tail.push(module.local.get(c.rv, resultType));
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
-  Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
+  Func.setBody(func, module.block(null, [...prologue, exitBlock, ...atExit, ...tail], resultType));
   assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);

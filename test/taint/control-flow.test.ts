@@ -74,3 +74,18 @@ test('class 4: the constant side of a float-to-int range check carries the condi
   expect(off.loops[0]!.params).toEqual([]);
   expect(off.branches.map((b) => b.params)).toEqual([['n']]);
 });
+
+test('a result chosen between returns carries the condition that chose it', T, async () => {
+  const report = await analyze(`(module
+    (func $pick (param $c i32) (result i32)
+      (if (i32.gt_s (local.get $c) (i32.const 2)) (then (return (i32.const 3))))
+      (i32.const 5))
+    (func (export "run") (param $c i32) (result i32) (local $i i32) (local $r i32)
+      (local.set $r (call $pick (local.get $c)))
+      (block $end (loop $l
+        (br_if $end (i32.ge_s (local.get $i) (local.get $r)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+      (local.get $i)))`, ['4'], ['c=arg0']);
+  expect(report.loops[0]).toMatchObject({ params: ['c'], iterations: 3 });
+});
