@@ -35,7 +35,7 @@ export interface CfgNode {
   returns: boolean;
   /** Writes memory, a global or a table, or calls (local writes do not count). */
   effects: boolean;
-  /** Instructions in the node (structure — block, loop, if — not counted). */
+  /** Instructions in the node (structure — block, loop, if, a plain `br` — not counted). */
   size: number;
 }
 
@@ -159,7 +159,7 @@ export function buildCfg(body: Expr): Cfg {
     if (id === Id.Break) {
       for (const slot of childSlots(e)) walk(slot.expr);
       nodeOf.set(e, cur);
-      nodes[cur]!.size++;
+      if (Break.getCondition(e) || Break.getValue(e)) nodes[cur]!.size++;
       branchTo(e, [Break.getName(e)]);
       if (Break.getCondition(e)) {
         nodes[cur]!.branch = e;
@@ -323,6 +323,16 @@ export function exitedLoops(cfg: Cfg, node: number): number[] {
   return out.sort((a, b) => cfg.loops[a]!.nodes.size - cfg.loops[b]!.nodes.size);
 }
 
+/** The first node with code (or a choice) reached from `node` through empty fall-through nodes. */
+function settle(cfg: Cfg, node: number): number {
+  const seen = new Set<number>();
+  while (cfg.nodes[node]!.size === 0 && cfg.nodes[node]!.succs.length === 1 && !seen.has(node)) {
+    seen.add(node);
+    node = cfg.nodes[node]!.succs[0]!;
+  }
+  return node;
+}
+
 /** An empty node whose only successor is a loop header. */
 function isForwarder(cfg: Cfg, node: number): boolean {
   const n = cfg.nodes[node]!;
@@ -372,7 +382,10 @@ export function isTopTestedLoop(cfg: Cfg, k: number): boolean {
   // body; temporaries that only feed the test (clang -O0 reloading variables) are not.
   for (const x of header.sets) if (cfg.nodes.some((n) => n.id !== test && n.gets.has(x))) return false;
   // A latch that can also leave the loop (a rotated loop's bottom test) ends most iterations: the
-  // header's exit is then a break at the top of the body, not the loop's test.
+  // header's exit is then a break at the top of the body, not the loop's test — unless both leave
+  // to the same place (one test split in two, `while (a && b)`).
+  const exitsOf = (node: number) => new Set(cfg.nodes[node]!.succs.filter((s) => !loop.nodes.has(s)).map((s) => settle(cfg, s)));
+  const headerExits = exitsOf(test);
   const latches = cfg.nodes[loop.header]!.preds.filter((p) => loop.nodes.has(p));
-  return !latches.some((p) => cfg.nodes[p]!.branch !== null && exitedLoops(cfg, p).includes(k));
+  return !latches.some((p) => cfg.nodes[p]!.branch !== null && exitedLoops(cfg, p).includes(k) && ![...exitsOf(p)].some((e) => headerExits.has(e)));
 }
