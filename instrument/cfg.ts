@@ -367,8 +367,8 @@ const EFFECTS = new Set<number>([
  * A loop is top-tested (a `while`) when its header block, before any effect (a local written there
  * and read elsewhere counts), ends in a branch
  * that can leave the loop and does not itself go back to the header (a latch, as in a rotated
- * `do { } while (c)`, tests at the bottom), and no latch is a test that can leave the loop. Its
- * header then runs once more per entry than its body.
+ * `do { } while (c)`, tests at the bottom), and no latch is a test that can leave the loop for
+ * another place. Its header then runs once more per entry than its body.
  */
 export function isTopTestedLoop(cfg: Cfg, k: number): boolean {
   const loop = cfg.loops[k]!;
