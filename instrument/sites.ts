@@ -7,6 +7,7 @@ import {
   type Expr,
 } from './ir.js';
 import { definedFunctions } from './memory-layout.js';
+import { buildCfg, isTopTestedLoop } from './cfg.js';
 import { TripCounter, indirectCallCandidates } from './static-trips.js';
 
 export interface FunctionSite {
@@ -162,6 +163,35 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
     return count;
   };
   fn.instructions = visit(body);
+  applyNaturalLoops(body, fn, analysis, table);
+}
+
+/**
+ * Nesting, calls per loop and the top-tested shape come from the CFG's natural loops, not from the
+ * nesting of `loop` constructs: code after a loop's exit that a compiler left inside the construct
+ * (three sequential loops emitted as a three-deep nest) is not part of the loop.
+ */
+function applyNaturalLoops(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable): void {
+  if (analysis.loopExprs.length === 0) return;
+  const cfg = buildCfg(body);
+  const sites = new Map(table.loops.map((l) => [l.id, l]));
+  const loops = fn.loops.map((id) => sites.get(id)!);
+  if (cfg.loops.length !== loops.length) throw new Error(`internal: the CFG of ${fn.name} has ${cfg.loops.length} loops, the site table ${loops.length}`);
+  loops.forEach((loop, k) => {
+    const natural = cfg.loops[k]!;
+    loop.parent = natural.parent === null ? null : loops[natural.parent]!.id;
+    loop.depth = natural.depth;
+    loop.topTested = isTopTestedLoop(cfg, k);
+    loop.calls = [];
+  });
+  const calls = new Map(table.calls.map((c) => [c.id, c]));
+  fn.calls.forEach((id, i) => {
+    const call = calls.get(id)!;
+    const node = cfg.nodeOf.get(analysis.callExprs[i]!);
+    const k = node === undefined ? -1 : cfg.innermost[node]!;
+    call.loop = k >= 0 ? loops[k]!.id : null;
+    if (k >= 0) loops[k]!.calls.push(id);
+  });
 }
 
 /**

@@ -117,6 +117,26 @@ build() {
   printf '  %-32s %7d bytes  (%s)\n' "native/wasm/$name.wasm" "$(wc -c < "$output")" "$model"
 }
 
+# build_levels NAME SOURCE EXPORT...: one reactor per optimisation level users build with (the
+# taint matrix: loops unrotated at -O0, rotated and guarded at -O1/-O2, unrolled at plain -O2).
+build_levels() {
+  local name="$1" source="$2"
+  shift 2
+  local level flags suffix object output
+  for level in "-O0:O0" "-O1:O1" "-O2:O2" "-O2 -fno-unroll-loops:O2_nounroll"; do
+    flags="${level%%:*}"
+    suffix="${level##*:}"
+    object="$tmp/${name}_$suffix.o"
+    output="$out/${name}_$suffix.wasm"
+    # shellcheck disable=SC2086
+    "$CLANG" --target=wasm32-wasi $flags -Wall -Wextra -Werror -I "$here/include" "${cflags[@]}" \
+      ${WASI_SYSROOT:+--sysroot "$WASI_SYSROOT"} -c "$src/$source" -o "$object"
+    link "$object" "$output" reactor "$@"
+    check_names "$output"
+    printf '  %-32s %7d bytes  (%s)\n' "native/wasm/${name}_$suffix.wasm" "$(wc -c < "$output")" "$flags"
+  done
+}
+
 echo "Building native kernels with $("$CLANG" --version | head -n 1)"
 build matmul matmul.c reactor run
 build miniapp miniapp.c reactor run
@@ -127,3 +147,4 @@ build taint_examples taint_examples.c reactor \
   via_memory via_global via_return via_indirect callee_in_loop
 build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
+build_levels taint_matrix taint_matrix.c run

@@ -6,7 +6,8 @@
 // straight-line region: a region starts at function entry, at a loop header, in each `if` arm and
 // after an instruction that may branch away (br_if, or a block a branch leaves); one `local += k`
 // at the region's start counts all k instructions in it. Header and entry regions need no
-// increment at all: their counts are derived from the header and call counters afterwards.
+// increment at all: their counts are derived from the header and call counters afterwards. A
+// region's instructions belong to the innermost natural loop (instrument/cfg.ts) where it starts.
 //
 // At function exit the locals are added into the invocation's node of a calling-context tree kept
 // in reserved memory (loop → call → function → loop; instrument/context-tree.ts).
@@ -21,6 +22,7 @@ import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
 import { ContextTree, align8, treeRootBytes, ALIAS_BYTES, EXTERNAL_SITE } from '../context-tree.js';
 
 export { ALIAS_BYTES, EXTERNAL_SITE };
+import { buildCfg } from '../cfg.js';
 
 export const NODE = { func: 0, target: 4, parent: 8, site: 12, next: 16, calls: 24, instructions: 32, loops: 40 } as const;
 export const LOOP_RECORD = { entries: 0, headers: 8, instructions: 16, size: 24 } as const;
@@ -77,6 +79,10 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
   if (!body) return { name: fn.site.name, nodeBytes: size, entryInstructions: 0, loopHeaderInstructions: [] };
 
   const i64 = binaryen.i64;
+  // Instructions go to the innermost natural loop where their region starts (cfg.ts): code a
+  // compiler left inside a `loop` construct after the loop's exit is not the loop's.
+  const cfg = buildCfg(body);
+  const naturalLoopAt = (node: number | undefined, fallback: number) => (node === undefined ? fallback : cfg.innermost[node]!);
   const fnAcc = addVar(func, i64);
   const loopLocals = fn.loopExprs.map(() => ({ entries: addVar(func, i64), headers: addVar(func, i64), acc: addVar(func, i64) }));
   const parentLocal = addVar(func, binaryen.i32);
@@ -99,8 +105,8 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
   /** Regions with the edit that places their increment, applied once we know they are not empty. */
   const regions: Array<{ region: Region; place: () => void }> = [];
   /** Runs `region`'s increment right after `expr` (now held in `slot`) completes normally. */
-  const startAfter = (slot: ChildSlot, expr: Expr, loop: number): Region => {
-    const region = newCountedRegion(loop);
+  const startAfter = (slot: ChildSlot, expr: Expr, loop: number, original: Expr = expr): Region => {
+    const region = newCountedRegion(naturalLoopAt(cfg.after.get(original), loop));
     regions.push({
       region,
       place: () => {
@@ -139,7 +145,7 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
       Loop.setBody(expr, module.block(null, [bump(locals.headers, i64Const(module, 1)), body], binaryen.auto));
       const wrapped = module.block(null, [bump(locals.entries, i64Const(module, 1)), expr], binaryen.auto);
       slot.replace(wrapped);
-      current = dead(expr) ? null : escapes.size === 0 ? entry : startAfter(slot, wrapped, loop);
+      current = dead(expr) ? null : escapes.size === 0 ? entry : startAfter(slot, wrapped, loop, expr);
       return escapes;
     }
     if (id === Id.If) {
@@ -150,7 +156,7 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
       for (const [get, set] of [[If.getIfTrue, If.setIfTrue], [If.getIfFalse, If.setIfFalse]] as const) {
         let arm = get(expr);
         if (!arm) continue;
-        const region = entry ? newCountedRegion(loop) : null;
+        const region = entry ? newCountedRegion(naturalLoopAt(cfg.nodeOf.get(arm), loop)) : null;
         current = region;
         merge(walk({ expr: arm, replace: (c) => (arm = c) }, arm, loop));
         set(expr, arm);

@@ -11,12 +11,14 @@
 //   - calls pass argument labels in globals `taintlens$arg<k>` and the result label in
 //     `taintlens$ret` (uniform for direct, indirect and exported calls); imports follow the library
 //     database (default: the result carries the union of the arguments' labels);
-//   - control flow: a value merging definitions selected by a tainted condition carries the
-//     condition's label (at the join after an `if`, after a block left early by a `br_if`/`br_table`,
-//     and at a loop's back-edge for values carried into the next iteration, which then carry the
-//     labels of the loop's exit conditions). Stores and global writes also join the current
-//     control label (`ctl`). Loop exit conditions never enter `ctl`: a loop's own exit condition
-//     does not taint its body, so a constant loop nested in an n-loop stays constant.
+//   - control flow (from the function's CFG, instrument/cfg.ts): a value merging definitions
+//     selected by a tainted condition carries the condition's label (at the branch's immediate
+//     post-dominator, for locals assigned in between; at a natural loop's back-edge for values
+//     carried into the next iteration, which then carry the labels of the loop's exit conditions).
+//     Stores and global writes also join the current control label (`ctl`), which holds a
+//     branch's label until its post-dominator. Loop exit conditions (branches that can leave a
+//     natural loop) never enter `ctl`: a loop's own exit condition does not taint its body, so a
+//     constant loop nested in an n-loop stays constant. `implicitFlow: false` drops all of this.
 // Sinks: per loop and calling context (a full call path, taint-sinks.ts) the labels of each of its
 // exit conditions and the number of header executions; per other conditional branch its labels and
 // whether it ran; per import call with a library cost the labels of the named arguments. They
@@ -29,6 +31,7 @@ import {
   addVar, childSlots, idOf, i64Const, typeOf, branchTargets, type Expr,
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
+import { planControl, type BranchPlan, type ControlPlan } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintLoopSite, type TaintContextLayout } from './taint-sinks.js';
@@ -68,6 +71,8 @@ export interface TaintOptions {
   granularity?: ShadowGranularity;
   /** Bytes reserved for the calling-context tree holding the loop sinks (default 16 MiB). */
   contextBytes?: number;
+  /** Control (implicit) flow as well as data flow (default true); false: data flow only, as DFSan. */
+  implicitFlow?: boolean;
 }
 
 export interface TaintBranchSite { id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number }
@@ -97,23 +102,6 @@ export function taintRegions(sinkBytes: number, granularity: ShadowGranularity =
   return [{ name: 'taint', bytes: sinkBytes }, { name: 'taint-contexts', bytes: contextBytes }, shadowRegion(granularity)];
 }
 
-interface Frame {
-  kind: 'block' | 'loop' | 'if' | 'func';
-  label: string | null;
-  /** For loops: the loop's index within the function. */
-  loop?: number;
-  /** For ifs: local holding the condition's label; exit ifs do not enter ctl. */
-  cond?: number;
-  exitIf?: boolean;
-  /** For blocks (and the function): local joining the labels of conditional branches to its end. */
-  join?: number;
-  expr: Expr;
-  /** ctl was changed inside (the construct restores it at its end). */
-  ctlTouched: boolean;
-  /** For blocks: the child being processed is the block's last live statement. */
-  tailChild?: boolean;
-}
-
 interface Ctx {
   module: binaryen.Module;
   layout: TaintLayout;
@@ -127,7 +115,16 @@ interface Ctx {
   shadow: Map<number, number>;
   temps: Map<string, number>;
   ctl: number;
-  frames: Frame[];
+  /** The caller's control label (taintlens$ctl at entry). */
+  ctlIn: number;
+  /** Joins the labels of branches that decide which `return` runs (into the result label). */
+  exitJoin: number | null;
+  /** The function's control-flow facts (CFG, post-dominators, natural loops). */
+  plan: ControlPlan;
+  /** Per conditional branch: the local holding its label until its post-dominator. */
+  branchLabels: Map<Expr, number>;
+  /** Control (implicit) flow on: joins and the control label; off: data flow only. */
+  implicitFlow: boolean;
   loopIndex: number;
   loopLocals: Array<{ exit: number; headers: number; entries: number; site: TaintLoopSite; carried: number[] | null; expr: Expr }>;
   /** Loop sinks of this function and its calling-context node. */
@@ -239,7 +236,7 @@ export function applyTaint(
         copy: (expr) => copyFlat(module, expr),
       },
       programBase: layout.programBase, fn, func: fn.func, originalLocals,
-      shadow: new Map(), temps, ctl: -1, frames: [], loopIndex: 0, loopLocals: [], siteLocals: [],
+      shadow: new Map(), temps, ctl: -1, ctlIn: -1, exitJoin: null, plan: null as unknown as ControlPlan, branchLabels: new Map(), implicitFlow: options.implicitFlow !== false, loopIndex: 0, loopLocals: [], siteLocals: [],
       callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, sinks, globalsShadow, importInfo, defined, options, nameBits,
     });
   }
@@ -258,15 +255,20 @@ function instrumentFunction(c: Ctx): number {
     c.rv = addVar(func, resultType);
     c.rl = addVar(func, i32);
   }
-  const funcFrame: Frame = { kind: 'func', label: EXIT_LABEL, expr: Func.getBody(func), ctlTouched: false, join: addVar(func, i32) };
-  c.frames.push(funcFrame);
-  const bodyStmts = stmt(c, Func.getBody(func));
-  c.frames.pop();
+  c.ctlIn = addVar(func, i32);
+  c.exitJoin = addVar(func, i32);
+  c.plan = planControl(Func.getBody(func), c.originalLocals, c.getCounts);
+  if (c.plan.cfg.loops.length !== fn.loopExprs.length) {
+    throw new Error(`internal: the CFG of ${fn.site.name} has ${c.plan.cfg.loops.length} loops, the site table ${fn.loopExprs.length}`);
+  }
+  const bodyStmts = stmtThen(c, Func.getBody(func));
+  // After the exit block: returns branch to its end.
+  const atExit = nodeStart(c, c.plan.cfg.exit);
   if (c.loopIndex !== fn.loopExprs.length) {
     throw new Error(`internal: taint pass found ${c.loopIndex} loops in ${fn.site.name}, the site table ${fn.loopExprs.length}`);
   }
   const params = binaryen.expandType(Func.getParams(func));
-  const prologue: Expr[] = [module.local.set(c.ctl, module.global.get(CTL_GLOBAL, i32)), module.local.set(funcFrame.join!, module.i32.const(0))];
+  const prologue: Expr[] = [module.local.set(c.ctlIn, module.global.get(CTL_GLOBAL, i32)), module.local.set(c.ctl, module.local.get(c.ctlIn, i32))];
   params.forEach((_, k) => {
     const s = c.shadow.get(k);
     if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
@@ -276,11 +278,11 @@ function instrumentFunction(c: Ctx): number {
   prologue.push(...node.prologue);
   tail.push(...node.epilogue);
   if (c.rv !== null) {
-    tail.push(module.global.set(RET_GLOBAL, module.i32.or(module.local.get(c.rl!, i32), module.local.get(funcFrame.join!, i32))));
+    tail.push(module.global.set(RET_GLOBAL, module.i32.or(module.local.get(c.rl!, i32), module.local.get(c.exitJoin!, i32))));
     tail.push(module.local.get(c.rv, resultType));
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
-  Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
+  Func.setBody(func, module.block(null, [...prologue, exitBlock, ...atExit, ...tail], resultType));
   assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);
@@ -606,10 +608,10 @@ function importShadow(
   if (rule?.cost) {
     const sink = c.sinkCursor.value;
     c.sinkCursor.value += SITE_SINK_BYTES;
-    const loopFrame = [...c.frames].reverse().find((f) => f.kind === 'loop');
+    const loop = c.plan.loopOf(call);
     const site: TaintImportSite = {
       id: `I${c.layout.imports.length}`, call: siteCall, function: c.fn.site.name,
-      loop: loopFrame ? c.loopLocals[loopFrame.loop!]!.site.id : null, import: key, params: rule.cost.params ?? [], sink,
+      loop: loop >= 0 ? c.fn.site.loops[loop]! : null, import: key, params: rule.cost.params ?? [], sink,
     };
     c.layout.imports.push(site);
     const local = addVar(c.func, i64);
@@ -628,13 +630,17 @@ function importShadow(
 
 // ---------------------------------------------------------------------------------------------
 // Control flow
+//
+// Structure comes from the function's CFG (control-plan.ts), not from the nesting of constructs.
+// Every conditional branch b keeps its condition's label in a local L_b from when it runs until
+// control reaches its immediate post-dominator P. At P the locals assigned between b and P join
+// L_b (implicit flow through the merge, whichever side assigned them), L_b is cleared, and the
+// control label is recomputed as the caller's plus the L_b of the non-exit branches P is still
+// inside. A branch that can leave a natural loop is that loop's exit condition: a sink, never
+// part of the control label.
 
 /** Locals assigned anywhere inside `expr`, and the number of reads of each inside it. */
-const assignedCache = new Map<Expr, { sets: Set<number>; gets: Map<number, number> }>();
-
 function scan(expr: Expr): { sets: Set<number>; gets: Map<number, number> } {
-  const cached = assignedCache.get(expr);
-  if (cached) return cached;
   const sets = new Set<number>();
   const gets = new Map<number, number>();
   const visit = (e: Expr) => {
@@ -644,26 +650,11 @@ function scan(expr: Expr): { sets: Set<number>; gets: Map<number, number> } {
     for (const slot of childSlots(e)) visit(slot.expr);
   };
   visit(expr);
-  const result = { sets, gets };
-  assignedCache.set(expr, result);
-  return result;
+  return { sets, gets };
 }
 
 function countGets(c: Ctx, body: Expr): void {
-  assignedCache.clear();
   c.getCounts = scan(body).gets;
-}
-
-/** Locals whose value after `expr` matters: the program's own, or temporaries read outside it. */
-function liveAfter(c: Ctx, exprs: Expr[]): number[] {
-  const sets = new Set<number>();
-  const inside = new Map<number, number>();
-  for (const e of exprs) {
-    const r = scan(e);
-    r.sets.forEach((x) => sets.add(x));
-    r.gets.forEach((n, x) => inside.set(x, (inside.get(x) ?? 0) + n));
-  }
-  return [...sets].filter((x) => x < c.originalLocals || (c.getCounts.get(x) ?? 0) > (inside.get(x) ?? 0));
 }
 
 function joinInto(c: Ctx, locals: number[], label: () => Expr): Expr[] {
@@ -675,119 +666,75 @@ function joinInto(c: Ctx, locals: number[], label: () => Expr): Expr[] {
   });
 }
 
-function touchCtl(c: Ctx, fromDepth: number): void {
-  for (let d = fromDepth; d < c.frames.length; d++) c.frames[d]!.ctlTouched = true;
+/** The branch's label-holding local (allocated on first use). */
+function branchLabelLocal(c: Ctx, b: BranchPlan): number {
+  let local = c.branchLabels.get(b.expr);
+  if (local === undefined) {
+    local = addVar(c.func, binaryen.i32);
+    c.branchLabels.set(b.expr, local);
+  }
+  return local;
 }
 
-function blockStmt(c: Ctx, s: Expr): Expr[] {
+/** Code at the start of CFG node `node`: branches whose control dependence ends here merge and stop controlling. */
+function nodeStart(c: Ctx, node: number | undefined): Expr[] {
+  if (node === undefined || !c.implicitFlow) return [];
+  const ending = c.plan.endingAt.get(node);
+  if (!ending) return [];
   const { module } = c;
   const i32 = binaryen.i32;
-  const name = Block.getName(s);
-  const frame: Frame = { kind: 'block', label: name, expr: s, ctlTouched: false };
-  c.frames.push(frame);
-  const children: Expr[] = [];
-  const count = Block.getNumChildren(s);
-  let lastLive = count - 1;
-  while (lastLive >= 0 && [Id.Unreachable, Id.Nop].includes(idOf(Block.getChildAt(s, lastLive)))) lastLive--;
-  for (let i = 0; i < count; i++) {
-    frame.tailChild = i === lastLive;
-    children.push(...stmt(c, Block.getChildAt(s, i)));
+  const out: Expr[] = [];
+  for (const b of ending) {
+    const l = branchLabelLocal(c, b);
+    if (node === c.plan.cfg.exit) {
+      if (b.returns && c.exitJoin !== null) out.push(module.local.set(c.exitJoin, module.i32.or(module.local.get(c.exitJoin, i32), module.local.get(l, i32))));
+    } else {
+      out.push(...joinInto(c, b.joined, () => module.local.get(l, i32)));
+    }
   }
-  c.frames.pop();
-  const type = typeOf(s) === binaryen.unreachable ? binaryen.none : typeOf(s);
-  const rebuilt = module.block(name, children, type === binaryen.none ? binaryen.none : binaryen.auto);
-  const pre: Expr[] = [];
-  const post: Expr[] = [];
-  if (frame.join !== undefined) {
-    pre.push(module.local.set(frame.join, module.i32.const(0)));
-    post.push(...joinInto(c, liveAfter(c, [s]), () => module.local.get(frame.join!, i32)));
-  }
-  if (frame.ctlTouched) {
-    const save = addVar(c.func, i32);
-    pre.push(module.local.set(save, module.local.get(c.ctl, i32)));
-    post.unshift(module.local.set(c.ctl, module.local.get(save, i32)));
-  }
-  return [...pre, rebuilt, ...post];
-}
-
-function loopStmt(c: Ctx, s: Expr): Expr[] {
-  const { module } = c;
-  const i32 = binaryen.i32;
-  const i64 = binaryen.i64;
-  const k = c.loopIndex++;
-  const siteId = c.fn.site.loops[k];
-  if (siteId === undefined) throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
-  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, record: 0, exitLabels: 0, exitConditions: 0 };
-  c.layout.loops.push(site);
-  const locals = { exit: addVar(c.func, i32), headers: addVar(c.func, i64), entries: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
-  c.loopLocals[k] = locals;
-  c.sinks.addLoop(k, site, locals.headers, locals.entries);
-  const name = Loop.getName(s);
-  const frame: Frame = { kind: 'loop', label: name, loop: k, expr: s, ctlTouched: false };
-  c.frames.push(frame);
-  const body = stmt(c, Loop.getBody(s));
-  c.frames.pop();
-  const header: Expr[] = [module.local.set(locals.headers, module.i64.add(module.local.get(locals.headers, i64), i64Const(module, 1)))];
-  const pre: Expr[] = [];
-  if (frame.ctlTouched) {
-    const save = addVar(c.func, i32);
-    pre.push(module.local.set(save, module.local.get(c.ctl, i32)));
-    header.push(module.local.set(c.ctl, module.local.get(save, i32)));
-  }
-  const type = typeOf(s);
-  const rebuilt = module.loop(name, module.block(null, [...header, ...body], type === binaryen.unreachable ? binaryen.none : type));
-  // Entries, with header runs, give source-level iterations (a top-tested loop runs its header once more per entry).
-  const entered = module.local.set(locals.entries, module.i64.add(module.local.get(locals.entries, i64), i64Const(module, 1)));
-  return [...pre, entered, rebuilt];
-}
-
-/** Values carried into the next iteration of loop k: program locals assigned and read in it. */
-function carriedLocals(c: Ctx, k: number): number[] {
-  const locals = c.loopLocals[k]!;
-  if (locals.carried === null) {
-    const r = scan(locals.expr);
-    locals.carried = [...r.sets].filter((x) => x < c.originalLocals && r.gets.has(x));
-  }
-  return locals.carried;
-}
-
-function frameOf(c: Ctx, label: string): number {
-  for (let d = c.frames.length - 1; d >= 0; d--) if (c.frames[d]!.label === label) return d;
-  throw new Error(`internal: branch to unknown label ${label}`);
-}
-
-/** Non-exit ifs and exit ifs between frame depth `target` (exclusive) and here: their condition labels. */
-function escapedIfs(c: Ctx, target: number): number[] {
-  const out: number[] = [];
-  for (let d = target + 1; d < c.frames.length; d++) {
-    const f = c.frames[d]!;
-    if (f.kind === 'if' && f.cond !== undefined) out.push(f.cond);
+  for (const b of ending) out.push(module.local.set(branchLabelLocal(c, b), module.i32.const(0)));
+  if (node !== c.plan.cfg.exit && ending.some((b) => b.exits.length === 0)) {
+    const label = [module.local.get(c.ctlIn, i32), ...c.plan.controlling(node).map((b) => module.local.get(branchLabelLocal(c, b), i32))]
+      .reduce((a, b) => module.i32.or(a, b));
+    out.push(module.local.set(c.ctl, label));
   }
   return out;
 }
 
-/** Loops crossed by a branch to frame depth `target` (it leaves them). */
-function crossedLoops(c: Ctx, target: number): number[] {
-  const out: number[] = [];
-  for (let d = target + 1; d < c.frames.length; d++) {
-    const f = c.frames[d]!;
-    if (f.kind === 'loop') out.push(f.loop!);
+/** A statement followed by the code of the CFG node starting right after it. */
+function stmtThen(c: Ctx, s: Expr): Expr[] {
+  return [...stmt(c, s), ...nodeStart(c, c.plan.cfg.after.get(s))];
+}
+
+/**
+ * A conditional branch's shadow code, run before it: record its label as a loop exit condition
+ * (of every loop it can leave) or as a branch site, keep it until the post-dominator, and (not
+ * an exit) add it to the control label.
+ */
+function conditional(c: Ctx, s: Expr, kind: TaintBranchSite['kind'], condition: Expr): Expr[] | null {
+  const { module } = c;
+  const i32 = binaryen.i32;
+  const b = c.plan.branches.get(s);
+  if (!b || isDead(condition)) return null;
+  const cl = addVar(c.func, i32);
+  const get = () => module.local.get(cl, i32);
+  const out: Expr[] = [module.local.set(cl, orZero(c, operandLabel(c, condition)))];
+  if (b.exits.length > 0) for (const k of b.exits) out.push(recordExit(c, k, newExit(c, k), get));
+  else out.push(recordBranch(c, newBranchSite(c, kind, s), get));
+  if (c.implicitFlow) {
+    const l = branchLabelLocal(c, b);
+    out.push(module.local.set(l, module.i32.or(module.local.get(l, i32), get())));
+    if (b.exits.length === 0) out.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), module.local.get(l, i32))));
   }
   return out;
 }
 
-function innermostLoopDepth(c: Ctx): number {
-  for (let d = c.frames.length - 1; d >= 0; d--) if (c.frames[d]!.kind === 'loop') return d;
-  return -1;
-}
-
-function newBranchSite(c: Ctx, kind: TaintBranchSite['kind']): number {
+function newBranchSite(c: Ctx, kind: TaintBranchSite['kind'], s: Expr): number {
   const sink = c.sinkCursor.value;
   c.sinkCursor.value += SITE_SINK_BYTES;
-  const loopDepth = innermostLoopDepth(c);
+  const k = c.plan.loopOf(s);
   c.layout.branches.push({
-    id: `B${c.layout.branches.length}`, function: c.fn.site.name,
-    loop: loopDepth >= 0 ? c.loopLocals[c.frames[loopDepth]!.loop!]!.site.id : null, kind, sink,
+    id: `B${c.layout.branches.length}`, function: c.fn.site.name, loop: k >= 0 ? c.fn.site.loops[k]! : null, kind, sink,
   });
   const local = addVar(c.func, binaryen.i64);
   c.siteLocals.push({ local, sink });
@@ -816,221 +763,92 @@ function recordExit(c: Ctx, k: number, exitIndex: number, label: () => Expr): Ex
   ], binaryen.none);
 }
 
-/** Adds `labels` to the join of frame depth d (allocating it). */
-function joinAt(c: Ctx, d: number, labels: Array<() => Expr>): Expr[] {
+/** Before a branch to loop k's header: values carried into the next iteration take the loop's exit labels. */
+function backEdge(c: Ctx, k: number): Expr[] {
+  if (!c.implicitFlow) return [];
   const { module } = c;
   const i32 = binaryen.i32;
-  const frame = c.frames[d]!;
-  if (frame.kind === 'loop' || labels.length === 0) return [];
-  if (frame.join === undefined) frame.join = addVar(c.func, i32);
-  return labels.map((l) => module.local.set(frame.join!, module.i32.or(module.local.get(frame.join!, i32), l())));
-}
-
-/** Before a branch to loop k's header: carried values take the loop's exit labels and escaped if conditions. */
-function backEdge(c: Ctx, k: number, extra: Array<() => Expr>): Expr[] {
-  const { module } = c;
-  const i32 = binaryen.i32;
-  const carried = carriedLocals(c, k);
+  const carried = c.plan.carried(k);
   if (carried.length === 0) return [];
   const locals = c.loopLocals[k]!;
-  const t = temp(c, i32, 'backedge');
-  const label = [module.local.get(locals.exit, i32), ...extra.map((f) => f())].reduce((a, b) => module.i32.or(a, b));
-  return [module.local.set(t, label), ...joinInto(c, carried, () => module.local.get(t, i32))];
+  return joinInto(c, carried, () => module.local.get(locals.exit, i32));
+}
+
+/** Back-edge code for every loop header among a branch's targets. */
+function backEdges(c: Ctx, s: Expr): Expr[] {
+  const out: Expr[] = [];
+  for (const t of c.plan.cfg.targets.get(s) ?? []) {
+    const start = c.plan.cfg.nodes[t]!.start;
+    if (start.kind === 'header') out.push(...backEdge(c, c.plan.cfg.loopOfExpr.get(start.loop)!));
+  }
+  return out;
+}
+
+function blockStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const name = Block.getName(s);
+  const children: Expr[] = [];
+  const count = Block.getNumChildren(s);
+  for (let i = 0; i < count; i++) children.push(...stmtThen(c, Block.getChildAt(s, i)));
+  const type = typeOf(s) === binaryen.unreachable ? binaryen.none : typeOf(s);
+  return [module.block(name, children, type === binaryen.none ? binaryen.none : binaryen.auto)];
+}
+
+function loopStmt(c: Ctx, s: Expr): Expr[] {
+  const { module } = c;
+  const i64 = binaryen.i64;
+  const k = c.loopIndex++;
+  const siteId = c.fn.site.loops[k];
+  if (siteId === undefined) throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
+  const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, record: 0, exitLabels: 0, exitConditions: 0 };
+  c.layout.loops.push(site);
+  const locals = { exit: addVar(c.func, binaryen.i32), headers: addVar(c.func, i64), entries: addVar(c.func, i64), site, carried: null as number[] | null, expr: s };
+  c.loopLocals[k] = locals;
+  c.sinks.addLoop(k, site, locals.headers, locals.entries);
+  const name = Loop.getName(s);
+  const header: Expr[] = [
+    module.local.set(locals.headers, module.i64.add(module.local.get(locals.headers, i64), i64Const(module, 1))),
+    ...nodeStart(c, c.plan.cfg.nodeOf.get(Loop.getBody(s))),
+  ];
+  const body = stmtThen(c, Loop.getBody(s));
+  const type = typeOf(s);
+  const rebuilt = module.loop(name, module.block(null, [...header, ...body], type === binaryen.unreachable ? binaryen.none : type));
+  // Entries, with header runs, give source-level iterations (a top-tested loop runs its header once more per entry).
+  const entered = module.local.set(locals.entries, module.i64.add(module.local.get(locals.entries, i64), i64Const(module, 1)));
+  return [entered, rebuilt];
 }
 
 function ifStmt(c: Ctx, s: Expr): Expr[] {
   const { module } = c;
-  const i32 = binaryen.i32;
   const condition = If.getCondition(s);
-  const condLabel = operandLabel(c, condition);
-  const cond = addVar(c.func, i32);
-  const pre: Expr[] = [module.local.set(cond, orZero(c, condLabel))];
-  const get = () => module.local.get(cond, i32);
-  // Is this an exit condition of enclosing loops?
-  const exits = ifExitLoops(c, s);
-  if (exits.length > 0) for (const k of exits) pre.push(recordExit(c, k, newExit(c, k), get));
-  else pre.push(recordBranch(c, newBranchSite(c, 'if'), get));
-  const exitIf = exits.length > 0;
-  const frame: Frame = { kind: 'if', label: null, cond, exitIf, expr: s, ctlTouched: false };
-  const depth = c.frames.length;
-  c.frames.push(frame);
-  const arms: Expr[] = [];
+  const pre = conditional(c, s, 'if', condition) ?? [];
   const newArms: Array<Expr | null> = [];
   for (const arm of [If.getIfTrue(s), If.getIfFalse(s)]) {
     if (!arm) { newArms.push(null); continue; }
-    arms.push(arm);
-    const body = stmt(c, arm);
-    if (!exitIf) body.unshift(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
+    const body = [...nodeStart(c, c.plan.cfg.nodeOf.get(arm)), ...stmtThen(c, arm)];
     newArms.push(module.block(null, body, binaryen.none));
   }
-  c.frames.pop();
-  if (!exitIf) touchCtl(c, depth);
-  const rebuilt = module.if(condition, newArms[0]!, newArms[1] ?? undefined);
-  const post: Expr[] = [];
-  if (!exitIf) {
-    const save = addVar(c.func, i32);
-    pre.push(module.local.set(save, module.local.get(c.ctl, i32)));
-    post.push(module.local.set(c.ctl, module.local.get(save, i32)));
-  }
-  post.push(...joinInto(c, liveAfter(c, arms), get));
-  return [...pre, rebuilt, ...post];
-}
-
-/**
- * Loops whose exit this `if` decides (innermost first): an arm leaves the loop directly (its first
- * control transfer is a branch out of the loop or a return), or the `if` ends the loop body and one
- * arm continues the loop while the other falls out of it.
- */
-function ifExitLoops(c: Ctx, s: Expr): number[] {
-  const loopDepth = innermostLoopDepth(c);
-  if (loopDepth < 0) return [];
-  const result = new Set<number>();
-  for (const arm of [If.getIfTrue(s), If.getIfFalse(s)]) {
-    const transfer = arm ? firstTransfer(arm) : null;
-    if (!transfer) continue;
-    const tid = idOf(transfer);
-    if (tid === Id.Return) {
-      for (let d = loopDepth; d >= 0; d--) if (c.frames[d]!.kind === 'loop') result.add(c.frames[d]!.loop!);
-    } else if (tid === Id.Break && !Break.getCondition(transfer)) {
-      const target = Break.getName(transfer);
-      let d = -1;
-      for (let i = c.frames.length - 1; i >= 0; i--) if (c.frames[i]!.label === target) { d = i; break; }
-      if (d >= 0) for (const k of crossedLoops(c, d)) result.add(k);
-    }
-  }
-  if (result.size > 0) return [...result];
-  // Tail-position if at the end of the innermost loop's body: one arm continues, the other falls out.
-  const loopFrame = c.frames[loopDepth]!;
-  if (!isInTail(c, loopDepth)) return [];
-  const label = loopFrame.label;
-  if (!label) return [];
-  const yes = If.getIfTrue(s);
-  const no = If.getIfFalse(s);
-  const yesLoops = yes ? continuesTo(yes, label) : false;
-  const noLoops = no ? continuesTo(no, label) : false;
-  if (yesLoops !== noLoops) return [loopFrame.loop!];
-  return [];
-}
-
-/** The first unconditional control transfer in straight-line code (through unnamed blocks), or null. */
-function firstTransfer(expr: Expr): Expr | null {
-  const id = idOf(expr);
-  if (id === Id.Block) {
-    const n = Block.getNumChildren(expr);
-    for (let i = 0; i < n; i++) {
-      const child = Block.getChildAt(expr, i);
-      const cid = idOf(child);
-      if (cid === Id.Block && !Block.getName(child)) {
-        const inner = firstTransfer(child);
-        if (inner) return inner;
-        continue;
-      }
-      if (cid === Id.Return || (cid === Id.Break && !Break.getCondition(child)) || cid === Id.Switch || cid === Id.Unreachable) return child;
-      if (cid === Id.If || cid === Id.Loop || cid === Id.Block) return null;
-    }
-    return null;
-  }
-  if (id === Id.Return || (id === Id.Break && !Break.getCondition(expr))) return expr;
-  return null;
-}
-
-/** True when some branch inside the arm goes back to `label` (the arm continues the loop). */
-function continuesTo(arm: Expr, label: string): boolean {
-  let found = false;
-  const visit = (e: Expr) => {
-    if (found) return;
-    if (branchTargets(e).includes(label)) found = true;
-    else for (const slot of childSlots(e)) visit(slot.expr);
-  };
-  visit(arm);
-  return found;
-}
-
-/**
- * True when the statement being processed is in tail position of the loop at frame depth
- * `loopDepth`: falling through from it reaches the end of the loop body without running anything
- * else (it is the last live statement of every block between the loop and here).
- */
-function isInTail(c: Ctx, loopDepth: number): boolean {
-  for (let d = loopDepth + 1; d < c.frames.length; d++) {
-    const f = c.frames[d]!;
-    if (f.kind === 'block' && !f.tailChild) return false;
-  }
-  return true;
+  return [...pre, module.if(condition, newArms[0]!, newArms[1] ?? undefined)];
 }
 
 function breakStmt(c: Ctx, s: Expr): Expr[] {
-  const { module } = c;
-  const i32 = binaryen.i32;
-  const target = Break.getName(s);
   const condition = Break.getCondition(s);
-  const d = frameOf(c, target);
-  const frame = c.frames[d]!;
-  const escaped = escapedIfs(c, d).map((l) => () => module.local.get(l, i32));
-  if (!condition) {
-    if (frame.kind === 'loop') return [...backEdge(c, frame.loop!, escaped), s];
-    if (frame.kind === 'func') return [...joinAt(c, d, escaped), s];
-    return [...joinAt(c, d, escaped), s];
-  }
-  if (isDead(s)) return [s];
-  const condLabel = operandLabel(c, condition);
-  const cl = addVar(c.func, i32);
-  const get = () => module.local.get(cl, i32);
-  const pre: Expr[] = [module.local.set(cl, orZero(c, condLabel))];
-  const post: Expr[] = [];
-  if (frame.kind === 'loop') {
-    // Conditional back-edge: at the end of the body it is the loop's exit condition (do-while).
-    const k = frame.loop!;
-    const tail = d === innermostLoopDepth(c) && isInTail(c, d);
-    if (tail) pre.push(recordExit(c, k, newExit(c, k), get));
-    else {
-      pre.push(recordBranch(c, newBranchSite(c, 'br_if'), get));
-      post.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
-      touchCtl(c, d + 1);
-    }
-    pre.push(...backEdge(c, k, escaped));
-    return [...pre, s, ...post];
-  }
-  const crossed = crossedLoops(c, d);
-  if (crossed.length > 0) for (const k of crossed) pre.push(recordExit(c, k, newExit(c, k), get));
-  else {
-    pre.push(recordBranch(c, newBranchSite(c, 'br_if'), get));
-    post.push(module.local.set(c.ctl, module.i32.or(module.local.get(c.ctl, i32), get())));
-    touchCtl(c, d + 1);
-  }
-  pre.push(...joinAt(c, d, [get, ...escaped]));
-  return [...pre, s, ...post];
+  if (!condition) return [...backEdges(c, s), s];
+  const pre = conditional(c, s, 'br_if', condition);
+  if (pre === null) return [s];
+  return [...pre, ...backEdges(c, s), s];
 }
 
 function switchStmt(c: Ctx, s: Expr): Expr[] {
-  const { module } = c;
-  const i32 = binaryen.i32;
-  if (isDead(Switch.getCondition(s))) return [s];
-  const condLabel = operandLabel(c, Switch.getCondition(s));
-  const cl = addVar(c.func, i32);
-  const get = () => module.local.get(cl, i32);
-  const pre: Expr[] = [module.local.set(cl, orZero(c, condLabel))];
-  const targets = [...new Set(branchTargets(s))].map((t) => frameOf(c, t));
-  const crossed = new Set<number>();
-  for (const d of targets) for (const k of crossedLoops(c, d)) crossed.add(k);
-  if (crossed.size > 0) for (const k of crossed) pre.push(recordExit(c, k, newExit(c, k), get));
-  else pre.push(recordBranch(c, newBranchSite(c, 'br_table'), get));
-  for (const d of [...new Set(targets)]) {
-    const escaped = escapedIfs(c, d).map((l) => () => module.local.get(l, i32));
-    const frame = c.frames[d]!;
-    if (frame.kind === 'loop') pre.push(...backEdge(c, frame.loop!, [get, ...escaped]));
-    else pre.push(...joinAt(c, d, [get, ...escaped]));
-  }
-  return [...pre, s];
+  const pre = conditional(c, s, 'br_table', Switch.getCondition(s));
+  if (pre === null) return [s];
+  return [...pre, ...backEdges(c, s), s];
 }
 
 function returnStmt(c: Ctx, s: Expr): Expr[] {
   const { module } = c;
-  const i32 = binaryen.i32;
   const value = (binaryen as unknown as { Return: { getValue(e: Expr): Expr } }).Return.getValue(s);
   const out: Expr[] = [];
-  const escaped = escapedIfs(c, 0).map((l) => () => module.local.get(l, i32));
-  out.push(...joinAt(c, 0, escaped));
   if (value && c.rv !== null) {
     if (isDead(value)) return [s];
     out.push(module.local.set(c.rv, value));

@@ -34,6 +34,8 @@ export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'in
   noOptimize?: boolean;
   /** Shadow memory granularity (default word). */
   granularity?: ShadowGranularity;
+  /** Control (implicit) flow as well as data flow (default true). */
+  implicitFlow?: boolean;
   /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
   extraPlugins?: HostPluginSpec[];
 }
@@ -87,7 +89,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const instrumented = instrumentModule(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
-    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity },
+    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity, implicitFlow: options.implicitFlow },
   } as Parameters<typeof instrumentModule>[3]);
   const layout = instrumented.sites.passes.taint as TaintLayout;
   const pluginOptions: TaintPluginOptions = {

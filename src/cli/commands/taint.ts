@@ -13,6 +13,11 @@ import { renderTaintReport } from '../../taint/text.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
 import { UserError } from '../../util/errors.js';
 
+function parseImplicitFlow(text: string): boolean {
+  if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
+  return text === 'on';
+}
+
 function parseGranularity(text: string): ShadowGranularity {
   const found = SHADOW_GRANULARITIES.find((g) => g === text);
   if (!found) throw new UserError(`--shadow must be ${SHADOW_GRANULARITIES.join(' or ')}, got '${text}'`, 2);
@@ -27,6 +32,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
   perfTaintJson?: string;
   all?: boolean;
   shadow: string;
+  implicitFlow: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -42,7 +48,8 @@ export function registerTaint(program: Command): void {
       .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
       .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
       .option('--all', 'list every loop and function, also those not executed or pruned statically')
-      .option('--shadow <granularity>', 'shadow memory: word (one label per 4-byte word, fast) or byte (one per byte, exact for narrow stores)', 'word'),
+      .option('--shadow <granularity>', 'shadow memory: word (one label per 4-byte word, fast) or byte (one per byte, exact for narrow stores)', 'word')
+      .option('--implicit-flow <mode>', 'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both', 'on'),
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
     const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
     const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -52,10 +59,11 @@ export function registerTaint(program: Command): void {
     const instrument = parseInstrumentOptions(options);
     const granularity = parseGranularity(options.shadow);
     for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
+    const implicitFlow = parseImplicitFlow(options.implicitFlow);
     const bytes = readWasmFile(file);
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs,
-      params, library: mergeLibraries(...libraries), instrument, granularity,
+      params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow,
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));

@@ -1,0 +1,90 @@
+// Control-flow facts the taint pass needs per function, read off the CFG (cfg.ts): for every
+// conditional branch, the loops it exits, its immediate post-dominator and the locals assigned
+// between the two (they carry the condition's label past the merge); for every node, the
+// non-exit branches it is control dependent on; per loop, the values carried into the next
+// iteration.
+import { buildCfg, branchRegion, exitedLoops, type Cfg } from './cfg.js';
+import type { Expr } from './ir.js';
+
+export interface BranchPlan {
+  expr: Expr;
+  node: number;
+  /** Loops (CFG / site-table order index) this branch can leave, innermost first; empty: an ordinary branch. */
+  exits: number[];
+  /** Immediate post-dominator (where the branch's control dependence ends), -1: none. */
+  ipdom: number;
+  /** Nodes between the branch and its post-dominator. */
+  region: Set<number>;
+  /** Locals assigned in the region whose value after it matters. */
+  joined: number[];
+  /** The region holds a return (its value depends on the branch). */
+  returns: boolean;
+}
+
+export interface ControlPlan {
+  cfg: Cfg;
+  branches: Map<Expr, BranchPlan>;
+  /** Branches whose control dependence ends where a node starts. */
+  endingAt: Map<number, BranchPlan[]>;
+  /** Non-exit branches whose region holds `node` (its control label while inside them). */
+  controlling(node: number): BranchPlan[];
+  /** Innermost natural loop of the node holding `expr`, or -1. */
+  loopOf(expr: Expr): number;
+  /** Locals assigned and read in loop k (values carried into the next iteration). */
+  carried(k: number): number[];
+}
+
+/**
+ * `ownLocals`: locals below this index are the program's own (always kept); temporaries are kept
+ * when read outside the region (`totalGets` counts reads in the whole function).
+ */
+export function planControl(body: Expr, ownLocals: number, totalGets: Map<number, number>): ControlPlan {
+  const cfg = buildCfg(body);
+  const branches = new Map<Expr, BranchPlan>();
+  const endingAt = new Map<number, BranchPlan[]>();
+  for (const node of cfg.nodes) {
+    if (!node.branch || !cfg.live[node.id]) continue;
+    const region = branchRegion(cfg, node.id);
+    const sets = new Set<number>();
+    const inside = new Map<number, number>();
+    let returns = false;
+    for (const n of region) {
+      const r = cfg.nodes[n]!;
+      r.sets.forEach((x) => sets.add(x));
+      r.gets.forEach((k, x) => inside.set(x, (inside.get(x) ?? 0) + k));
+      returns ||= r.returns;
+    }
+    const joined = [...sets].filter((x) => x < ownLocals || (totalGets.get(x) ?? 0) > (inside.get(x) ?? 0));
+    const plan: BranchPlan = { expr: node.branch, node: node.id, exits: exitedLoops(cfg, node.id), ipdom: cfg.ipdom[node.id]!, region, joined, returns };
+    branches.set(node.branch, plan);
+    if (plan.ipdom >= 0) {
+      const list = endingAt.get(plan.ipdom) ?? [];
+      list.push(plan);
+      endingAt.set(plan.ipdom, list);
+    }
+  }
+  const ordinary = [...branches.values()].filter((b) => b.exits.length === 0);
+  const carriedCache = new Map<number, number[]>();
+  return {
+    cfg, branches, endingAt,
+    controlling: (node) => ordinary.filter((b) => b.region.has(node)),
+    loopOf: (expr) => {
+      const node = cfg.nodeOf.get(expr);
+      return node === undefined ? -1 : cfg.innermost[node]!;
+    },
+    carried: (k) => {
+      let list = carriedCache.get(k);
+      if (!list) {
+        const sets = new Set<number>();
+        const gets = new Set<number>();
+        for (const n of cfg.loops[k]!.nodes) {
+          cfg.nodes[n]!.sets.forEach((x) => sets.add(x));
+          cfg.nodes[n]!.gets.forEach((_, x) => gets.add(x));
+        }
+        list = [...sets].filter((x) => x < ownLocals && gets.has(x));
+        carriedCache.set(k, list);
+      }
+      return list;
+    },
+  };
+}
