@@ -374,7 +374,10 @@ export function isTopTestedLoop(cfg: Cfg, k: number): boolean {
   const loop = cfg.loops[k]!;
   // An empty header falling into another loop's header tests where that one does.
   let test = loop.header;
-  while (isForwarder(cfg, test)) test = cfg.nodes[test]!.succs[0]!;
+  for (const seen = new Set<number>(); isForwarder(cfg, test) && !seen.has(test);) {
+    seen.add(test);
+    test = cfg.nodes[test]!.succs[0]!;
+  }
   const header = cfg.nodes[test]!;
   if (!header.branch || header.effects || loop.nodes.size === 0) return false;
   if (header.succs.includes(loop.header) || header.succs.includes(test) || !exitedLoops(cfg, test).includes(k)) return false;

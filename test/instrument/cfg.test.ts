@@ -104,3 +104,11 @@ test('a search loop that returns from its body: the return is an exit; a trap is
   expect(exitedLoops(cfg, branchNode(cfg, ifs[1]!))).toEqual([0]);
   expect(isTopTestedLoop(cfg, 0)).toBe(false);
 });
+
+test('empty loops that only branch to each other end (no forwarding cycle)', () => {
+  const { cfg } = cfgOf(`(module (func $f (param $c i32)
+    (block $out (br_if $out (local.get $c)) (loop $a (loop $b (br $a))))))`);
+  expect(cfg.loops).toHaveLength(2);
+  expect(isTopTestedLoop(cfg, 0)).toBe(false);
+  expect(isTopTestedLoop(cfg, 1)).toBe(false);
+});
