@@ -126,3 +126,4 @@ build taint_examples taint_examples.c reactor \
   foo nest_const nest_linear nest_quadratic triangular matmul_small foo_ab \
   via_memory via_global via_return via_indirect callee_in_loop
 build taint_cmd taint_cmd.c command
+build hot_helper hot_helper.c reactor run

@@ -1,0 +1,214 @@
+// A calling-context tree in reserved memory, shared by the passes that keep results per call path
+// (the loop profiler, the taint analysis). Each function invocation finds or creates its node
+// under the caller's node: the caller announces the call site (the byte offset of its child-slot
+// list inside the caller's node) in a global right before the call, the callee's prologue calls
+// the tree's `enter` function and makes its node current, its epilogue restores the caller's.
+// Recursion folds onto the ancestor node of the same function (an alias node points to it), as in
+// Ammons-Ball-Larus CCTs, so the tree stays finite. Nothing crosses into JS while the program runs.
+//
+// Node layout: a header (function number, target, parent, call site, next sibling), then what the
+// pass keeps there (child-slot lists, counters). The root has one child slot per function (index
+// = 1-based function number) for entries from the host, indirect-call-free exports and callbacks.
+import binaryen from 'binaryen';
+import { childSlots, typeOf, type Expr, type ChildSlot } from './ir.js';
+
+export const NODE_HEADER = { func: 0, target: 4, parent: 8, site: 12, next: 16, bytes: 24 } as const;
+export const ALIAS_BYTES = 24;
+/** The call-site value meaning "entered from outside" (host, start function). */
+export const EXTERNAL_SITE = -1;
+
+/** Global and function names of one tree (each pass that keeps a tree uses its own). */
+export interface ContextTreeNames {
+  ctx: string;
+  site: string;
+  next: string;
+  overflow: string;
+  enter: string;
+}
+
+export interface ContextTreeLayout {
+  /** Address of the root node; function nodes follow in allocation order. */
+  base: number;
+  bytes: number;
+  rootBytes: number;
+  /** Exported globals: the allocation cursor (end of the used part) and the overflow flag. */
+  exports: { next: string; overflow: string };
+}
+
+/** The root's child slots start at `rootSlots` and are indexed by 1-based function number. */
+export function treeRootBytes(rootSlots: number, functions: number): number {
+  return align8(rootSlots + 4 * (functions + 1));
+}
+
+export class ContextTree {
+  readonly layout: ContextTreeLayout;
+
+  constructor(
+    private readonly module: binaryen.Module,
+    readonly names: ContextTreeNames,
+    region: { base: number; bytes: number },
+    private readonly rootSlots: number,
+    functions: number,
+  ) {
+    const rootBytes = treeRootBytes(rootSlots, functions);
+    this.layout = { base: region.base, bytes: region.bytes, rootBytes, exports: { next: names.next, overflow: names.overflow } };
+    const i32 = binaryen.i32;
+    module.addGlobal(names.ctx, i32, true, module.i32.const(region.base));
+    module.addGlobal(names.site, i32, true, module.i32.const(EXTERNAL_SITE));
+    module.addGlobal(names.next, i32, true, module.i32.const(region.base + rootBytes));
+    module.addGlobal(names.overflow, i32, true, module.i32.const(0));
+    module.addGlobalExport(names.next, names.next);
+    module.addGlobalExport(names.overflow, names.overflow);
+    this.addEnterFunction(region.base + region.bytes);
+  }
+
+  /**
+   * Function entry: saves the caller's node in `parentLocal`, finds or creates this invocation's
+   * node (in `nodeLocal`) for function number `functionIndex` (0-based) of `nodeBytes` bytes.
+   */
+  prologue(parentLocal: number, nodeLocal: number, functionIndex: number, nodeBytes: number): Expr[] {
+    const m = this.module;
+    const i32 = binaryen.i32;
+    return [
+      m.local.set(parentLocal, m.global.get(this.names.ctx, i32)),
+      m.local.set(nodeLocal, m.call(this.names.enter, [
+        m.local.get(parentLocal, i32), m.global.get(this.names.site, i32), m.i32.const(functionIndex + 1), m.i32.const(nodeBytes),
+      ], i32)),
+      m.global.set(this.names.site, m.i32.const(EXTERNAL_SITE)),
+      m.global.set(this.names.ctx, m.local.get(nodeLocal, i32)),
+    ];
+  }
+
+  /** Function exit: the caller's node is current again. */
+  epilogue(parentLocal: number): Expr {
+    return this.module.global.set(this.names.ctx, this.module.local.get(parentLocal, binaryen.i32));
+  }
+
+  /** Sets the call site (offset of the caller's child-slot list for this call). */
+  announce(siteOffset: number): Expr {
+    return this.module.global.set(this.names.site, this.module.i32.const(siteOffset));
+  }
+
+  /** Before a host call: an export the host calls back enters from outside. */
+  external(): Expr {
+    return this.announce(EXTERNAL_SITE);
+  }
+
+  /**
+   * Announces the call site right before `call` (held in `slot`), after its operands are
+   * evaluated (they may contain calls themselves).
+   */
+  announceBefore(slot: ChildSlot, call: Expr, siteOffset: number, tempOf: (type: number) => number): void {
+    const m = this.module;
+    const announce = this.announce(siteOffset);
+    const operands = childSlots(call);
+    const last = operands.at(-1);
+    if (!last) {
+      slot.replace(m.block(null, [announce, call], binaryen.auto));
+      return;
+    }
+    const type = typeOf(last.expr);
+    if (type === binaryen.unreachable) return;
+    const temp = tempOf(type);
+    last.replace(m.block(null, [m.local.set(temp, last.expr), announce, m.local.get(temp, type)], type));
+  }
+
+  /** Finds or creates the context node of a function called from a call site of the current node. */
+  private addEnterFunction(limit: number): void {
+    const module = this.module;
+    const { base } = this.layout;
+    const { next: NEXT, overflow: OVERFLOW } = this.names;
+    const i32 = binaryen.i32;
+    const [PARENT, SITE_ARG, FID, SIZE, SLOT, N, ANC, REC, RECSIZE] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+    const get = (i: number) => module.local.get(i, i32);
+    const set = (i: number, v: Expr) => module.local.set(i, v);
+    const load = (offset: number, ptr: Expr) => module.i32.load(offset, 4, ptr);
+    const store = (offset: number, ptr: Expr, value: Expr) => module.i32.store(offset, 4, ptr, value);
+    const body = module.block(null, [
+      // The root has no call sites: an entry from outside (or a stale announcement left by a
+      // callee that keeps no node) uses the root's slot of the function.
+      module.if(
+        module.i32.or(module.i32.eq(get(SITE_ARG), module.i32.const(EXTERNAL_SITE)), module.i32.eq(get(PARENT), module.i32.const(base))),
+        module.block(null, [
+          set(PARENT, module.i32.const(base)),
+          set(SITE_ARG, module.i32.const(EXTERNAL_SITE)),
+          set(SLOT, module.i32.add(module.i32.const(base + this.rootSlots), module.i32.shl(get(FID), module.i32.const(2)))),
+        ]),
+        set(SLOT, module.i32.add(get(PARENT), get(SITE_ARG))),
+      ),
+      set(N, load(0, get(SLOT))),
+      module.block('found', [
+        module.loop('scan', module.block(null, [
+          module.br('found', module.i32.eqz(get(N))),
+          module.if(module.i32.eq(load(NODE_HEADER.func, get(N)), get(FID)), module.return(load(NODE_HEADER.target, get(N)))),
+          set(N, load(NODE_HEADER.next, get(N))),
+          module.br('scan'),
+        ])),
+      ]),
+      set(ANC, get(PARENT)),
+      module.block('ancestors', [
+        module.loop('up', module.block(null, [
+          module.br('ancestors', module.i32.eqz(get(ANC))),
+          module.br('ancestors', module.i32.eq(load(NODE_HEADER.func, get(ANC)), get(FID))),
+          set(ANC, load(NODE_HEADER.parent, get(ANC))),
+          module.br('up'),
+        ])),
+      ]),
+      set(REC, module.global.get(NEXT, i32)),
+      set(RECSIZE, module.select(get(ANC), module.i32.const(ALIAS_BYTES), get(SIZE))),
+      module.if(
+        module.i32.gt_u(module.i32.add(get(REC), get(RECSIZE)), module.i32.const(limit)),
+        module.block(null, [module.global.set(OVERFLOW, module.i32.const(1)), module.unreachable()]),
+      ),
+      module.global.set(NEXT, module.i32.add(get(REC), get(RECSIZE))),
+      store(NODE_HEADER.func, get(REC), get(FID)),
+      store(NODE_HEADER.target, get(REC), module.select(get(ANC), get(ANC), get(REC))),
+      store(NODE_HEADER.parent, get(REC), get(PARENT)),
+      store(NODE_HEADER.site, get(REC), get(SITE_ARG)),
+      store(NODE_HEADER.next, get(REC), load(0, get(SLOT))),
+      store(0, get(SLOT), get(REC)),
+      load(NODE_HEADER.target, get(REC)),
+    ], i32);
+    module.addFunction(this.names.enter, binaryen.createType([i32, i32, i32, i32]), i32, [i32, i32, i32, i32, i32], body);
+  }
+}
+
+/** A node read back from a copy of the tree's memory. */
+export interface RawContextNode {
+  address: number;
+  /** 0-based function number. */
+  functionIndex: number;
+  /** Parent node address (the root's address for entries from outside). */
+  parent: number;
+  /** Offset of the caller's child-slot list, or EXTERNAL_SITE. */
+  site: number;
+}
+
+/**
+ * The real (non-alias) nodes of a tree, in allocation order (parents before children), from a
+ * copy of its memory starting at `layout.base` and ending at the allocation cursor `next`.
+ */
+export function readContextNodes(raw: Uint8Array, layout: ContextTreeLayout, next: number, nodeBytes: (functionIndex: number) => number): RawContextNode[] {
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const u32 = (address: number) => view.getUint32(address - layout.base, true);
+  const nodes: RawContextNode[] = [];
+  for (let address = layout.base + layout.rootBytes; address < next;) {
+    const functionIndex = u32(address + NODE_HEADER.func) - 1;
+    if (u32(address + NODE_HEADER.target) !== address) {
+      address += ALIAS_BYTES;
+      continue;
+    }
+    const size = nodeBytes(functionIndex);
+    if (!(size > 0)) throw new Error(`internal: corrupt context tree at ${address}`);
+    nodes.push({
+      address, functionIndex, parent: u32(address + NODE_HEADER.parent),
+      site: view.getInt32(address - layout.base + NODE_HEADER.site, true),
+    });
+    address += size;
+  }
+  return nodes;
+}
+
+export function align8(n: number): number {
+  return Math.ceil(n / 8) * 8;
+}
