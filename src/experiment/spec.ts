@@ -9,23 +9,14 @@ import { parseJson } from '../io/json.js';
 import { isMeasureMode, MEASURE_MODES, type MeasureMode } from './modes.js';
 import { METRICS, type Metric } from './campaign.js';
 import type { VariedParameter } from './grid.js';
+import type { ExperimentDefinition } from './experiment.js';
 import type { ParamSpec } from '../taint/analyze.js';
 
-export interface ExperimentSpec {
+/** The engine's definition, with the module named (resolved against the spec's folder) instead of read. */
+export interface ExperimentSpec extends Omit<ExperimentDefinition, 'file' | 'bytes'> {
+  /** The spec file. */
   file: string;
-  /** The module's path, resolved against the spec's folder. */
   module: string;
-  invoke: string | null;
-  args: string[];
-  argv: string[];
-  parameters: VariedParameter[];
-  repetitions: number;
-  metrics: Metric[];
-  mode: MeasureMode;
-  taint?: { params: ParamSpec[] } | { report: string };
-  trace: number;
-  design: 'grid' | 'auto';
-  timeoutMs: number;
 }
 
 const FIELDS = ['module', 'invoke', 'args', 'argv', 'parameters', 'repetitions', 'metrics', 'mode', 'taint', 'trace', 'design', 'timeout'];

@@ -4,6 +4,7 @@ import { registerRun } from './run.js';
 import { registerInstrument } from './instrument.js';
 import { registerLoops } from './loops.js';
 import { registerMeasure } from './measure.js';
+import { registerExperiment } from './experiment.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -12,6 +13,7 @@ export const commands: RegisterCommand[] = [
   registerInstrument,
   registerLoops,
   registerMeasure,
+  registerExperiment,
   (await import('./model.js')).registerModel,
   (await import('./taint.js')).registerTaint,
   (await import('../../fuzz/command.js')).registerFuzz,
