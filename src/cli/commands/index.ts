@@ -5,6 +5,7 @@ import { registerInstrument } from './instrument.js';
 import { registerLoops } from './loops.js';
 import { registerMeasure } from './measure.js';
 import { registerExperiment } from './experiment.js';
+import { registerOverhead } from './overhead.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -14,6 +15,7 @@ export const commands: RegisterCommand[] = [
   registerLoops,
   registerMeasure,
   registerExperiment,
+  registerOverhead,
   (await import('./model.js')).registerModel,
   (await import('./taint.js')).registerTaint,
   (await import('../../fuzz/command.js')).registerFuzz,
