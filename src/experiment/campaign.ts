@@ -7,7 +7,7 @@
 //   a function left out counts to the nearest region that called it).
 // Each point's lines are appended in one write, only once every run at the point succeeded, so a
 // campaign that stops (or fails at a point) resumes at the missing points, each measured once.
-// Points run `jobs` at a time, each run in its own worker thread.
+// Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
 import { appendFileSync } from 'node:fs';
 import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
@@ -69,24 +69,33 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     options.progress?.tick(`${describePoint(point)} (done before)`);
     return false;
   });
-  let next = 0;
-  let failure: unknown = null;
-  const worker = async () => {
-    while (next < todo.length && failure === null) {
-      const point = todo[next++]!;
-      let out: { lines: MeasurementLine[]; stats: PointSummary | null };
-      try {
-        out = await measurePoint(options, point, exports, regions);
-      } catch (error) {
-        failure ??= withContext(error, `at point ${describePoint(point)} (nothing stored for it)`);
-        return;
-      }
-      if (failure !== null) return;
+  // Points finish in any order; they are appended in design order, each once all before it are.
+  const finished: Array<{ lines: MeasurementLine[]; stats: PointSummary | null } | undefined> = [];
+  let written = 0;
+  const flush = () => {
+    for (let out = finished[written]; out !== undefined; out = finished[written]) {
       if (options.statsOutput && out.stats) appendFileSync(options.statsOutput, JSON.stringify(out.stats) + '\n');
       appendFileSync(options.output, out.lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
       measured++;
       lines += out.lines.length;
-      options.progress?.tick(describePoint(point));
+      finished[written] = undefined;
+      options.progress?.tick(describePoint(todo[written]!));
+      written++;
+    }
+  };
+  let next = 0;
+  let failure: unknown = null;
+  const worker = async () => {
+    while (next < todo.length && failure === null) {
+      const index = next++;
+      const point = todo[index]!;
+      try {
+        finished[index] = await measurePoint(options, point, exports, regions);
+      } catch (error) {
+        failure ??= withContext(error, `at point ${describePoint(point)} (nothing stored for it)`);
+        return;
+      }
+      flush();
     }
   };
   const jobs = Math.max(1, Math.min(options.jobs ?? 1, todo.length));
