@@ -87,8 +87,8 @@ test.each([
 });
 
 test('a campaign killed with SIGKILL halfway resumes with every point exactly once', async () => {
-  const n = [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650];
-  const spec = writeSpec('kill.json', { module: kernel, args: ['{n}', '20'], parameters: { n }, repetitions: 3, metrics: ['time', 'instructions'], mode: 'full' });
+  const n = [100, 150, 200, 250, 300, 350, 400, 450, 500, 550];
+  const spec = writeSpec('kill.json', { module: kernel, args: ['{n}', '20'], parameters: { n }, repetitions: 2, metrics: ['time', 'instructions'], mode: 'full' });
   const out = join(dir, 'kill');
   const measurements = join(out, 'measurements.jsonl');
   const child = spawn(process.execPath, [
@@ -98,11 +98,11 @@ test('a campaign killed with SIGKILL halfway resumes with every point exactly on
   ], { stdio: 'ignore' });
   const pointsIn = () => (existsSync(measurements) ? new Set(readLines(measurements).map((l) => l.params.n)).size : 0);
   const exited = new Promise((done) => child.once('exit', done));
-  for (let waited = 0; pointsIn() < 3 && waited < 60_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  for (let waited = 0; pointsIn() < 2 && waited < 90_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
   child.kill('SIGKILL');
   await exited;
   const before = pointsIn();
-  expect(before).toBeGreaterThanOrEqual(3);
+  expect(before).toBeGreaterThanOrEqual(2);
   expect(before).toBeLessThan(n.length);
   const { code, stdout } = await cli(['experiment', spec, '--out', out, '--json']);
   expect(code).toBe(0);
@@ -111,8 +111,8 @@ test('a campaign killed with SIGKILL halfway resumes with every point exactly on
   expect(doc.resumed).toBe(before);
   const lines = readLines(measurements);
   const perPoint = (metric: string, callpath: string) => n.map((v) => lines.filter((l) => l.params.n === v && l.metric === metric && l.callpath === callpath).length);
-  expect(perPoint('time', '<root>')).toEqual(n.map(() => 3));
+  expect(perPoint('time', '<root>')).toEqual(n.map(() => 2));
   expect(perPoint('instructions', 'run->sweep->smooth')).toEqual(n.map(() => 1));
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
   expect(summary.points.map((p: { params: { n: number } }) => p.params.n).sort((a: number, b: number) => a - b)).toEqual(n);
-}, 120_000);
+}, 240_000);
