@@ -7,6 +7,7 @@ import { applyMemoryLayout, planMemoryLayout, type LayoutOptions, type MemoryLay
 import { finishBinary } from './binary-patch.js';
 import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
 import { applyTaint, taintRegions, type TaintOptions } from './passes/taint.js';
+import { applyMeasurement, measureRegions, type MeasureLayout, type MeasureOptions } from './passes/measure.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
@@ -14,6 +15,8 @@ import { refuseInstrumented } from './instrumented.js';
 export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
   contextBytes?: number;
+  /** The measurement pass: which functions are regions, trace length. */
+  measure?: MeasureOptions;
 }
 
 export interface PassContext {
@@ -52,7 +55,7 @@ export interface InstrumentedSites extends SiteTable {
   module: string;
   modes: string[];
   layout: MemoryLayout | null;
-  passes: { loops?: LoopProfileLayout; [mode: string]: unknown };
+  passes: { loops?: LoopProfileLayout; measure?: MeasureLayout; [mode: string]: unknown };
 }
 
 export interface InstrumentResult {
@@ -126,4 +129,11 @@ registerPass({
     return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity, taint?.contextBytes ?? options.contextBytes);
   },
   apply: ({ module, analysis, layout, options }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint),
+});
+
+registerPass({
+  name: 'measure',
+  describe: 'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
+  regions: (options) => measureRegions(options.measure),
+  apply: ({ module, analysis, layout, options }) => applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
 });

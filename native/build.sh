@@ -148,3 +148,4 @@ build taint_examples taint_examples.c reactor \
 build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
 build_levels taint_matrix taint_matrix.c run
+build hot_helper hot_helper.c reactor run

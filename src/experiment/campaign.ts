@@ -1,9 +1,13 @@
-// An experiment campaign: run a kernel at every point of a parameter grid and append Extra-P JSON
-// Lines measurements — wall time of the whole run (uninstrumented, per repetition, call path
-// `<root>`) and exact instruction counts per call path, exclusive of callees like the taint
-// report's per-function dependencies (loop profiler, deterministic: one line per point). Each
-// point's lines are appended in one write, only once every run at the point succeeded, so a
-// campaign that stops (or fails at a point) resumes at the first missing point.
+// An experiment campaign, the one engine behind `measure --vary` and `experiment SPEC`: run a
+// kernel at every point of a design and append Extra-P JSON Lines measurements.
+// - time: per repetition, the whole run (`<root>`) and, in a mode with regions, each region call
+//   path's exclusive time (measurement pass, instrument/passes/measure.ts);
+// - instructions, visits: exact, from one loop-profiler run per point, per call path exclusive of
+//   callees (mode none: every function; otherwise folded onto the region call paths, Score-P-like:
+//   a function left out counts to the nearest region that called it).
+// Each point's lines are appended in one write, only once every run at the point succeeded, so a
+// campaign that stops (or fails at a point) resumes at the missing points, each measured once.
+// Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
 import { appendFileSync } from 'node:fs';
 import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
@@ -14,13 +18,27 @@ import { prepareOutput } from './resume.js';
 import { withContext } from '../util/errors.js';
 import type { Progress } from '../util/progress.js';
 import { DEFAULT_CALLPATH } from '../io/measurements.js';
+import { instrumentRegions, type RegionModule } from './region-run.js';
+import { summarizePoint, type PointSummary } from './summary.js';
+import { foldOntoRegions } from './fold.js';
+
+export type Metric = 'time' | 'instructions' | 'visits';
+export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits'];
 
 /** What the campaign measures (its identity, kept beside the output) and how it runs. */
 export interface CampaignOptions extends CampaignDefinition {
-  metrics: Array<'time' | 'instructions'>;
+  metrics: Metric[];
   timeoutMs: number;
   output: string;
   progress?: Progress;
+  /** The points to measure (default: the full grid of `parameters`). */
+  points?: Point[];
+  /** Concurrent points (default 1). */
+  jobs?: number;
+  /** Visits kept per region context in the trace ring. */
+  trace?: number;
+  /** Appends each point's region statistics here (JSON Lines) before its measurements. */
+  statsOutput?: string;
 }
 
 export interface MeasurementLine {
@@ -38,55 +56,90 @@ export interface CampaignSummary {
 }
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignSummary> {
-  const points = gridPoints(options.parameters);
+  const points = options.points ?? gridPoints(options.parameters);
   const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
+  const regions = options.regions && options.metrics.includes('time')
+    ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0)
+    : null;
   let measured = 0;
   let lines = 0;
-  for (const point of points) {
-    if (done.has(pointKey(point))) {
-      options.progress?.tick(`${describe(point)} (done before)`);
-      continue;
+  const todo = points.filter((point) => {
+    if (!done.has(pointKey(point))) return true;
+    options.progress?.tick(`${describePoint(point)} (done before)`);
+    return false;
+  });
+  // Points finish in any order; they are appended in design order, each once all before it are.
+  const finished: Array<{ lines: MeasurementLine[]; stats: PointSummary | null } | undefined> = [];
+  let written = 0;
+  const flush = () => {
+    for (let out = finished[written]; out !== undefined; out = finished[written]) {
+      if (options.statsOutput && out.stats) appendFileSync(options.statsOutput, JSON.stringify(out.stats) + '\n');
+      appendFileSync(options.output, out.lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+      measured++;
+      lines += out.lines.length;
+      finished[written] = undefined;
+      options.progress?.tick(describePoint(todo[written]!));
+      written++;
     }
-    let out: MeasurementLine[];
-    try {
-      out = await measurePoint(options, point, exports);
-    } catch (error) {
-      throw withContext(error, `at point ${describe(point)} (nothing stored for it)`);
+  };
+  let next = 0;
+  let failure: unknown = null;
+  const worker = async () => {
+    while (next < todo.length && failure === null) {
+      const index = next++;
+      const point = todo[index]!;
+      try {
+        finished[index] = await measurePoint(options, point, exports, regions);
+      } catch (error) {
+        failure ??= withContext(error, `at point ${describePoint(point)} (nothing stored for it)`);
+        return;
+      }
+      flush();
     }
-    appendFileSync(options.output, out.map((line) => JSON.stringify(line)).join('\n') + '\n');
-    measured++;
-    lines += out.length;
-    options.progress?.tick(describe(point));
-  }
+  };
+  const jobs = Math.max(1, Math.min(options.jobs ?? 1, todo.length));
+  await Promise.all(Array.from({ length: jobs }, worker));
+  if (failure !== null) throw failure;
   return { points: points.length, measured, resumed: points.length - measured, lines };
 }
 
-/** Every line of one grid point; throws (and nothing is stored) when any run at it fails. */
-async function measurePoint(options: CampaignOptions, point: Point, exports: ReturnType<typeof readExports>): Promise<MeasurementLine[]> {
+/** Every line of one point; throws (and nothing is stored) when any run at it fails. */
+async function measurePoint(
+  options: CampaignOptions, point: Point, exports: ReturnType<typeof readExports>, regions: RegionModule | null,
+): Promise<{ lines: MeasurementLine[]; stats: PointSummary | null }> {
   const args = argumentsAt(point, options.parameters, 'arg', options.baseArgs);
   const argv = argumentsAt(point, options.parameters, 'argv', options.baseArgv);
   const out: MeasurementLine[] = [];
-  if (options.metrics.includes('instructions')) {
+  const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
+  if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await profileLoops(options.file, options.bytes, {
       invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true,
     });
-    for (const callpath of profile.callpaths) {
-      out.push({ params: point, callpath: callpath.callpath, metric: 'instructions', value: callpath.instructions });
+    const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
+    for (const callpath of callpaths) {
+      if (options.metrics.includes('instructions')) line(callpath.callpath, 'instructions', callpath.instructions);
+      if (options.metrics.includes('visits') && callpath.calls > 0) line(callpath.callpath, 'visits', callpath.calls);
     }
   }
+  let stats: PointSummary | null = null;
   if (options.metrics.includes('time')) {
-    const outcome = await runModule({
-      file: options.file, bytes: options.bytes, invoke: options.invoke, args, argv, repeat: options.repeat,
-      timeoutMs: options.timeoutMs, exports,
-    });
-    for (const repetition of outcome.repetitions) {
-      out.push({ params: point, callpath: DEFAULT_CALLPATH, metric: 'time', value: repetition.ms });
+    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports };
+    if (regions) {
+      const repetitions = await regions.run(run);
+      for (const repetition of repetitions) {
+        line(DEFAULT_CALLPATH, 'time', repetition.ms);
+        for (const region of repetition.regions) line(region.callpath, 'time', region.exclusiveMs);
+      }
+      stats = summarizePoint(point, repetitions, options.trace ?? 0);
+    } else {
+      const outcome = await runModule({ ...run, bytes: options.bytes });
+      for (const repetition of outcome.repetitions) line(DEFAULT_CALLPATH, 'time', repetition.ms);
     }
   }
-  return out;
+  return { lines: out, stats };
 }
 
-function describe(point: Point): string {
+export function describePoint(point: Point): string {
   return Object.entries(point).map(([k, v]) => `${k}=${v}`).join(' ');
 }

@@ -21,6 +21,9 @@ export interface CampaignIdentity {
   parameters: VariedParameter[];
   repeat: number;
   metrics: string[];
+  /** Measurement mode and its region functions (absent in records of plain `measure` runs: none). */
+  mode?: string;
+  regions?: string[] | null;
 }
 
 export interface CampaignDefinition {
@@ -32,6 +35,8 @@ export interface CampaignDefinition {
   parameters: VariedParameter[];
   repeat: number;
   metrics: string[];
+  mode?: string;
+  regions?: string[] | null;
 }
 
 export function campaignFile(output: string): string {
@@ -48,6 +53,8 @@ export function identityOf(input: CampaignDefinition): CampaignIdentity {
     parameters: input.parameters,
     repeat: input.repeat,
     metrics: [...input.metrics].sort(),
+    mode: input.mode ?? 'none',
+    regions: input.regions ?? null,
   };
 }
 
@@ -105,6 +112,8 @@ export function identityDifference(recorded: CampaignIdentity, wanted: CampaignI
     ['parameters (--vary)', binding(recorded.parameters), binding(wanted.parameters)],
     ['--repeat', String(recorded.repeat), String(wanted.repeat)],
     ['--metrics', list(recorded.metrics), list(wanted.metrics)],
+    ['mode', recorded.mode ?? 'none', wanted.mode ?? 'none'],
+    ['regions', list(recorded.regions ?? []), list(wanted.regions ?? [])],
   ];
   for (const [what, there, here] of checks) {
     if (what === 'module' ? recorded.module.sha256 !== wanted.module.sha256 : there !== here) {

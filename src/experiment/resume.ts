@@ -17,7 +17,10 @@ export function prepareOutput(output: string, identity: CampaignIdentity): Set<s
     return done;
   }
   const torn = !text.endsWith('\n');
-  const lines = text.split('\n').slice(0, -1);
+  const lines = text.split('\n');
+  const fragment = lines.pop()!;
+  // A point's lines go out in one write: when it was torn, its complete lines go too.
+  if (torn) dropTornPoint(lines, fragment);
   const names = identity.parameters.map((p) => p.name).sort();
   lines.forEach((line, index) => {
     if (!line.trim()) return;
@@ -43,6 +46,27 @@ export function prepareOutput(output: string, identity: CampaignIdentity): Set<s
   if (torn) writeFileSync(output, lines.length ? lines.join('\n') + '\n' : '');
   writeIdentity(output, identity, recorded);
   return done;
+}
+
+/**
+ * Removes the complete lines written with a torn last line: those of the fragment's point (its
+ * params come first), or, when the fragment is too short to tell, those of the last point.
+ */
+function dropTornPoint(lines: string[], fragment: string): void {
+  const head = /^\{"params":(\{[^{}]*\})/.exec(fragment);
+  let key: string | null = null;
+  try {
+    if (head) key = pointKey(JSON.parse(head[1]!) as Point);
+  } catch {
+    key = null;
+  }
+  const last = lines.length ? measuredParams(lines[lines.length - 1]!) : null;
+  if (key === null && last) key = pointKey(last);
+  while (lines.length > 0) {
+    const params = measuredParams(lines[lines.length - 1]!);
+    if (!params || pointKey(params) !== key) break;
+    lines.pop();
+  }
 }
 
 function measuredParams(line: string): Point | null {

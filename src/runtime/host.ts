@@ -43,6 +43,8 @@ export function baseImports(getMemory: () => WebAssembly.Memory | undefined, pro
     },
     taintlens: {
       register_variable() {},
+      // The measurement pass's clock: one call per region entry and exit (instrument/passes/measure.ts).
+      clock: () => performance.now(),
     },
   };
 }

@@ -4,6 +4,8 @@ import { registerRun } from './run.js';
 import { registerInstrument } from './instrument.js';
 import { registerLoops } from './loops.js';
 import { registerMeasure } from './measure.js';
+import { registerExperiment } from './experiment.js';
+import { registerOverhead } from './overhead.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -12,6 +14,8 @@ export const commands: RegisterCommand[] = [
   registerInstrument,
   registerLoops,
   registerMeasure,
+  registerExperiment,
+  registerOverhead,
   (await import('./model.js')).registerModel,
   (await import('./taint.js')).registerTaint,
   (await import('../../fuzz/command.js')).registerFuzz,

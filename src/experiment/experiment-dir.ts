@@ -1,0 +1,89 @@
+// The folder an experiment writes: measurements.jsonl (Extra-P JSON Lines), summary.json (the
+// per-region statistics of every point), spec.json (a copy of the spec) and environment.json (what
+// it ran on). points.jsonl keeps each point's statistics as it is measured, so an interrupted
+// campaign resumes with them; summary.json is rewritten from it at the end.
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus, platform, release, arch, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { writeJsonAtomic } from '../util/atomic-write.js';
+import { fileError } from '../util/errors.js';
+import { schemaId } from '../util/schema.js';
+import { readPointSummaries, type ExperimentRun } from './experiment.js';
+import type { PointSummary } from './summary.js';
+
+export interface ExperimentDir {
+  dir: string;
+  measurements: string;
+  points: string;
+  summary: string;
+  spec: string;
+  environment: string;
+}
+
+export function prepareExperimentDir(dir: string): ExperimentDir {
+  try {
+    if (!statSync(dir).isDirectory()) throw fileError(dir, 'exists and is not a folder: --out names the folder the experiment writes');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(dir, { recursive: true });
+  }
+  return {
+    dir, measurements: join(dir, 'measurements.jsonl'), points: join(dir, 'points.jsonl'), summary: join(dir, 'summary.json'),
+    spec: join(dir, 'spec.json'), environment: join(dir, 'environment.json'),
+  };
+}
+
+/** Our package's version: the nearest package.json above this file (source or dist/). */
+function taintlensVersion(): string | null {
+  for (let url = new URL('./package.json', import.meta.url); ; ) {
+    try {
+      const json = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
+      if (json.name === 'taintlens') return json.version ?? null;
+    } catch {
+      // not here: one folder up
+    }
+    const up = new URL('../package.json', url);
+    if (up.href === url.href) return null;
+    url = up;
+  }
+}
+
+export function writeEnvironment(paths: ExperimentDir): void {
+  const cpu = cpus();
+  writeJsonAtomic(paths.environment, {
+    schema: schemaId('environment'), taintlens: taintlensVersion(), node: process.version, v8: process.versions.v8,
+    platform: platform(), release: release(), arch: arch(), cpu: cpu[0]?.model ?? null, cores: cpu.length,
+    memoryBytes: totalmem(), date: new Date().toISOString(),
+  });
+}
+
+export interface SummaryDocument {
+  schema: string;
+  module: string;
+  mode: string;
+  rule: string;
+  instrumentedFunctions: number;
+  dropped: ExperimentRun['selection']['dropped'];
+  design: { kind: string; reason: string; points: number; gridPoints: number; runsSaved: number };
+  volume: { summaryBytes: number; traceBytes: number; fullTraceBytes: number };
+  points: PointSummary[];
+}
+
+export function writeSummary(paths: ExperimentDir, module: string, run: ExperimentRun): SummaryDocument {
+  const points = readPointSummaries(paths.points);
+  const volume = { summaryBytes: 0, traceBytes: 0, fullTraceBytes: 0 };
+  for (const point of points) {
+    volume.summaryBytes += point.volume.summaryBytes;
+    volume.traceBytes += point.volume.traceBytes;
+    volume.fullTraceBytes += point.volume.fullTraceBytes;
+  }
+  const { selection, design } = run;
+  const document: SummaryDocument = {
+    schema: schemaId('summary'), module, mode: selection.mode, rule: selection.rule,
+    instrumentedFunctions: selection.functions?.length ?? 0, dropped: selection.dropped,
+    design: { kind: design.kind, reason: design.reason, points: design.points.length, gridPoints: design.gridPoints, runsSaved: design.runsSaved },
+    volume, points,
+  };
+  writeJsonAtomic(paths.summary, document);
+  return document;
+}

@@ -1,0 +1,93 @@
+// One experiment end to end, shared by `measure --vary` and `experiment SPEC`: resolve the mode's
+// region functions at the base point, choose the design (grid, or taint-guided lines), run the
+// campaign. Each front end only turns its input into an ExperimentDefinition and prints.
+import { readFileSync } from 'node:fs';
+import { argumentsAt, type Point, type VariedParameter } from './grid.js';
+import { runCampaign, type CampaignSummary, type Metric } from './campaign.js';
+import { selectRegions, taintReportFor, type SelectionInput } from './select.js';
+import { autoDesign, gridDesign, type Design } from './design.js';
+import type { MeasureMode, RegionSelection } from './modes.js';
+import type { Progress } from '../util/progress.js';
+import { pointKey } from './grid.js';
+import type { PointSummary } from './summary.js';
+
+export interface ExperimentDefinition {
+  file: string;
+  bytes: Uint8Array;
+  invoke: string | null;
+  args: string[];
+  argv: string[];
+  parameters: VariedParameter[];
+  repetitions: number;
+  metrics: Metric[];
+  mode: MeasureMode;
+  taint?: SelectionInput['taint'];
+  trace: number;
+  design: 'grid' | 'auto';
+  timeoutMs: number;
+}
+
+export interface ExperimentRun {
+  selection: RegionSelection;
+  design: Design;
+  campaign: CampaignSummary;
+}
+
+export interface ExperimentOutputs {
+  output: string;
+  statsOutput?: string;
+  jobs: number;
+  /** Called once the design is known (to size a progress bar). */
+  progress?: (points: number) => Progress;
+}
+
+/** The first value of every parameter: where the profiling and taint runs happen. */
+export function basePoint(parameters: VariedParameter[]): Point {
+  return Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
+}
+
+export async function runExperiment(def: ExperimentDefinition, out: ExperimentOutputs): Promise<ExperimentRun> {
+  const base = basePoint(def.parameters);
+  const at = {
+    file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
+    args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
+    ...(def.taint ? { taint: def.taint } : {}),
+  };
+  const selection = await selectRegions({ ...at, mode: def.mode });
+  const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
+  const progress = out.progress?.(design.points.length);
+  try {
+    const campaign = await runCampaign({
+      file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
+      parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
+      output: out.output, jobs: out.jobs, trace: def.trace, points: design.points,
+      mode: def.mode, regions: selection.functions,
+      ...(out.statsOutput ? { statsOutput: out.statsOutput } : {}),
+      ...(progress ? { progress } : {}),
+    });
+    return { selection, design, campaign };
+  } finally {
+    progress?.stop();
+  }
+}
+
+/** The per-point statistics kept so far, the last record of each point (a resumed point may repeat). */
+export function readPointSummaries(file: string): PointSummary[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const byPoint = new Map<string, PointSummary>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const entry = JSON.parse(line) as PointSummary;
+      byPoint.set(pointKey(entry.params), entry);
+    } catch {
+      // A torn last record: its point is measured again.
+    }
+  }
+  return [...byPoint.values()];
+}

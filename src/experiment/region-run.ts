@@ -1,0 +1,64 @@
+// Runs a module under the measurement pass: instrument the chosen region functions, run (a fresh
+// instance per repetition), and read each repetition's region statistics back.
+import { instrumentModule } from '../../instrument/pipeline.js';
+import type { ExportedFunction } from '../../instrument/exports.js';
+import { runModule } from '../runtime/run.js';
+import { decodeRegions, type RegionStats } from './region-profile.js';
+import type { RepetitionResult } from '../runtime/protocol.js';
+
+export interface RegionRunOptions {
+  file: string;
+  bytes: Uint8Array;
+  invoke: string | null;
+  args: string[];
+  argv: string[];
+  repeat: number;
+  timeoutMs: number;
+  exports?: ExportedFunction[];
+  /** Region functions by name; null: every function. */
+  functions: string[] | null;
+  trace?: number;
+}
+
+export interface RegionRepetition {
+  result: RepetitionResult['result'];
+  ms: number;
+  regions: RegionStats[];
+}
+
+/** An instrumented module, kept so the points of a campaign instrument it once. */
+export interface RegionModule {
+  bytes: Uint8Array;
+  instrumentedFunctions: number;
+  run(options: Omit<RegionRunOptions, 'bytes' | 'functions' | 'trace'>): Promise<RegionRepetition[]>;
+}
+
+export function instrumentRegions(file: string, bytes: Uint8Array, functions: string[] | null, trace = 0): RegionModule {
+  const { bytes: instrumented, sites } = instrumentModule(bytes, file, ['measure'], {
+    measure: { ...(functions ? { functions } : {}), trace },
+  });
+  const layout = sites.passes.measure!;
+  const tree = layout.tree;
+  return {
+    bytes: instrumented,
+    instrumentedFunctions: layout.regions.length,
+    async run(options) {
+      const outcome = await runModule({
+        file: options.file, bytes: instrumented, invoke: options.invoke, args: options.args, argv: options.argv,
+        repeat: options.repeat, timeoutMs: options.timeoutMs, ...(options.exports ? { exports: options.exports } : {}),
+        regions: [{ name: 'measure', base: tree.base, bytes: tree.bytes, endGlobal: tree.exports.next }],
+        globals: [tree.exports.next],
+        programBase: sites.layout?.programBase ?? 0,
+      });
+      return outcome.repetitions.map((rep) => ({
+        result: rep.result,
+        ms: rep.ms,
+        regions: decodeRegions(rep.regions.measure!, layout, Number(rep.globals[tree.exports.next])),
+      }));
+    },
+  };
+}
+
+export function runRegions(options: RegionRunOptions): Promise<RegionRepetition[]> {
+  return instrumentRegions(options.file, options.bytes, options.functions, options.trace).run(options);
+}
