@@ -42,8 +42,6 @@ export interface ExactModel {
   leading: Term[];
   /** Points beyond the coefficients: how many points check the closed form. */
   margin: number;
-  /** Parameters whose degree exceeds the loop-nest prior's bound (the form was found outside it). */
-  beyondPrior: number[];
   /** The coefficients are small fractions that reproduce every point. */
   rational: boolean;
 }
@@ -81,15 +79,21 @@ export function exactModel(
   if (prior) spaces.push({ degrees: prior.degrees.map((d, l) => cap(l, d)), ...(prior.masks ? { masks: prior.masks } : {}) });
   spaces.push(defaultSpace);
   for (const space of spaces) {
-    for (const withLogs of [false, true]) {
-      const candidates = monomials(space, withLogs ? logsAllowed : coords.map(() => false));
+    // Smaller spaces first (degree bound 1, 2, … per parameter): fewer candidates than points
+    // lets the whole space be fitted, and the fewest, lowest terms are preferred anyway.
+    const top = Math.max(0, ...space.degrees);
+    const stages: { degrees: number[]; logs: boolean }[] = [];
+    for (let d = 1; d <= top; d++) {
+      const degrees = space.degrees.map((bound) => Math.min(bound, d));
+      stages.push({ degrees, logs: false }, { degrees: space.degrees.map((bound) => Math.min(bound, d + 1)), logs: true });
+    }
+    if (top === 0) stages.push({ degrees: space.degrees, logs: false });
+    for (const stage of stages) {
+      const candidates = monomials({ ...space, degrees: stage.degrees }, stage.logs ? logsAllowed : coords.map(() => false));
       const found = smallestExact(coords, y, candidates);
       if (!found) continue;
       const terms = found.monomials.map((monomial, t) => toTerm(monomial, found.coefficients[t]!, params));
-      const beyondPrior = prior
-        ? params.map((_, l) => l).filter((l) => found.monomials.some((mono) => mono.exponents[l]! + mono.logs[l]! > prior.degrees[l]!))
-        : [];
-      return { terms, leading: leadingTerms(terms), margin: y.length - found.monomials.length, beyondPrior, rational: found.rational };
+      return { terms, leading: leadingTerms(terms), margin: y.length - found.monomials.length, rational: found.rational };
     }
   }
   return undefined;

@@ -34,10 +34,13 @@ export function formatLeading(leading: readonly Term[]): string {
   return formatModel(leading.length > 0 ? leading : [{ coefficient: 0, factors: [] }]);
 }
 
-/** The leading terms' share of the model's magnitude at a point: |leading| / Σ|term|. */
+/**
+ * The leading terms' share of the growing part of the model at a point: |leading| / Σ|growing
+ * term|. A constant offset is left out: it hides no growth.
+ */
 export function leadingShare(terms: readonly Term[], leading: readonly Term[], at: Readonly<Record<string, number>>): number {
   let total = 0;
-  for (const term of terms) total += Math.abs(evaluateModel([term], at));
+  for (const term of terms) if (term.factors.length > 0) total += Math.abs(evaluateModel([term], at));
   return total === 0 ? 1 : Math.abs(evaluateModel(leading, at)) / total;
 }
 
