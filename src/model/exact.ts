@@ -40,7 +40,7 @@ export interface ExactModel {
   terms: Term[];
   /** The terms no other term outgrows in every parameter (`128·t·n³`). */
   leading: Term[];
-  /** Points beyond the coefficients: how many points check the closed form. */
+  /** How many points check the form: beyond its coefficients, and along each parameter beyond its functions of it. */
   margin: number;
   /** The coefficients are small fractions that reproduce every point. */
   rational: boolean;
@@ -85,18 +85,33 @@ export function exactModel(
     const stages: { degrees: number[]; logs: boolean }[] = [];
     for (let d = 1; d <= top; d++) {
       const degrees = space.degrees.map((bound) => Math.min(bound, d));
-      stages.push({ degrees, logs: false }, { degrees: space.degrees.map((bound) => Math.min(bound, d + 1)), logs: true });
+      stages.push({ degrees, logs: false }, { degrees, logs: true });
     }
     if (top === 0) stages.push({ degrees: space.degrees, logs: false });
     for (const stage of stages) {
       const candidates = monomials({ ...space, degrees: stage.degrees }, stage.logs ? logsAllowed : coords.map(() => false));
       const found = smallestExact(coords, y, candidates);
       if (!found) continue;
+      const margin = Math.min(y.length - found.monomials.length, ...axisMargins(found.monomials, distinct));
+      // A form with as many functions of a parameter as it has values interpolates: no check.
+      if (margin < 1) continue;
       const terms = found.monomials.map((monomial, t) => toTerm(monomial, found.coefficients[t]!, params));
-      return { terms, leading: leadingTerms(terms), margin: y.length - found.monomials.length, rational: found.rational };
+      return { terms, leading: leadingTerms(terms), margin, rational: found.rational };
     }
   }
   return undefined;
+}
+
+/**
+ * Per parameter: its distinct values minus the distinct functions of it the form uses (the
+ * constant included): how many values along that parameter check the form.
+ */
+function axisMargins(monomials: readonly Monomial[], distinct: readonly number[]): number[] {
+  return distinct.map((count, l) => {
+    const functions = new Set(monomials.map((mono) => `${mono.exponents[l]},${mono.logs[l]}`));
+    functions.add('0,0');
+    return functions.size > 1 ? count - functions.size : Infinity;
+  });
 }
 
 /** The constant, then every monomial of the space; lower total degree first. */
@@ -190,7 +205,7 @@ function smallestExact(coords: readonly Float64Array[], y: Float64Array, candida
       for (let c = 1; c < candidates.length; c++) {
         if (chosen.includes(c)) continue;
         if (!fitOf([...chosen, c])) continue;
-        if (solver.rss < bestRss - 1e-12 * bestRss) {
+        if (solver.rss < bestRss * (1 - 1e-12)) {
           bestRss = solver.rss;
           best = c;
         }
