@@ -72,7 +72,9 @@ export function sumTerms(terms: readonly Term[]): Term[] {
     if (current) current.coefficient += term.coefficient;
     else merged.set(key, { coefficient: term.coefficient, factors: term.factors.map((f) => ({ ...f })) });
   }
-  return [...merged.values()].filter((term) => term.coefficient !== 0 || term.factors.length === 0);
+  const size = (term: Term) => term.factors.reduce((sum, f) => sum + f.exponent + 0.5 * f.log, 0);
+  // The constant first, then the fastest-growing terms first, as exact models are written.
+  return [...merged.values()].filter((term) => term.coefficient !== 0 || term.factors.length === 0).sort((a, b) => size(b) - size(a) || 0).sort((a, b) => Number(a.factors.length > 0) - Number(b.factors.length > 0));
 }
 
 interface Aggregated {

@@ -65,6 +65,10 @@ describe('bundled kernels: instruction counts get exact closed forms with their 
     const signs = sweep.terms.filter((t) => t.factors.length > 0).map((t) => Math.sign(t.coefficient));
     expect(signs).toEqual([1, -1, 1, -1]);
     reproduces('stencil', sweep);
+    // init's one loop runs size^3 times (i < size*size*size): the taint report says one loop over size.
+    const stencil = models('stencil', 'stencil');
+    expect(stencil.get('init')!.flags).toContain('beyond-nest:size');
+    expect(sweep.flags).not.toContain('beyond-nest:size');
   });
 
   test('LU (triangular nest): cubic with lower-order terms, leading n^3', () => {
