@@ -279,7 +279,9 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
       prose,
     ));
     const noise = report.noise.find((n) => n.metric === metric);
-    if (noise) out.push(wrap(noiseLine(noise), prose));
+    const exactData = models.length > 0 && models.every((model) => model.exact || model.flags.includes('inexact'));
+    if (exactData) out.push(wrap('noise: none (every repetition identical): exact data, solved for closed forms that reproduce every point', prose));
+    else if (noise) out.push(wrap(noiseLine(noise), prose));
     out.push('');
     out.push(renderTable(models, shown, layout));
     out.push('');

@@ -46,16 +46,23 @@ export interface ExactModel {
   rational: boolean;
 }
 
-/** Every repetition of every point is the same finite number (and there is at least one). */
+/**
+ * Every repetition of every point is the same finite number, and that says something: some point
+ * was repeated, or every value is an integer (counts). One repetition of a time is not exact data.
+ */
 export function isExactData(points: readonly Point[]): boolean {
   if (points.length === 0) return false;
+  let repeated = false;
+  let integers = true;
   for (const point of points) {
     if (point.values.length === 0) return false;
     const first = point.values[0]!;
     if (!Number.isFinite(first)) return false;
     for (const value of point.values) if (value !== first) return false;
+    if (point.values.length > 1) repeated = true;
+    if (!Number.isInteger(first)) integers = false;
   }
-  return true;
+  return repeated || integers;
 }
 
 /**

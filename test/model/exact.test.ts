@@ -9,7 +9,7 @@ import { cli } from '../helpers/cli.js';
 import { readMeasurements } from '../../src/io/measurements.js';
 import { readTaintReport } from '../../src/io/taint.js';
 import { parseModelsDocument } from '../../src/io/models.js';
-import { exactModel } from '../../src/model/exact.js';
+import { exactModel, isExactData } from '../../src/model/exact.js';
 import { evaluateModel, formatModel } from '../../src/model/format.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../../src/model/modeler.js';
 import { dependencyDegrees } from '../../src/model/prior.js';
@@ -170,6 +170,15 @@ describe('the exact search', () => {
     expect(model.flags).toContain('lower-order');
     // n^3 ≥ 100 n^2 from n = 100: doubling from 14 reaches 112.
     expect(model.leadingShowsAt).toEqual({ n: 112 });
+  });
+});
+
+describe('what counts as exact data', () => {
+  test('identical repetitions, or single integer counts; not one repetition of a time', () => {
+    expect(isExactData([{ coords: [1], values: [2.5, 2.5] }, { coords: [2], values: [3.5, 3.5] }])).toBe(true);
+    expect(isExactData([{ coords: [1], values: [120] }, { coords: [2], values: [240] }])).toBe(true);
+    expect(isExactData([{ coords: [1], values: [1.23] }, { coords: [2], values: [2.47] }])).toBe(false);
+    expect(isExactData([{ coords: [1], values: [2.5, 2.6] }])).toBe(false);
   });
 });
 
