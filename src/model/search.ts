@@ -659,11 +659,13 @@ function localSearch(
   noiseVar: number,
   options: SearchOptions,
 ): void {
-  // Identical repetitions (noise 0): any misfit beyond rounding is beyond the noise.
-  const scale = Number.isFinite(noiseVar) ? Math.max(noiseVar, MIN_SIGMA2) : sigma2;
+  // Identical repetitions (noise 0): any misfit is beyond the noise, so the search always runs,
+  // and moves are judged against the tied models' misfit (against the zero noise, every extra
+  // term would pay for itself).
   const exactData = noiseVar === 0;
+  const scale = !exactData && Number.isFinite(noiseVar) && noiseVar > 0 ? noiseVar : sigma2;
   const dof = ps.n - fit.masks.length - 1;
-  if (dof <= 0 || fit.rss / dof <= options.refineThreshold * scale) return;
+  if (dof <= 0 || (!exactData && fit.rss / dof <= options.refineThreshold * scale)) return;
   const rare = rareShapes(ps.shapes);
   const { ls, columns, weights } = ws;
   const maxTerms = Math.min(options.maxTerms + 1, ps.n - 2);

@@ -158,6 +158,15 @@ describe('the exact search', () => {
     expect(report.models[0]!.flags).toContain('inexact');
   });
 
+  test('exact data outside the space: refinement runs (noise 0 is no reason to stop), and the model is flagged inexact', () => {
+    const xs = [2, 4, 8, 16, 32, 64, 128, 256];
+    const series: Series = { callpath: 'k', metric: 'time', params: ['x'], points: xs.map((x) => ({ coords: [x], values: [3 + 0.7 * x ** 0.9, 3 + 0.7 * x ** 0.9] })) };
+    const model = modelExperiment({ source: 'm', params: ['x'], series: [series] }, { aggregate: 'median', growth: DEFAULT_GROWTH }).models[0]!;
+    expect(model.flags).toContain('inexact');
+    expect(model.flags).toContain('refined:x');
+    expect(model.terms[1]!.factors[0]!.exponent).toBeCloseTo(0.9, 2);
+  });
+
   test('the prior: degrees outside the loop depth are found only in the wider space, and flagged', () => {
     const { coords, y } = exactSeries(([n]) => 3 * n! ** 2 + 5, [[4, 6, 8, 10, 12]], ['n']);
     expect(formatModel(exactModel(coords, y, ['n'], [true], { degrees: [1] })!.terms)).toBe('5 + 3 * n^2');
