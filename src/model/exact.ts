@@ -97,7 +97,7 @@ export function exactModel(
     if (top === 0) stages.push({ degrees: space.degrees, logs: false });
     for (const stage of stages) {
       const candidates = monomials({ ...space, degrees: stage.degrees }, stage.logs ? logsAllowed : coords.map(() => false));
-      const found = smallestExact(coords, y, candidates);
+      const found = smallestExact(coords, y, candidates, (monomials) => Math.min(...axisMargins(monomials, distinct)) >= 1);
       if (!found) continue;
       const margin = Math.min(y.length - found.monomials.length, ...axisMargins(found.monomials, distinct));
       // A form with as many functions of a parameter as it has values interpolates: no check.
@@ -174,7 +174,12 @@ interface Found {
 }
 
 /** The fewest candidate columns reproducing y exactly, with one point to spare at least. */
-function smallestExact(coords: readonly Float64Array[], y: Float64Array, candidates: readonly Monomial[]): Found | undefined {
+function smallestExact(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  candidates: readonly Monomial[],
+  checked: (monomials: readonly Monomial[]) => boolean,
+): Found | undefined {
   const n = y.length;
   if (n < 2) return undefined;
   const columns = candidates.map((mono) => column(coords, mono));
@@ -200,7 +205,10 @@ function smallestExact(coords: readonly Float64Array[], y: Float64Array, candida
     return coefficients && misfit(chosen, coefficients) <= EXACT_TOLERANCE ? coefficients : undefined;
   };
 
+  /** Exact, and not an interpolation (checked by the caller: values left along every parameter). */
+  const accepted = (chosen: readonly number[]) => checked(chosen.map((c) => candidates[c]!)) && exact(chosen) !== undefined;
   let chosen: number[] = candidates.map((_, c) => c);
+  // The whole space may interpolate (and still shrink to a checked form by elimination).
   if (chosen.length > n - 1 || !exact(chosen)) {
     // Too many candidates for the points (or dependent on them): grow from the constant, adding
     // the column that lowers the residual most, until the fit is exact.
@@ -221,10 +229,11 @@ function smallestExact(coords: readonly Float64Array[], y: Float64Array, candida
       chosen.push(best);
       found = exact(chosen) !== undefined;
     }
-    if (!found) return undefined;
+    if (!found) chosen = [];
   }
   // Backward elimination: drop the column that matters least while the fit stays exact.
   for (let dropped = true; dropped && chosen.length > 1; ) {
+    if (!exact(chosen)) break;
     dropped = false;
     const coefficients = fitOf(chosen)!;
     const order = chosen
@@ -239,6 +248,12 @@ function smallestExact(coords: readonly Float64Array[], y: Float64Array, candida
       }
     }
   }
+  if (chosen.length === 0 || !accepted(chosen)) {
+    // No form, or one that interpolates: every small set of candidates, smallest first.
+    const subset = smallestSubset(candidates.length, Math.min(MAX_SUBSET_TERMS, n - 2), accepted);
+    if (!subset) return undefined;
+    chosen = subset;
+  }
   const coefficients = exact(chosen);
   if (!coefficients || n - chosen.length < 1) return undefined;
   const fractions = coefficients.map(nearestFraction);
@@ -250,6 +265,32 @@ function smallestExact(coords: readonly Float64Array[], y: Float64Array, candida
     coefficients: order.map(({ t }) => (rational ? fractions[t]! : coefficients[t]!)),
     rational,
   };
+}
+
+/** The exhaustive fallback tries sets of at most this many terms besides the constant … */
+const MAX_SUBSET_TERMS = 5;
+/** … among at most this many candidates (C(14, ≤5) ≈ 3,500 small fits). */
+const MAX_SUBSET_CANDIDATES = 15;
+
+/**
+ * Where the greedy growth misses (more monomials than values along a parameter make the whole
+ * space singular, and the best single column need not be part of the answer): every set of
+ * non-constant candidates, smallest first, with the constant. Only for small spaces.
+ */
+function smallestSubset(count: number, maxTerms: number, isExact: (chosen: readonly number[]) => boolean): number[] | undefined {
+  if (count > MAX_SUBSET_CANDIDATES) return undefined;
+  const chosen = [0];
+  const search = (start: number, size: number): boolean => {
+    if (chosen.length - 1 === size) return isExact(chosen);
+    for (let c = start; c < count; c++) {
+      chosen.push(c);
+      if (search(c + 1, size)) return true;
+      chosen.pop();
+    }
+    return false;
+  };
+  for (let size = 1; size <= maxTerms; size++) if (search(1, size)) return [...chosen];
+  return undefined;
 }
 
 /** The fraction with the smallest denominator (≤ MAX_DENOMINATOR) within rounding of `value`. */
