@@ -28,6 +28,7 @@ import {
 import { DEFAULT_GROWTH, modelExperiment } from '../src/model/modeler.js';
 import { FAMILY_TEXT, NAMED_DESIGNS, rng, syntheticFunction, syntheticSeries, syntheticTaintReport, type Family } from '../src/model/synthetic.js';
 import type { Experiment, Series } from '../src/model/types.js';
+import { NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, scoreNests, type NestDesign, type NestOutcome } from '../src/model/nest-bench.js';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);
@@ -139,6 +140,33 @@ for (const noise of NOISES) {
   }
 }
 
+// Exact data: instruction counts of random loop nests (several terms per parameter subset,
+// (n−k) and triangular bounds, log-trip loops), without and with the taint dependency as prior.
+interface ExactRow {
+  data: string;
+  method: string;
+  outcome: NestOutcome;
+  msPerPath: number;
+}
+const exactRows: ExactRow[] = [];
+const NEST_DESIGNS: Array<[string, NestDesign]> = [
+  [`2 params, t×n ${NEST_DESIGN_2.values.map((v) => v.length).join('×')}`, NEST_DESIGN_2],
+  [`3 params, a×b×c ${NEST_DESIGN_3.values.map((v) => v.length).join('×')}`, NEST_DESIGN_3],
+];
+for (const [data, design] of NEST_DESIGNS) {
+  const cases = nestCases(seed + 11, perFamily, design);
+  const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
+  for (const [method, prior] of [['ours', undefined], ['ours + prior (dependency)', nestTaint]] as const) {
+    const start = performance.now();
+    const report = modelExperiment(
+      { source: 'nests', params: [...design.params], series: cases.map((c) => c.series) },
+      { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
+    );
+    const msPerPath = (performance.now() - start) / cases.length;
+    exactRows.push({ data, method, outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))), msPerPath });
+  }
+}
+
 // Timing: 1,000 two-parameter call paths (mixed families, ±5%), in memory and from a JSONL file.
 function timingExperiment(count: number): { experiment: Experiment; taint: unknown } {
   const random = rng(seed + 99);
@@ -225,6 +253,7 @@ if (json) {
         recovery: rows.map(compact),
         normalNoise: normalRows.map(compact),
         beyondExtrap: extraRows.map(compact),
+        exactData: exactRows,
         timing: timings,
       },
       null,
@@ -300,6 +329,22 @@ if (json) {
       { header: 'structure', value: (r) => pct(r.rates.structure, r.rates.count), align: 'right' },
       { header: 'false dep.', value: (r) => pct(r.rates.falseDependency, r.rates.count), align: 'right' },
       { header: 'missed dep.', value: (r) => pct(r.rates.missedDependency, r.rates.count), align: 'right' },
+    ]),
+  );
+  console.log(
+    `\nExact data: instruction counts of ${perFamily} random loop nests per row (chains of up to 4 loops, bounds x, x−k, ` +
+      'triangular, log2 x; integer/half-integer coefficients); exact: the closed form with the true terms and coefficients; ' +
+      'leading: the true leading term(s); inexact: flagged as no exact form found:',
+  );
+  console.log(
+    renderTable(exactRows, [
+      { header: 'data', value: (r) => r.data },
+      { header: 'method', value: (r) => r.method },
+      { header: 'exact', value: (r) => pct(r.outcome.exact, r.outcome.count), align: 'right' },
+      { header: 'leading', value: (r) => pct(r.outcome.leading, r.outcome.count), align: 'right' },
+      { header: 'false dep.', value: (r) => pct(r.outcome.falseDependency, r.outcome.count), align: 'right' },
+      { header: 'inexact', value: (r) => pct(r.outcome.inexact, r.outcome.count), align: 'right' },
+      { header: 'ms/path', value: (r) => r.msPerPath.toFixed(1), align: 'right' },
     ]),
   );
   console.log(

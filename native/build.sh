@@ -145,6 +145,7 @@ build stencil stencil.cpp reactor run
 build taint_examples taint_examples.c reactor \
   foo nest_const nest_linear nest_quadratic triangular matmul_small foo_ab \
   via_memory via_global via_return via_indirect callee_in_loop
+build nests nests.c reactor lu heat sortnet nest3
 build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
 build_levels taint_matrix taint_matrix.c run

@@ -6,6 +6,7 @@ import { formatCoefficient, formatModel } from '../model/format.js';
 import type { CallpathModel, MetricNoise, ModelsReport } from '../model/modeler.js';
 import { MIN_MODEL_TIME_MS, MIN_VALUES_PER_PARAMETER, type DesignWarning } from '../model/design.js';
 import { MAIN_WORK_SHARE, MIN_BUG_SHARE } from '../model/scalability.js';
+import { MIN_CHECKS } from '../model/exact-flags.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { wrap } from '../report/wrap.js';
 import type { Term } from '../model/types.js';
@@ -61,6 +62,15 @@ export interface ModelEntry {
   rank: number;
   alternative?: { model: string; terms: ModelEntry['terms']; basis: string };
   prior?: { function: string; status: string; params: string[] };
+  /** The model reproduces every point of exact data (identical repetitions). */
+  exact: boolean;
+  /** With an exact model: its leading terms, as text and as terms. */
+  leading?: string;
+  leadingTerms?: ModelEntry['terms'];
+  /** Where the leading terms would carry half of the value (flag lower-order). */
+  leadingShowsAt?: Record<string, number>;
+  /** A noisy metric fitted with the exact counts' term set (accepted) or rejected by the data. */
+  countsShape?: { model: string; metric: string; accepted: boolean };
 }
 
 /** JSON has no NaN or Infinity. */
@@ -101,6 +111,10 @@ function entryOf(model: CallpathModel): ModelEntry {
       ? { alternative: { model: model.alternative.model, terms: termsJson(model.alternative.terms), basis: model.alternative.basis } }
       : {}),
     ...(model.prior ? { prior: model.prior } : {}),
+    exact: model.exact,
+    ...(model.leading !== undefined ? { leading: model.leading, leadingTerms: termsJson(model.leadingTerms ?? []) } : {}),
+    ...(model.leadingShowsAt ? { leadingShowsAt: model.leadingShowsAt } : {}),
+    ...(model.countsShape ? { countsShape: model.countsShape } : {}),
   };
 }
 
@@ -172,6 +186,12 @@ const FLAG_TEXT: Record<string, string> = {
   'not-varied': 'this parameter was measured at one value only: the model cannot depend on it',
   'short-runs': `the whole run's median time over the points is under ${MIN_MODEL_TIME_MS} ms: fixed costs dominate, the model of time extrapolates badly`,
   'taint-missing': 'function not in the taint report: not restricted',
+  inexact: 'every repetition is identical (exact data), but no polynomial/log closed form reproduces every point: the model shown is only the best inexact fit',
+  'few-checks': `the exact closed form leaves fewer than ${MIN_CHECKS} points beyond its coefficients to check it: measure more sizes`,
+  'lower-order': 'lower-order terms outweigh the leading term at the largest measured point: the grid shows little of the leading term (see where it would show, below)',
+  'beyond-nest': 'an exponent above the loop depth the taint report gives for this parameter (a trip count that is not linear in it, or work the nest does not explain)',
+  'counts-shaped': 'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
+  'counts-disagree': 'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
 };
 
 const FIT_TEXT: Record<string, string> = {
@@ -222,6 +242,7 @@ function termLines(model: string, width: number): string[] {
 
 /** A perfect fit through as many points as coefficients says nothing: shown as `-`. */
 function smapeText(model: CallpathModel): string {
+  if (model.exact) return 'exact';
   return model.points <= model.terms.length ? '-' : `${model.smape.toFixed(2)}%`;
 }
 
@@ -237,6 +258,7 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
     { header: 'rank', value: (m) => m.rank },
     { header: 'callpath', value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)), shrink: pathTail, max: 40, min: 16, shrinkOrder: 0 },
     { header: 'model', value: (m) => m.model, shrink: termLines, min: 24 },
+    { header: 'leading', value: (m) => m.leading ?? '-', shrink: termLines, min: 10 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
     // A flag is never cut: the column keeps at least the longest one.
@@ -245,6 +267,8 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   const layout = { wide: options.wide === true, ...(Number.isFinite(width) ? { width } : {}) };
   for (const metric of report.metrics) {
     const models = report.models.filter((model) => model.metric === metric);
+    // The leading-term column only where some model is an exact closed form.
+    const shown = models.some((model) => model.exact) ? columns : columns.filter((column) => column.header !== 'leading');
     const reps = models.length ? Math.round(models.reduce((sum, m) => sum + m.repetitions, 0) / models.length) : 0;
     const unit = report.units[metric] ? ` (${report.units[metric]})` : '';
     out.push(wrap(
@@ -255,10 +279,19 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
       prose,
     ));
     const noise = report.noise.find((n) => n.metric === metric);
-    if (noise) out.push(wrap(noiseLine(noise), prose));
+    const exactData = models.length > 0 && models.every((model) => model.exact || model.flags.includes('inexact'));
+    if (exactData) out.push(wrap('noise: none (every repetition identical): exact data, solved for closed forms that reproduce every point', prose));
+    else if (noise) out.push(wrap(noiseLine(noise), prose));
     out.push('');
-    out.push(renderTable(models, columns, layout));
+    out.push(renderTable(models, shown, layout));
     out.push('');
+  }
+  for (const model of report.models) {
+    if (!model.flags.includes('lower-order')) continue;
+    const shows = model.leadingShowsAt
+      ? `it would from ${Object.entries(model.leadingShowsAt).map(([p, v]) => `${p}=${formatCoefficient(v)}`).join(', ')}`
+      : 'not within 2^30 times the largest sizes';
+    out.push(wrap(`lower-order: ${displayPath(model.callpath)} (${model.metric}): ${model.leading} carries under half of the value at the largest measured point; ${shows}`, prose, '  '));
   }
   for (const warning of report.warnings) out.push(wrap(`warning: ${warning.message}`, prose, '  '));
   if (report.warnings.length > 0) out.push('');

@@ -15,6 +15,11 @@ import { PointSetCache, type PointSet } from './pointset.js';
 import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
 import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
 import type { Aggregate, Experiment, Series, Term } from './types.js';
+import { smape } from './smape.js';
+export { smape } from './smape.js';
+import { isExactData, exactModel, type ExactModel, type ExactSpace } from './exact.js';
+import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
+import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
 export interface ModelingOptions {
   aggregate: Aggregate;
@@ -77,6 +82,15 @@ export interface CallpathModel {
    */
   alternative?: { model: string; terms: Term[]; basis: AlternativeBasis };
   prior?: { function: string; status: CallpathPrior['status']; params: string[] };
+  /** The model reproduces every point of exact data (identical repetitions). */
+  exact: boolean;
+  /** With an exact model: its leading terms (`128 * t * n^3`). */
+  leading?: string;
+  leadingTerms?: Term[];
+  /** With an exact model whose leading terms do not dominate on the grid: where they would. */
+  leadingShowsAt?: Record<string, number>;
+  /** A noisy metric fitted with the term set of the same call path's exact counts (coefficients refitted). */
+  countsShape?: { model: string; metric: string; accepted: boolean };
 }
 
 export interface ModelsReport {
@@ -118,8 +132,15 @@ export interface TaintMatch {
 export const MIN_TAINT_SHARE = 0.5;
 
 export interface SeriesModel {
-  fit: Fit;
+  /** The search's fit; absent for an exact closed form. */
+  fit?: Fit;
   terms: Term[];
+  /** The closed form reproducing every point of exact data. */
+  exact?: ExactModel;
+  /** Every repetition identical, but no form of the space reproduces the points. */
+  inexact: boolean;
+  /** Relative variance of the aggregated values from the repetitions (NaN without repetitions). */
+  noiseVar: number;
   alternative?: { terms: Term[]; basis: AlternativeBasis };
   contention: string[];
   interaction: boolean;
@@ -153,7 +174,7 @@ export class Modeler {
    * Models one series, optionally restricted to the allowed term masks of a prior; with `minimax`,
    * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
    */
-  model(series: Series, allowed?: readonly number[], minimax = false): SeriesModel {
+  model(series: Series, allowed?: readonly number[], minimax = false, space?: ExactSpace): SeriesModel {
     const m = series.params.length;
     const points = series.points.filter((point) => point.values.length > 0);
     const ps: PointSet = this.cache.get(
@@ -163,6 +184,27 @@ export class Modeler {
     const y = new Float64Array(points.length);
     for (let i = 0; i < points.length; i++) y[i] = aggregate(points[i]!.values, this.aggregateBy, this.scratch);
     const spread = spreadOf(points, this.aggregateBy);
+    const exactData = isExactData(points);
+    if (exactData) {
+      const exact = exactModel(ps.coords, y, series.params, ps.usable, space);
+      if (exact) {
+        return {
+          terms: exact.terms,
+          exact,
+          inexact: false,
+          noiseVar: 0,
+          contention: [],
+          interaction: false,
+          cv: spread.cv,
+          cvMax: spread.cvMax,
+          smape: 0,
+          loo: 0,
+          repetitions: spread.repetitions,
+          distinct: ps.distinct,
+          aggregated: y,
+        };
+      }
+    }
     const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
     const bounds = minimax && spread.repetitions > 1 ? repetitionBounds(points) : undefined;
     const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options, bounds);
@@ -183,6 +225,8 @@ export class Modeler {
     return {
       fit: chosen,
       terms,
+      inexact: exactData && points.length > 1,
+      noiseVar: spread.noiseVar,
       alternative,
       contention: result.contention.map((l) => series.params[l]!),
       interaction: result.interaction,
@@ -195,17 +239,6 @@ export class Modeler {
       aggregated: y,
     };
   }
-}
-
-export function smape(actual: ArrayLike<number>, predicted: ArrayLike<number>): number {
-  let sum = 0;
-  for (let i = 0; i < actual.length; i++) {
-    const a = actual[i]!;
-    const p = predicted[i]!;
-    const d = Math.abs(a) + Math.abs(p);
-    sum += d === 0 ? 0 : (2 * Math.abs(p - a)) / d;
-  }
-  return actual.length === 0 ? 0 : (100 * sum) / actual.length;
 }
 
 /** Terms of a fit: the constant first, then products ordered by size and parameter order. */
@@ -264,12 +297,26 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   /** The whole run's typical time when too short to model (ms). */
   let shortRunMs: number | undefined;
   const seen = new Set<string>();
-  for (const series of selected) {
+  /** Exact closed forms so far, for noisy metrics of the same call path (time shaped by counts). */
+  const exactForms: { series: Series; terms: Term[] }[] = [];
+  // Exact data first: a noisy metric starts from their term sets.
+  const ordered = [...selected].sort((a, b) => Number(!isExactData(a.points)) - Number(!isExactData(b.points)));
+  for (const series of ordered) {
     if (seen.has(seriesKey(series))) continue;
     seen.add(seriesKey(series));
     const prior = taint ? priorFor(taint, series.callpath, series.params) : undefined;
     const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
-    const result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax');
+    const space = prior && prior.status === 'restricted' ? { degrees: prior.degrees, masks: prior.allowed } : undefined;
+    let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space);
+    let countsShape: CountsShape | undefined;
+    if (result.exact) exactForms.push({ series, terms: result.terms });
+    else if (!result.inexact) {
+      const shape = countsShapeFor(series, exactForms);
+      if (shape) {
+        countsShape = fitCountsShape(series, result, shape);
+        if (countsShape.accepted) result = { ...result, terms: countsShape.terms, fit: undefined, alternative: undefined, smape: countsShape.smape, loo: NaN };
+      }
+    }
     const dependsOn = dependenciesOf(result.terms, series.params);
     const growth = growthOf(result.terms);
     const flags: string[] = [];
@@ -282,7 +329,17 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
         shortRunMs = typical;
       }
     }
-    for (const l of result.fit.refined) flags.push(`refined:${series.params[l]}`);
+    for (const l of result.fit?.refined ?? []) flags.push(`refined:${series.params[l]}`);
+    if (result.inexact) flags.push('inexact');
+    if (result.exact && result.exact.margin < MIN_CHECKS) flags.push('few-checks');
+    if (countsShape) flags.push(countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`);
+    if (prior && prior.status === 'restricted') flags.push(...nestFlags(result.terms, prior.degrees, series.params));
+    const exact = result.exact;
+    let showsAt: Record<string, number> | undefined;
+    if (exact && leadingShare(exact.terms, exact.leading, reference) < LEADING_SHARE) {
+      flags.push('lower-order');
+      showsAt = leadingShowsAt(exact.terms, exact.leading, reference);
+    }
     if (prior) {
       if (prior.status === 'missing' && series.callpath !== ROOT_CALLPATH) flags.push('taint-missing');
       // A parameter that reaches only the function's branches selects code paths of other cost.
@@ -311,6 +368,10 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
         ? { alternative: { model: formatModel(result.alternative.terms), terms: result.alternative.terms, basis: result.alternative.basis } }
         : {}),
       ...(prior ? { prior: { function: prior.function, status: prior.status, params: prior.params } } : {}),
+      exact: exact !== undefined,
+      ...(exact ? { leading: formatLeading(exact.leading), leadingTerms: exact.leading } : {}),
+      ...(showsAt ? { leadingShowsAt: showsAt } : {}),
+      ...(countsShape ? { countsShape: { model: formatModel(countsShape.shapeTerms), metric: countsShape.metric, accepted: countsShape.accepted } } : {}),
     });
     options.onProgress?.(series.callpath);
   }

@@ -66,6 +66,8 @@ export interface CallpathPrior {
   ownParams: string[];
   /** Measured parameters that reach the function's conditional branches. */
   branchParams: string[];
+  /** Per series parameter: the loop depth over it in the dependency (0 when it is not there). */
+  degrees: number[];
 }
 
 /**
@@ -73,6 +75,26 @@ export interface CallpathPrior {
  * `known` are matched first, longest first, so parameter names with operator characters survive.
  */
 export function parseDependency(text: string, known: readonly string[] = []): string[][] {
+  return parseProducts(text, known).map((monomial) => [...new Set(monomial)].sort());
+}
+
+/**
+ * The loop depth over each parameter in a dependency expression: the largest number of times it
+ * appears in one monomial (`t*n*n + n` → t: 1, n: 2). It bounds the polynomial degree of the
+ * cost in that parameter when every loop's trip count is linear in it.
+ */
+export function dependencyDegrees(text: string, known: readonly string[] = []): Map<string, number> {
+  const degrees = new Map<string, number>();
+  for (const monomial of parseProducts(text, known)) {
+    const counts = new Map<string, number>();
+    for (const name of monomial) counts.set(name, (counts.get(name) ?? 0) + 1);
+    for (const [name, count] of counts) degrees.set(name, Math.max(degrees.get(name) ?? 0, count));
+  }
+  return degrees;
+}
+
+/** The monomials of a dependency expression, each with its parameters as often as they multiply. */
+function parseProducts(text: string, known: readonly string[]): string[][] {
   const names = [...known].filter((name) => name !== '').sort((a, b) => b.length - a.length);
   const tokens: string[] = [];
   for (let at = 0; at < text.length; ) {
@@ -125,6 +147,9 @@ export function parseDependency(text: string, known: readonly string[] = []): st
       const exponent = peek();
       if (exponent === undefined || !/^\d/.test(exponent)) fail('expected a number after ^');
       position++;
+      let result = base;
+      for (let k = 1; k < Math.min(Math.round(Number(exponent)), 8); k++) result = multiply(result, base);
+      return result;
     }
     return base;
   };
@@ -144,7 +169,7 @@ export function parseDependency(text: string, known: readonly string[] = []): st
   };
   const result = sum();
   if (position < tokens.length) fail(`unexpected "${tokens[position]!.replace(/^@/, '')}"`);
-  return result.map((monomial) => [...new Set(monomial)].sort());
+  return result;
 }
 
 function multiply(a: string[][], b: string[][]): string[][] {
@@ -167,7 +192,7 @@ export function priorFor(report: TaintReport, callpath: string, params: readonly
     return params.filter((p) => set.has(p));
   };
   const branchParams = measured(report.branches.filter((branch) => branch.function === name).flatMap((branch) => branch.params));
-  const unrestricted = { params: [], allowed: [], fromLoops: false, ownParams: [], branchParams };
+  const unrestricted = { params: [], allowed: [], fromLoops: false, ownParams: [], branchParams, degrees: params.map(() => 0) };
   if (!fn) return { function: name, status: 'missing', ...unrestricted };
   const index = new Map(params.map((p, l) => [p, l]));
   const maskOf = (names: readonly string[]) => names.reduce((mask, p) => (index.has(p) ? mask | (1 << index.get(p)!) : mask), 0);
@@ -210,5 +235,16 @@ export function priorFor(report: TaintReport, callpath: string, params: readonly
     fromLoops,
     ownParams: report.loops.length === 0 ? dependsOn : params.filter((_, l) => own & (1 << l)),
     branchParams,
+    degrees: degreesOf(fn.dependency, report.parameters, params),
   };
+}
+
+function degreesOf(dependency: string | null, known: readonly string[], params: readonly string[]): number[] {
+  if (dependency === null) return params.map(() => 0);
+  try {
+    const degrees = dependencyDegrees(dependency, known);
+    return params.map((p) => degrees.get(p) ?? 0);
+  } catch {
+    return params.map(() => 0);
+  }
 }

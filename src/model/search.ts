@@ -659,9 +659,13 @@ function localSearch(
   noiseVar: number,
   options: SearchOptions,
 ): void {
-  const scale = Number.isFinite(noiseVar) && noiseVar > 0 ? noiseVar : sigma2;
+  // Identical repetitions (noise 0): any misfit is beyond the noise, so the search always runs,
+  // and moves are judged against the tied models' misfit (against the zero noise, every extra
+  // term would pay for itself).
+  const exactData = noiseVar === 0;
+  const scale = !exactData && Number.isFinite(noiseVar) && noiseVar > 0 ? noiseVar : sigma2;
   const dof = ps.n - fit.masks.length - 1;
-  if (dof <= 0 || fit.rss / dof <= options.refineThreshold * scale) return;
+  if (dof <= 0 || (!exactData && fit.rss / dof <= options.refineThreshold * scale)) return;
   const rare = rareShapes(ps.shapes);
   const { ls, columns, weights } = ws;
   const maxTerms = Math.min(options.maxTerms + 1, ps.n - 2);
@@ -757,7 +761,10 @@ function localSearch(
     // Add an allowed term.
     if (masks.length < maxTerms) {
       for (const mask of allowedMasks) {
-        if (masks.includes(mask)) continue;
+        // On exact data (identical repetitions, where no closed form was exact), a second term
+        // over the same parameter with a shape of its own (n^3 + n^2). On noisy data that extra
+        // freedom fits noise rather than refining an exponent, so there each subset appears once.
+        if (masks.includes(mask) && (!exactData || popcount(mask) > 1)) continue;
         let ready = true;
         for (let l = 0; l < ps.m; l++) if (mask & (1 << l) && popcount(mask) > 1 && shapes[l]! < 0) ready = false;
         if (!ready) continue;
@@ -771,6 +778,7 @@ function localSearch(
         for (let s = 0; s < ps.shapes.length; s++) {
           if (!ps.allowedShape[l]![s]) continue;
           if (shapes[l]! >= 0) {
+            if (masks.some((existing, t) => existing === mask && (own[t]! >= 0 ? own[t] : shapes[l]) === s)) continue;
             nextOwn[masks.length] = s === shapes[l] ? -1 : s;
             consider(nextMasks, nextOwn, shapes);
           } else {
@@ -801,10 +809,12 @@ function localSearch(
 
 /** Refines exponents when the model misfits well beyond the repetition noise. */
 function maybeRefine(ps: PointSet, y: Float64Array, ws: Workspace, fit: Fit, sigma2: number, noiseVar: number, options: SearchOptions): void {
-  if (!options.refine || !Number.isFinite(noiseVar) || !(noiseVar > 0) || fit.masks.length === 0) return;
+  if (!options.refine || !Number.isFinite(noiseVar) || fit.masks.length === 0) return;
+  // Identical repetitions (noise 0): any misfit beyond rounding is beyond the noise.
+  const noise = Math.max(noiseVar, MIN_SIGMA2);
   const dof = ps.n - fit.masks.length - 1;
-  if (dof > 0 && fit.rss / dof > options.refineThreshold * noiseVar) {
-    refineExponents(ps, y, ws, fit, noiseVar, options);
+  if (dof > 0 && fit.rss / dof > options.refineThreshold * noise) {
+    refineExponents(ps, y, ws, fit, noise, options);
     fit.score = scoreFit(fit, sigma2, options);
   }
 }

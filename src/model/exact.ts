@@ -1,0 +1,312 @@
+// Exact closed forms for exact data (instruction counts, visit counts, loop iterations).
+//
+// When every repetition of every point is identical there is no noise to trade terms against: a
+// model is either right at every point (to floating-point precision) or wrong. The PMNF search of
+// search.ts, with one shape per parameter and one term per parameter subset, cannot hold
+// 128·t·n³ − 734·t·n² + 1434·t·n − 929·t + 100 (a stencil's (n−2)³ bounds), so here the space is
+// the full polynomial one: every monomial Π x_l^e_l with e_l ≤ the degree bound of parameter l,
+// over the parameter subsets allowed, and then the same with one log2 factor per parameter
+// (x^e·log2(x), e below the bound: a loop whose trip count is log n is one level of the nest).
+// The smallest set of monomials reproducing every point is found by backward elimination from the
+// whole space when it fits the points, otherwise by forward selection; coefficients are then made
+// rational where small fractions reproduce the data as well (n·(n−1)/2 gives 0.5, not 0.4999…).
+import { evalShape } from './exponents.js';
+import { LeastSquares } from './linalg.js';
+import { leadingTerms } from './leading.js';
+import type { Point, Term } from './types.js';
+
+/** Largest residual, relative to the largest value, that still counts as reproducing a point. */
+export const EXACT_TOLERANCE = 1e-9;
+/** Degree bound per parameter without a prior (matmul's n³; at most distinct values − 2). */
+export const DEFAULT_DEGREE = 3;
+/** Fractions up to this denominator are tried for the coefficients. */
+const MAX_DENOMINATOR = 64;
+
+/** A monomial: per parameter, its exponent and whether it carries a log2 factor. */
+interface Monomial {
+  exponents: number[];
+  logs: number[];
+}
+
+/** Where the exact search looks: a polynomial degree bound per parameter and the allowed subsets. */
+export interface ExactSpace {
+  degrees: number[];
+  /** Parameter subsets (bit masks) a monomial may range over; undefined: every subset. */
+  masks?: readonly number[];
+}
+
+export interface ExactModel {
+  /** The constant first (possibly 0), then the monomials. */
+  terms: Term[];
+  /** The terms no other term outgrows in every parameter (`128·t·n³`). */
+  leading: Term[];
+  /** How many points check the form: beyond its coefficients, and along each parameter beyond its functions of it. */
+  margin: number;
+  /** The coefficients are small fractions that reproduce every point. */
+  rational: boolean;
+}
+
+/**
+ * Every repetition of every point is the same finite number, and that says something: some point
+ * was repeated, or every value is an integer (counts). One repetition of a time is not exact data.
+ */
+export function isExactData(points: readonly Point[]): boolean {
+  if (points.length === 0) return false;
+  let repeated = false;
+  let integers = true;
+  for (const point of points) {
+    if (point.values.length === 0) return false;
+    const first = point.values[0]!;
+    if (!Number.isFinite(first)) return false;
+    for (const value of point.values) if (value !== first) return false;
+    if (point.values.length > 1) repeated = true;
+    if (!Number.isInteger(first)) integers = false;
+  }
+  return repeated || integers;
+}
+
+/**
+ * The exact closed form of `y` at `coords` (coords[l][i]: parameter l at point i), searched inside
+ * the prior's space first and, failing that, in the default space; undefined when no form of the
+ * space reproduces every point with at least one point to spare.
+ */
+export function exactModel(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  params: readonly string[],
+  usable: readonly boolean[],
+  prior?: ExactSpace,
+): ExactModel | undefined {
+  const m = coords.length;
+  const distinct = coords.map((column) => new Set(column).size);
+  const logsAllowed = coords.map((column) => column.every((x) => x >= 1));
+  const cap = (l: number, degree: number) => (usable[l] ? Math.max(0, Math.min(degree, distinct[l]! - 2)) : 0);
+  const defaultSpace: ExactSpace = { degrees: Array.from({ length: m }, (_, l) => cap(l, DEFAULT_DEGREE)) };
+  const spaces: ExactSpace[] = [];
+  if (prior) spaces.push({ degrees: prior.degrees.map((d, l) => cap(l, d)), ...(prior.masks ? { masks: prior.masks } : {}) });
+  spaces.push(defaultSpace);
+  for (const space of spaces) {
+    // Smaller spaces first (degree bound 1, 2, … per parameter): fewer candidates than points
+    // lets the whole space be fitted, and the fewest, lowest terms are preferred anyway.
+    const top = Math.max(0, ...space.degrees);
+    const stages: { degrees: number[]; logs: boolean }[] = [];
+    for (let d = 1; d <= top; d++) {
+      const degrees = space.degrees.map((bound) => Math.min(bound, d));
+      stages.push({ degrees, logs: false }, { degrees, logs: true });
+    }
+    if (top === 0) stages.push({ degrees: space.degrees, logs: false });
+    for (const stage of stages) {
+      const candidates = monomials({ ...space, degrees: stage.degrees }, stage.logs ? logsAllowed : coords.map(() => false));
+      const found = smallestExact(coords, y, candidates, (monomials) => Math.min(...axisMargins(monomials, distinct)) >= 1);
+      if (!found) continue;
+      const margin = Math.min(y.length - found.monomials.length, ...axisMargins(found.monomials, distinct));
+      // A form with as many functions of a parameter as it has values interpolates: no check.
+      if (margin < 1) continue;
+      const terms = found.monomials.map((monomial, t) => toTerm(monomial, found.coefficients[t]!, params));
+      return { terms, leading: leadingTerms(terms), margin, rational: found.rational };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Per parameter: its distinct values minus the distinct functions of it the form uses (the
+ * constant included): how many values along that parameter check the form.
+ */
+function axisMargins(monomials: readonly Monomial[], distinct: readonly number[]): number[] {
+  return distinct.map((count, l) => {
+    const functions = new Set(monomials.map((mono) => `${mono.exponents[l]},${mono.logs[l]}`));
+    functions.add('0,0');
+    return functions.size > 1 ? count - functions.size : Infinity;
+  });
+}
+
+/** The constant, then every monomial of the space; lower total degree first. */
+function monomials(space: ExactSpace, logs: readonly boolean[]): Monomial[] {
+  const m = space.degrees.length;
+  const result: Monomial[] = [{ exponents: new Array(m).fill(0), logs: new Array(m).fill(0) }];
+  let usable = 0;
+  for (let l = 0; l < m; l++) if (space.degrees[l]! > 0) usable |= 1 << l;
+  const masks = space.masks ?? Array.from({ length: usable }, (_, i) => i + 1);
+  for (const mask of new Set(masks)) {
+    if (mask === 0 || (mask & usable) !== mask) continue;
+    const members = [];
+    for (let l = 0; l < m; l++) if (mask & (1 << l)) members.push(l);
+    // Per member: (exponent, log) options, x^1..x^D, then log2(x)·x^0..x^(D−1).
+    const options = members.map((l) => {
+      const list: [number, number][] = [];
+      for (let e = 1; e <= space.degrees[l]!; e++) list.push([e, 0]);
+      if (logs[l]) for (let e = 0; e < space.degrees[l]!; e++) list.push([e, 1]);
+      return list;
+    });
+    const pick = new Array<number>(members.length).fill(0);
+    for (;;) {
+      const mono: Monomial = { exponents: new Array(m).fill(0), logs: new Array(m).fill(0) };
+      members.forEach((l, k) => {
+        const [e, g] = options[k]![pick[k]!]!;
+        mono.exponents[l] = e;
+        mono.logs[l] = g;
+      });
+      result.push(mono);
+      let k = 0;
+      while (k < members.length && ++pick[k]! >= options[k]!.length) pick[k++] = 0;
+      if (k === members.length) break;
+    }
+  }
+  const weight = (mono: Monomial) => mono.exponents.reduce((a, b) => a + b, 0) + 0.5 * mono.logs.reduce((a, b) => a + b, 0);
+  return [result[0]!, ...result.slice(1).sort((a, b) => weight(a) - weight(b))];
+}
+
+function column(coords: readonly Float64Array[], mono: Monomial): Float64Array {
+  const n = coords[0]?.length ?? 0;
+  const out = new Float64Array(n).fill(1);
+  for (let l = 0; l < coords.length; l++) {
+    if (mono.exponents[l] === 0 && mono.logs[l] === 0) continue;
+    for (let i = 0; i < n; i++) out[i]! *= evalShape(coords[l]![i]!, mono.exponents[l]!, mono.logs[l]!);
+  }
+  return out;
+}
+
+interface Found {
+  monomials: Monomial[];
+  coefficients: number[];
+  rational: boolean;
+}
+
+/** The fewest candidate columns reproducing y exactly, with one point to spare at least. */
+function smallestExact(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  candidates: readonly Monomial[],
+  checked: (monomials: readonly Monomial[]) => boolean,
+): Found | undefined {
+  const n = y.length;
+  if (n < 2) return undefined;
+  const columns = candidates.map((mono) => column(coords, mono));
+  const solver = new LeastSquares(n, Math.min(candidates.length, n) + 1);
+  const ones = new Float64Array(n).fill(1);
+  const scale = y.reduce((a, b) => Math.max(a, Math.abs(b)), 0) || 1;
+  const fitOf = (chosen: readonly number[]): number[] | undefined => {
+    if (chosen.length === 0 || chosen.length > n - 1) return undefined;
+    if (!solver.fit(chosen.map((c) => columns[c]!), chosen.length, ones, y, n)) return undefined;
+    return Array.from(solver.coefficients.subarray(0, chosen.length));
+  };
+  const misfit = (chosen: readonly number[], coefficients: readonly number[]): number => {
+    let worst = 0;
+    for (let i = 0; i < n; i++) {
+      let value = 0;
+      for (let t = 0; t < chosen.length; t++) value += coefficients[t]! * columns[chosen[t]!]![i]!;
+      worst = Math.max(worst, Math.abs(value - y[i]!));
+    }
+    return worst / scale;
+  };
+  const exact = (chosen: readonly number[]) => {
+    const coefficients = fitOf(chosen);
+    return coefficients && misfit(chosen, coefficients) <= EXACT_TOLERANCE ? coefficients : undefined;
+  };
+
+  /** Exact, and not an interpolation (checked by the caller: values left along every parameter). */
+  const accepted = (chosen: readonly number[]) => checked(chosen.map((c) => candidates[c]!)) && exact(chosen) !== undefined;
+  let chosen: number[] = candidates.map((_, c) => c);
+  // The whole space may interpolate (and still shrink to a checked form by elimination).
+  if (chosen.length > n - 1 || !exact(chosen)) {
+    // Too many candidates for the points (or dependent on them): grow from the constant, adding
+    // the column that lowers the residual most, until the fit is exact.
+    chosen = [0];
+    let found = exact(chosen) !== undefined;
+    while (!found && chosen.length < n - 1) {
+      let best = -1;
+      let bestRss = Infinity;
+      for (let c = 1; c < candidates.length; c++) {
+        if (chosen.includes(c)) continue;
+        if (!fitOf([...chosen, c])) continue;
+        if (solver.rss < bestRss * (1 - 1e-12)) {
+          bestRss = solver.rss;
+          best = c;
+        }
+      }
+      if (best < 0) break;
+      chosen.push(best);
+      found = exact(chosen) !== undefined;
+    }
+    if (!found) chosen = [];
+  }
+  // Backward elimination: drop the column that matters least while the fit stays exact.
+  for (let dropped = true; dropped && chosen.length > 1; ) {
+    if (!exact(chosen)) break;
+    dropped = false;
+    const coefficients = fitOf(chosen)!;
+    const order = chosen
+      .map((c, t) => ({ t, size: Math.abs(coefficients[t]!) * columns[c]!.reduce((a, b) => Math.max(a, Math.abs(b)), 0) }))
+      .sort((a, b) => a.size - b.size);
+    for (const { t } of order) {
+      const without = chosen.filter((_, u) => u !== t);
+      if (exact(without)) {
+        chosen = without;
+        dropped = true;
+        break;
+      }
+    }
+  }
+  if (chosen.length === 0 || !accepted(chosen)) {
+    // No form, or one that interpolates: every small set of candidates, smallest first.
+    const subset = smallestSubset(candidates.length, Math.min(MAX_SUBSET_TERMS, n - 2), accepted);
+    if (!subset) return undefined;
+    chosen = subset;
+  }
+  const coefficients = exact(chosen);
+  if (!coefficients || n - chosen.length < 1) return undefined;
+  const fractions = coefficients.map(nearestFraction);
+  const rational = fractions.every((f) => f !== undefined) && misfit(chosen, fractions as number[]) <= EXACT_TOLERANCE;
+  // The constant first, then the largest terms first (candidates run from low to high degree).
+  const order = chosen.map((c, t) => ({ c, t })).sort((a, b) => (a.c === 0 ? -1 : b.c === 0 ? 1 : b.c - a.c));
+  return {
+    monomials: order.map(({ c }) => candidates[c]!),
+    coefficients: order.map(({ t }) => (rational ? fractions[t]! : coefficients[t]!)),
+    rational,
+  };
+}
+
+/** The exhaustive fallback tries sets of at most this many terms besides the constant … */
+const MAX_SUBSET_TERMS = 5;
+/** … among at most this many candidates (C(14, ≤5) ≈ 3,500 small fits). */
+const MAX_SUBSET_CANDIDATES = 15;
+
+/**
+ * Where the greedy growth misses (more monomials than values along a parameter make the whole
+ * space singular, and the best single column need not be part of the answer): every set of
+ * non-constant candidates, smallest first, with the constant. Only for small spaces.
+ */
+function smallestSubset(count: number, maxTerms: number, isExact: (chosen: readonly number[]) => boolean): number[] | undefined {
+  if (count > MAX_SUBSET_CANDIDATES) return undefined;
+  const chosen = [0];
+  const search = (start: number, size: number): boolean => {
+    if (chosen.length - 1 === size) return isExact(chosen);
+    for (let c = start; c < count; c++) {
+      chosen.push(c);
+      if (search(c + 1, size)) return true;
+      chosen.pop();
+    }
+    return false;
+  };
+  for (let size = 1; size <= maxTerms; size++) if (search(1, size)) return [...chosen];
+  return undefined;
+}
+
+/** The fraction with the smallest denominator (≤ MAX_DENOMINATOR) within rounding of `value`. */
+function nearestFraction(value: number): number | undefined {
+  for (let den = 1; den <= MAX_DENOMINATOR; den++) {
+    const num = Math.round(value * den);
+    if (Math.abs(num / den - value) <= 1e-7 * Math.max(1, Math.abs(value))) return num / den;
+  }
+  return undefined;
+}
+
+function toTerm(mono: Monomial, coefficient: number, params: readonly string[]): Term {
+  const factors = [];
+  for (let l = 0; l < params.length; l++) {
+    if (mono.exponents[l] === 0 && mono.logs[l] === 0) continue;
+    factors.push({ param: params[l]!, exponent: mono.exponents[l]!, log: mono.logs[l]! });
+  }
+  return { coefficient, factors };
+}
