@@ -2,11 +2,17 @@
 // within their function: Binaryen reads them 1:1 (code-scan.ts); a function whose counts differ
 // keeps its own location but no loop or call locations rather than wrong ones.
 import type { SiteTable } from '../sites.js';
-import { readModuleLocations } from './locations.js';
+import { NO_DEBUG_INFO_NOTE, readModuleLocations, type ModuleLocations } from './locations.js';
 import { isLibraryFunction } from './library-code.js';
 
 export function attachSourceLocations(table: SiteTable, bytes: Uint8Array, file: string): void {
-  const located = readModuleLocations(bytes, file);
+  // Debug info only adds to reports: unreadable debug info is noted, never fatal.
+  let located: ModuleLocations;
+  try {
+    located = readModuleLocations(bytes, file);
+  } catch (error) {
+    located = { origin: null, note: `debug info not read (${(error as Error).message}); ${NO_DEBUG_INFO_NOTE}`, functions: [] };
+  }
   table.sources = { origin: located.origin, note: located.note };
   const loopById = new Map(table.loops.map((l) => [l.id, l]));
   const callById = new Map(table.calls.map((c) => [c.id, c]));
