@@ -15,6 +15,8 @@ import { attachSourceLocations } from './debug/attach.js';
 export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
   contextBytes?: number;
+  /** Source map text for a module whose .wasm.map is not on disk beside it (the AS transform). */
+  sourceMap?: string;
 }
 
 export interface PassContext {
@@ -88,7 +90,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
   const module = readModule(bytes, file);
   try {
     const analysis = analyzeModule(module);
-    attachSourceLocations(analysis.table, bytes, file);
+    attachSourceLocations(analysis.table, bytes, file, options.sourceMap);
     const chosen = modes.map((mode) => passes.get(mode)!);
     const requests = chosen.flatMap((pass) => pass.regions(options));
     let layout: MemoryLayout | null = null;

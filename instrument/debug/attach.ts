@@ -5,11 +5,11 @@ import type { SiteTable } from '../sites.js';
 import { NO_DEBUG_INFO_NOTE, readModuleLocations, type ModuleLocations } from './locations.js';
 import { isLibraryFunction } from './library-code.js';
 
-export function attachSourceLocations(table: SiteTable, bytes: Uint8Array, file: string): void {
+export function attachSourceLocations(table: SiteTable, bytes: Uint8Array, file: string, sourceMap?: string): void {
   // Debug info only adds to reports: unreadable debug info is noted, never fatal.
   let located: ModuleLocations;
   try {
-    located = readModuleLocations(bytes, file);
+    located = readModuleLocations(bytes, file, sourceMap);
   } catch (error) {
     located = { origin: null, note: `debug info not read (${(error as Error).message}); ${NO_DEBUG_INFO_NOTE}`, functions: [] };
   }

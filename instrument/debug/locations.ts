@@ -34,7 +34,8 @@ export interface ModuleLocations {
 export const NO_DEBUG_INFO_NOTE =
   'no source locations: build C/C++ with -g (clang keeps .debug_line) or AssemblyScript with --sourceMap (the .wasm.map beside the module)';
 
-export function readModuleLocations(bytes: Uint8Array, file: string): ModuleLocations {
+/** `sourceMap`: the text of the module's source map when it is not (yet) a file beside it (the AS transform). */
+export function readModuleLocations(bytes: Uint8Array, file: string, sourceMap?: string): ModuleLocations {
   const sections = readSections(bytes);
   const code = scanCode(bytes);
   if (!code) return { origin: null, note: NO_DEBUG_INFO_NOTE, functions: [] };
@@ -56,6 +57,10 @@ export function readModuleLocations(bytes: Uint8Array, file: string): ModuleLoca
     } catch (error) {
       note = `unreadable .debug_line (${(error as Error).message}); ${NO_DEBUG_INFO_NOTE}`;
     }
+  } else if (sourceMap !== undefined) {
+    rows = readSourceMap(sourceMap, `${file}.map`);
+    origin = 'source-map';
+    note = 'source locations from the compiler\'s source map';
   } else {
     const mapFile = sourceMapFile(bytes, sections, file);
     if (mapFile) {
