@@ -11,12 +11,15 @@ import { applyMeasurement, measureRegions, type MeasureLayout, type MeasureOptio
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
+import { attachSourceLocations } from './debug/attach.js';
 
 export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
   contextBytes?: number;
   /** The measurement pass: which functions are regions, trace length. */
   measure?: MeasureOptions;
+  /** Source map text for a module whose .wasm.map is not on disk beside it (the AS transform). */
+  sourceMap?: string;
 }
 
 export interface PassContext {
@@ -75,7 +78,9 @@ export function parseModes(text: string): string[] {
 export function siteTableOf(bytes: Uint8Array, file: string): SiteTable {
   const module = readModule(bytes, file);
   try {
-    return analyzeModule(module).table;
+    const table = analyzeModule(module).table;
+    attachSourceLocations(table, bytes, file);
+    return table;
   } catch (error) {
     throw describeFailure(file, error);
   } finally {
@@ -88,6 +93,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
   const module = readModule(bytes, file);
   try {
     const analysis = analyzeModule(module);
+    attachSourceLocations(analysis.table, bytes, file, options.sourceMap);
     const chosen = modes.map((mode) => passes.get(mode)!);
     const requests = chosen.flatMap((pass) => pass.regions(options));
     let layout: MemoryLayout | null = null;

@@ -9,6 +9,7 @@ import {
 import { definedFunctions } from './memory-layout.js';
 import { buildCfg, isTopTestedLoop } from './cfg.js';
 import { TripCounter, indirectCallCandidates } from './static-trips.js';
+import type { SourceLocation, LocationOrigin } from './debug/locations.js';
 
 export interface FunctionSite {
   id: string;
@@ -18,6 +19,10 @@ export interface FunctionSite {
   instructions: number;
   loops: string[];
   calls: string[];
+  /** First source line of the body, from debug info (instrument/debug/). */
+  location?: SourceLocation | null;
+  /** Code of wasi-libc, libc++ or the AssemblyScript runtime rather than of the program. */
+  library?: boolean;
 }
 
 export interface LoopSite {
@@ -36,6 +41,8 @@ export interface LoopSite {
   instructions: number;
   /** Source-level iterations per entry when proven constant on the original module (static-trips.ts), else null. */
   staticTrips?: number | null;
+  /** The loop's `for`/`while` line, from debug info. */
+  location?: SourceLocation | null;
 }
 
 export type CallKind = 'direct' | 'indirect' | 'import';
@@ -48,12 +55,15 @@ export interface CallSite {
   target: string | null;
   /** Indirect calls: the table's functions whose signature matches, or null when the table can change at run time. */
   candidates?: string[] | null;
+  location?: SourceLocation | null;
 }
 
 export interface SiteTable {
   functions: FunctionSite[];
   loops: LoopSite[];
   calls: CallSite[];
+  /** Where source locations came from, or why there are none. */
+  sources?: { origin: LocationOrigin | null; note: string };
 }
 
 /** Per-function IR handles, in the same order as the table (for passes). */

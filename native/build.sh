@@ -43,11 +43,14 @@ compile() {
   esac
 }
 
-# link OBJECT OUTPUT reactor|command [EXPORT...]
+# link OBJECT OUTPUT reactor|command [EXPORT...]   (LINK_DEBUG=1 keeps the DWARF sections)
 link() {
   local object="$1" output="$2" model="$3"
   shift 3
-  local flags=(--target=wasm32-wasi -Wl,--strip-debug)
+  local flags=(--target=wasm32-wasi)
+  if [[ -z "${LINK_DEBUG:-}" ]]; then
+    flags+=(-Wl,--strip-debug)
+  fi
   if [[ -n "${WASI_SYSROOT:-}" ]]; then
     flags+=(--sysroot "$WASI_SYSROOT")
   fi
@@ -102,19 +105,37 @@ if (!found) {
 JS
 }
 
-# build NAME SOURCE reactor|command [EXPORTS / -DFLAGS...]
-build() {
-  local name="$1" source="$2" model="$3"
-  shift 3
+# build_variant DIR DWARF NAME SOURCE reactor|command [EXPORTS / -DFLAGS...]
+# DWARF empty: no debug info. Else -g with that DWARF version and source paths relative to the
+# repository root (-fdebug-prefix-map), so the committed binaries name native/src/... and not this checkout.
+build_variant() {
+  local dir="$1" dwarf="$2" name="$3" source="$4" model="$5"
+  shift 5
   local defines=() exports=() arg
   for arg in "$@"; do
     if [[ "$arg" == -D* ]]; then defines+=("$arg"); else exports+=("$arg"); fi
   done
-  local object="$tmp/$name.o" output="$out/$name.wasm"
-  compile "$src/$source" "$object" "${defines[@]}"
-  link "$object" "$output" "$model" "${exports[@]}"
+  local object="$tmp/$name${dwarf:+.g}.o" output="$dir/$name.wasm" debug=()
+  if [[ -n "$dwarf" ]]; then
+    debug=(-g "-gdwarf-$dwarf" "-fdebug-prefix-map=$(dirname "$here")=.")
+  fi
+  mkdir -p "$dir"
+  compile "$src/$source" "$object" "${debug[@]}" "${defines[@]}"
+  LINK_DEBUG="$dwarf" link "$object" "$output" "$model" "${exports[@]}"
   check_names "$output"
-  printf '  %-32s %7d bytes  (%s)\n' "native/wasm/$name.wasm" "$(wc -c < "$output")" "$model"
+  printf '  %-38s %7d bytes  (%s%s)\n' "${output#"$(dirname "$here")/"}" "$(wc -c < "$output")" "$model" "${dwarf:+, DWARF $dwarf}"
+}
+
+# build NAME SOURCE reactor|command [EXPORTS / -DFLAGS...]
+build() {
+  build_variant "$out" "" "$@"
+}
+
+# build_debug NAME SOURCE reactor|command DWARF_VERSION [EXPORTS / -DFLAGS...]: into native/wasm/debug/.
+build_debug() {
+  local name="$1" source="$2" model="$3" dwarf="$4"
+  shift 4
+  build_variant "$out/debug" "$dwarf" "$name" "$source" "$model" "$@"
 }
 
 # build_levels NAME SOURCE EXPORT...: one reactor per optimisation level users build with (the
@@ -150,3 +171,11 @@ build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
 build_levels taint_matrix taint_matrix.c run
 build hot_helper hot_helper.c reactor run
+
+# With debug info (source locations, library code apart): DWARF 4 (clang 14's default) and 5.
+build_debug matmul matmul.c reactor 4 run
+build_debug stencil stencil.cpp reactor 5 run
+build_debug taint_examples taint_examples.c reactor 5 \
+  foo nest_const nest_linear nest_quadratic triangular matmul_small foo_ab \
+  via_memory via_global via_return via_indirect callee_in_loop
+build_debug miniapp_cmd miniapp.c command 4 -DMINIAPP_COMMAND

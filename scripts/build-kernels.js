@@ -11,6 +11,8 @@
 //   names are required by the loop profiler); --sourceMap does not. It does
 //   not change the generated code: -O3 with and without it yields identical
 //   code sections for all kernels.
+// - --sourceMap writes <kernel>.wasm.map beside each module: taintlens reads it for the source
+//   lines of functions, loops and calls (instrument/debug/source-map.ts).
 // - The kernel build uses the target "kernels", which adds the transform
 //   scripts/asc-keep-functions.js (other asc invocations from the repository
 //   root get the shared options without it). asc resolves the transform path
@@ -92,7 +94,7 @@ async function buildKernel(name) {
   const outFile = relative(root, join(outDir, `${name}.wasm`));
   const started = performance.now();
   const { error } = await asc.main(
-    [entry, "--baseDir", root, "--config", "asconfig.json", "--target", "kernels", "--outFile", outFile],
+    [entry, "--baseDir", root, "--config", "asconfig.json", "--target", "kernels", "--outFile", outFile, "--sourceMap"],
     { stdout: process.stdout, stderr: process.stderr },
   );
   if (error) throw new Error(`${name}: ${error.message}`);

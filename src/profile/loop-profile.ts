@@ -24,6 +24,8 @@ export interface LoopEntry {
   instructions: number;
   inclusiveInstructions: number;
   calls: string[];
+  /** `file:line` of the loop from debug info (loop-sources.ts), null without. */
+  source?: string | null;
 }
 
 export interface FunctionEntry {

@@ -5,11 +5,12 @@ import { readExports } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
 import { median, type ParsedRunOptions } from '../cli/run-options.js';
 import { decodeLoopProfile, type LoopProfile } from './loop-profile.js';
+import { loopSources, type LoopSources } from './loop-sources.js';
 import { schemaId } from '../util/schema.js';
 import { fileError } from '../util/errors.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 
-export interface LoopProfileReport extends LoopProfile {
+export interface LoopProfileReport extends LoopProfile, LoopSources {
   schema: string;
   module: string;
   invoke: string | null;
@@ -40,6 +41,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     throw fileError(file, 'loop counts differ between repetitions: the kernel is not deterministic (it reads time, randomness or outside state)');
   }
   const rep = outcome.repetitions[0]!;
+  const located = loopSources(sites, first.loops);
   return {
     schema: schemaId('loops'),
     module: file,
@@ -48,6 +50,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     result: rep.result,
     timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
     ...first,
+    ...located,
     ...(rep.stdout ? { stdout: rep.stdout } : {}),
   };
 }

@@ -3,14 +3,17 @@
 import type { LoopProfileReport } from '../profile/profile-run.js';
 import type { LoopEntry } from '../profile/loop-profile.js';
 import { percent, renderTable, type TableLayout } from './table.js';
-import { displayName, pathTail } from './names.js';
+import { displayName, displaySource, pathTail } from './names.js';
 import { wrap } from './wrap.js';
+import { programLoops } from '../profile/loop-sources.js';
 
 export interface LoopTableOptions extends TableLayout {
   /** Wrap prose lines to this width (default: no wrapping). */
   proseWidth?: number;
   /** Only the N costliest loop contexts (by inclusive instructions), with their enclosing loops. */
   top?: number;
+  /** Also list the loops of library code (wasi-libc, libc++, the AssemblyScript runtime). */
+  all?: boolean;
 }
 
 export const LOOP_LEGEND = [
@@ -20,11 +23,15 @@ export const LOOP_LEGEND = [
 ];
 
 export function loopTable(report: LoopProfileReport, options: LoopTableOptions = {}): string {
-  const shown = options.top !== undefined ? costliest(report.loops, options.top) : report.loops;
+  const library = new Set(report.libraryFunctions ?? []);
+  const candidates = options.all ? report.loops : programLoops(report.loops, library);
+  const shown = options.top !== undefined ? costliest(candidates, options.top) : candidates;
   const ordered = treeOrder(shown);
   const total = report.totalInstructions;
+  const withSources = report.loops.some((l) => l.source);
   const rows = renderTable(ordered, [
     { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
+    ...(withSources ? [{ header: 'source', value: (l: LoopEntry) => displaySource(l.source), shrink: 'start' as const, max: 24, min: 12, shrinkOrder: 0 }] : []),
     { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
     { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 20, shrinkOrder: 0 },
     { header: 'entries', value: (l) => l.entries },
@@ -34,9 +41,14 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
     { header: 'incl', value: (l) => percent(l.inclusiveInstructions, total), align: 'right' },
     { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-', shrink: 'end', max: 24, min: 12, shrinkOrder: 0, dropOrder: 1 },
   ], options);
-  const omitted = report.loops.length - shown.length;
-  const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; without --top for all)` : '';
+  const omitted = candidates.length - shown.length;
+  const folded = report.loops.length - candidates.length;
+  const notes: string[] = [];
+  if (omitted > 0) notes.push(`(${shown.length} of ${candidates.length} loop contexts: the costliest by inclusive instructions; without --top for all)`);
+  if (folded > 0) notes.push(`(${folded} loop context(s) of library code folded into their callers' inclusive cost; --all lists them)`);
+  if (!withSources && report.sources?.note) notes.push(`(${report.sources.note})`);
   const tableWidth = options.wide ? Infinity : (options.width ?? Infinity);
+  const note = notes.length > 0 ? `\n${notes.map((n) => wrap(n, tableWidth, ' ')).join('\n')}` : '';
   const legend = LOOP_LEGEND.map((line) => wrap(line, tableWidth, '  ')).join('\n');
   return `${rows}${note}\n\n${legend}\n${wrap(header(report), options.wide ? Infinity : (options.proseWidth ?? Infinity))}`;
 }
@@ -63,9 +75,11 @@ export function compareTable(report: LoopProfileReport): string {
   const total = report.totalInstructions;
   type Row = { name: string; level: string; calls: number | string; exclusive: number; inclusive: number };
   const rows: Row[] = [];
-  const functions = [...report.functions].sort((a, b) => b.instructions - a.instructions);
+  // The program's own functions first, library code after (each group by exclusive cost).
+  const library = new Set(report.libraryFunctions ?? []);
+  const functions = [...report.functions].sort((a, b) => Number(library.has(a.name)) - Number(library.has(b.name)) || b.instructions - a.instructions);
   for (const fn of functions) {
-    rows.push({ name: displayName(fn.name), level: 'function', calls: fn.calls, exclusive: fn.instructions, inclusive: fn.inclusiveInstructions });
+    rows.push({ name: displayName(fn.name), level: library.has(fn.name) ? 'library' : 'function', calls: fn.calls, exclusive: fn.instructions, inclusive: fn.inclusiveInstructions });
     const loops = report.loops.filter((l) => l.function === fn.name);
     const byLoop = new Map<string, Row>();
     for (const loop of loops) {

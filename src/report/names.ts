@@ -30,3 +30,10 @@ export function pathTail(path: string, width: number): string {
   if (last.length < width) return `…${last}`;
   return width <= 1 ? last.slice(-width) : `…${last.slice(last.length - width + 1)}`;
 }
+
+/** `native/src/matmul.c:22` as `matmul.c:22`: tables name the file, JSON keeps the path. */
+export function displaySource(source: string | null | undefined): string {
+  if (!source) return '-';
+  const slash = source.lastIndexOf('/');
+  return slash >= 0 ? source.slice(slash + 1) : source;
+}

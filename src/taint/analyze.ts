@@ -10,6 +10,7 @@ import type { HostPluginSpec } from '../runtime/protocol.js';
 import { fileError, UserError } from '../util/errors.js';
 import { median } from '../cli/run-options.js';
 import { decodeTaint, type TaintReport } from './report.js';
+import { addTaintSources } from './sources.js';
 import type { Library } from './library.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
@@ -116,11 +117,11 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const warnings: string[] = [];
   if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
   const entry = layout.exports[invoke ?? '_start'] ?? null;
-  const report = decodeTaint({
+  const report = addTaintSources(decodeTaint({
     file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
     contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) },
     timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
-  });
+  }), instrumented.sites);
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }
 

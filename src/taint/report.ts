@@ -48,10 +48,15 @@ export interface TaintLoop {
   staticTrips: number | null;
   /** Per calling context of the loop's function (those that ran). */
   contexts: TaintLoopContext[];
+  /** `file:line` from debug info (sources.ts), null without. */
+  source?: string | null;
 }
 
 export interface TaintFunction {
   name: string;
+  /** `file:line` from debug info and whether it is library code (sources.ts). */
+  source?: string | null;
+  library?: boolean;
   params: string[];
   dependency: string | null;
   pruned: 'static' | 'dynamic' | null;
@@ -100,6 +105,8 @@ export interface TaintReport {
   warnings: string[];
   /** Time of the instrumented run (median over repetitions). */
   timing: { medianMs: number; runs: number };
+  /** Where source lines came from, or how to get them. */
+  sources?: { origin: string | null; note: string };
 }
 
 export interface DecodeInput {

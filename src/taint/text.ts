@@ -2,7 +2,7 @@
 // parameters of their exit conditions, parameter coverage, tainted branches, code not executed.
 import { renderTable } from '../report/table.js';
 import type { TaintReport } from './report.js';
-import { displayName } from '../report/names.js';
+import { displayName, displaySource } from '../report/names.js';
 
 const list = (names: string[]) => (names.length > 0 ? names.join(', ') : '-');
 /** Parameters of each exit condition: `n | n,m`. */
@@ -11,10 +11,15 @@ const exitList = (exits: string[][]) => (exits.length > 0 ? exits.map((e) => (e.
 export function renderTaintReport(report: TaintReport, all = false): string {
   const out: string[] = [];
   out.push(`parameters: ${list(report.parameters)}`);
-  const functions = report.functions.filter((f) => all || f.pruned === null || (f.pruned === 'dynamic' && f.executed));
+  // Library code (wasi-libc, libc++, AS runtime) only with --all: its cost is in its callers' dependency.
+  const library = new Set(report.functions.filter((f) => f.library).map((f) => f.name));
+  const withSources = report.functions.some((f) => f.source) || report.loops.some((l) => l.source);
+  const sourceColumn = <Row extends { source?: string | null }>() => (withSources ? [{ header: 'source', value: (r: Row) => displaySource(r.source) }] : []);
+  const functions = report.functions.filter((f) => all || ((f.pruned === null || (f.pruned === 'dynamic' && f.executed)) && !library.has(f.name)));
   out.push('', 'functions (dependency: nesting multiplies, siblings add)');
   out.push(renderTable(functions, [
     { header: 'function', value: (f) => displayName(f.name) },
+    ...sourceColumn<TaintReport['functions'][number]>(),
     { header: 'dependency', value: (f) => f.dependency ?? 'constant' },
     { header: 'params', value: (f) => list(f.params) },
     { header: 'pruned', value: (f) => f.pruned ?? '-' },
@@ -23,10 +28,14 @@ export function renderTaintReport(report: TaintReport, all = false): string {
   const staticCount = report.functions.filter((f) => f.pruned === 'static').length;
   const dynamicCount = report.functions.filter((f) => f.pruned === 'dynamic').length;
   out.push(`pruned: ${staticCount} function(s) statically (no loops, or only loops with a constant trip count), ${dynamicCount} dynamically (loop exits carry no parameter)`);
-  const loops = report.loops.filter((l) => all || l.executed);
+  const loops = report.loops.filter((l) => all || (l.executed && !library.has(l.function)));
+  const foldedLoops = report.loops.filter((l) => l.executed && library.has(l.function)).length;
+  if (!all && foldedLoops > 0) out.push(`library code (${library.size} function(s), ${foldedLoops} executed loop(s)) folded into its callers; --all lists it`);
+  if (!withSources && report.sources?.note) out.push(report.sources.note);
   out.push('', 'loops (parameters of the exit conditions)');
   out.push(renderTable(loops, [
     { header: 'loop', value: (l) => l.id },
+    ...sourceColumn<TaintReport['loops'][number]>(),
     { header: 'function', value: (l) => displayName(l.function) },
     { header: 'parent', value: (l) => l.parent ?? '-' },
     { header: 'params', value: (l) => list(l.params) },

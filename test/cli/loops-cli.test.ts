@@ -115,12 +115,33 @@ test('loops tells contexts apart by call site, sorts by cost, and --top keeps th
 });
 
 test('the loop table fits 100 columns unless --wide', async () => {
-  const { stdout } = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--', '16', '10', '4', '2', '3']);
+  const { stdout } = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--all', '--', '16', '10', '4', '2', '3']);
   const table = stdout.slice(0, stdout.indexOf('\n\n')).split('\n');
   expect(table.length).toBeGreaterThan(40);
   expect(Math.max(...table.map((line) => line.length))).toBeLessThanOrEqual(100);
   expect(stdout).toMatch(/… > run:C\d+/);
-  const wide = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--wide', '--', '16', '10', '4', '2', '3']);
+  const wide = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--all', '--wide', '--', '16', '10', '4', '2', '3']);
   expect(wide.stdout).toMatch(/_start:C\d+ > .* > run:C\d+/);
   expect(Math.max(...wide.stdout.split('\n').map((line) => line.length))).toBeGreaterThan(100);
+});
+
+test("library loops (printf's) are folded into their callers unless --all; -g builds show source lines", async () => {
+  const args = ['--', '16', '2', '2', '1', '1'];
+  const program = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', ...args]);
+  const rows = (text: string) => text.split('\n').filter((line) => /^\s*L\d/.test(line));
+  expect(program.code).toBe(0);
+  expect(program.stdout).not.toMatch(/printf_core|memcpy|fwrite/);
+  expect(rows(program.stdout)).toHaveLength(14);
+  expect(program.stdout).toMatch(/\(30 loop context\(s\) of library code folded into their callers' inclusive cost; --all lists them\)/);
+  expect(program.stdout).toMatch(/no source locations: build C\/C\+\+ with -g/);
+  const all = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--all', ...args]);
+  expect(rows(all.stdout)).toHaveLength(44);
+  expect(all.stdout).toMatch(/printf_core/);
+  const debug = await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', ...args]);
+  expect(rows(debug.stdout)).toHaveLength(14);
+  expect(debug.stdout).toMatch(/^ {4}L4 +miniapp\.c:68 +compute_forces/m);
+  const json = JSON.parse((await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', '--json', ...args])).stdout);
+  expect(json.sources.origin).toBe('dwarf');
+  expect(json.libraryFunctions).toContain('printf_core');
+  expect(json.loops.find((l: { function: string }) => l.function === 'compute_forces').source).toBe('native/src/miniapp.c:67');
 });

@@ -20,15 +20,17 @@ interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   output?: string;
   top?: number;
   wide?: boolean;
+  all?: boolean;
 }
 
 export function registerLoops(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('loops <module>')
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N] [--wide] [--json] [-o FILE] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
       .option('--top <n>', 'show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops', parseCount)
+      .option('--all', 'also list the loops of library code (wasi-libc, libc++, AssemblyScript runtime)')
       .option('--wide', 'do not shorten call paths or fit the table to the terminal width')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
   )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
@@ -39,7 +41,7 @@ export function registerLoops(program: Command): void {
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
     emit(run.json, report, () => {
-      const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
+      const parts = [loopTable(report, { top: options.top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
       return parts.join('\n');
     });

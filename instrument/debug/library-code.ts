@@ -1,0 +1,35 @@
+// Which functions belong to the toolchain's libraries (wasi-libc, libc++/libc++abi, compiler-rt,
+// the AssemblyScript runtime) rather than to the program: their source paths when the module has
+// debug info, else known runtime symbols. Reports list program functions first and fold library
+// loops into the program function that called them (Perf-Taint's library database does the same).
+
+/** Source paths of the libraries as clang and the Debian/wasi-sdk sysroots record them. */
+const LIBRARY_PATHS = [
+  /(^|\/)libc-(bottom|top)-half\//, /(^|\/)wasi-libc\//, /(^|\/)wasi-sysroot\//, /(^|\/)dlmalloc\//,
+  /(^|\/)libcxx(abi)?\//, /(^|\/)include\/c\+\+\//, /(^|\/)compiler-rt\//, /(^|\/)emscripten\/system\//,
+  /^~lib\//,
+];
+
+/** C library and runtime symbols of wasi-libc (what a -g-less WASI program links). */
+const LIBC_SYMBOLS = new Set((
+  '_start _initialize _Exit abort exit atexit close dummy dummy_64 pad pop_arg printf_core long_double_not_supported ' +
+  'printf fprintf sprintf snprintf vprintf vfprintf vsprintf vsnprintf dprintf vdprintf puts fputs fputc putc putchar ' +
+  'fwrite fread fopen fclose fflush fseek ftell writev readv read write lseek open isatty ' +
+  'scanf sscanf fscanf vfscanf getc fgetc fgets getchar ungetc ' +
+  'malloc free calloc realloc aligned_alloc posix_memalign dlmalloc dlfree dlrealloc dlcalloc sbrk internal_memalign ' +
+  'memcpy memmove memset memcmp memchr strlen strnlen strcmp strncmp strcpy strncpy strcat strchr strrchr strdup strstr strerror ' +
+  'strtol strtoul strtoll strtoull strtod strtof atoi atol atof abs labs qsort bsearch rand srand getenv ' +
+  'wcrtomb wctomb mbrtowc mbtowc frexp ldexp fmod sqrt pow exp log sin cos tan floor ceil round ' +
+  'main_void environ_get args_get'
+).split(' '));
+
+/** `__name` runtime internals, libc++ and libc++abi (mangled or demangled), AS runtime. */
+const LIBRARY_NAMES = [/^__(?!original_main$)/, /^_ZN?St/, /^_ZNKSt/, /(^|\W)std::/, /^__cxa_/, /^operator (new|delete)/, /^~lib\//, /^_Z(nw|na|dl|da)/];
+
+export function isLibraryFunction(name: string, files: readonly string[], moduleHasDebugInfo: boolean): boolean {
+  if (LIBRARY_NAMES.some((pattern) => pattern.test(name))) return true;
+  if (files.length > 0) return files.every((file) => LIBRARY_PATHS.some((pattern) => pattern.test(file)));
+  // With debug info, a function without any line was compiled without -g: the prebuilt sysroot libraries.
+  if (moduleHasDebugInfo) return name !== 'main' && name !== '__original_main';
+  return LIBC_SYMBOLS.has(name);
+}

@@ -1,0 +1,64 @@
+// Source locations from DWARF (clang -g, DWARF 4 and 5) and from AssemblyScript source maps: the
+// exact line of known loops, calls and functions; modules without debug info say where lines come from.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { siteTableOf } from '../../instrument/pipeline.js';
+import { readModuleLocations } from '../../instrument/debug/locations.js';
+import type { SiteTable } from '../../instrument/sites.js';
+
+const table = (file: string) => siteTableOf(new Uint8Array(readFileSync(file)), file);
+const where = (t: SiteTable, fn: string) => t.loops.filter((l) => l.function === fn).map((l) => `${l.location?.file}:${l.location?.line}`);
+const fnLine = (t: SiteTable, fn: string) => t.functions.find((f) => f.name === fn)?.location;
+
+describe('DWARF .debug_line (clang -g)', () => {
+  it('C, DWARF 4: functions and every loop of matmul at their source lines', () => {
+    const t = table('native/wasm/debug/matmul.wasm');
+    expect(t.sources?.origin).toBe('dwarf');
+    expect(fnLine(t, 'multiply')).toEqual({ file: 'native/src/matmul.c', line: 21 });
+    expect(where(t, 'fill')).toEqual(['native/src/matmul.c:14']);
+    expect(where(t, 'multiply')).toEqual(['native/src/matmul.c:22', 'native/src/matmul.c:23', 'native/src/matmul.c:25']);
+    expect(where(t, 'checksum')).toEqual(['native/src/matmul.c:36']);
+    const calls = t.calls.filter((c) => c.function === 'run' && c.kind === 'direct').map((c) => `${c.target}@${c.location?.line}`);
+    expect(calls).toEqual(['fill@48', 'fill@49', 'multiply@50', 'checksum@51']);
+  });
+
+  it('C++, DWARF 5: the stencil sweep nest', () => {
+    const t = table('native/wasm/debug/stencil.wasm');
+    const sweep = t.loops.filter((l) => l.depth === 3)[0]!;
+    expect(sweep.location).toEqual({ file: 'native/src/stencil.cpp', line: 54 });
+    expect(t.loops.map((l) => l.location?.line).sort()).toEqual([41, 52, 53, 54, 69, 85]);
+  });
+
+  it('C, DWARF 5: the triple nest of matmul_small and the triangular loop', () => {
+    const t = table('native/wasm/debug/taint_examples.wasm');
+    expect(where(t, 'matmul_small')).toEqual(['native/src/taint_examples.c:93', 'native/src/taint_examples.c:94', 'native/src/taint_examples.c:96']);
+    expect(where(t, 'triangular')).toEqual(['native/src/taint_examples.c:79', 'native/src/taint_examples.c:80']);
+  });
+
+  it('branches: the loop tests of multiply sit on the for lines', () => {
+    const loc = readModuleLocations(new Uint8Array(readFileSync('native/wasm/debug/matmul.wasm')), 'matmul.wasm');
+    const lines = loc.functions.flatMap((f) => (f.location?.line === 21 ? f.branches.map((b) => b?.line) : []));
+    expect(lines).toEqual([22, 25, 23, 22]);
+  });
+});
+
+describe('AssemblyScript source maps (--sourceMap)', () => {
+  it('reads build/kernels/matmul.wasm.map: loops at their for lines', () => {
+    const t = table('build/kernels/matmul.wasm');
+    expect(t.sources?.origin).toBe('source-map');
+    const name = (fn: string) => `assembly/kernels/matmul/${fn}`;
+    expect(where(t, name('fill'))).toEqual(['assembly/kernels/matmul.ts:11']);
+    expect(where(t, name('multiply'))).toEqual(['assembly/kernels/matmul.ts:19', 'assembly/kernels/matmul.ts:20', 'assembly/kernels/matmul.ts:22']);
+    expect(where(t, name('checksum'))).toEqual(['assembly/kernels/matmul.ts:33']);
+  });
+});
+
+describe('without debug info', () => {
+  it('keeps working and says where locations would come from', () => {
+    const t = table('native/wasm/matmul.wasm');
+    expect(t.sources?.origin).toBeNull();
+    expect(t.sources?.note).toMatch(/-g .*--sourceMap/);
+    expect(t.loops.every((l) => l.location === undefined || l.location === null)).toBe(true);
+    expect(t.loops.length).toBe(5);
+  });
+});
