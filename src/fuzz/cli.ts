@@ -1,8 +1,7 @@
 // The fuzz campaign behind `taintlens fuzz` and `npm run fuzz -- ...` (options: command.ts, or
-// `--help`). Run as a script (`node dist/src/fuzz/cli.js ...`) it is the `fuzz` command of the CLI.
+// `--help`).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { availableModes } from '../../instrument/pipeline.js';
 import { UserError } from '../util/errors.js';
 import { defaultVariants, type Variant } from './differential.js';
@@ -70,9 +69,4 @@ function makeCorpus(dir: string, seed: number, count: number): number {
   }
   process.stdout.write(`wrote ${written} modules (${bytes.toLocaleString('en-US')} bytes) to ${dir}\n`);
   return 0;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { main } = await import('../cli/main.js');
-  process.exitCode = await main(['fuzz', ...process.argv.slice(2)]);
 }

@@ -24,7 +24,10 @@ export class UnsatisfiableImport extends Error {
   }
 }
 
-type HostFunction = (...args: unknown[]) => unknown;
+export type HostFunction = (...args: unknown[]) => unknown;
+
+/** Imports beyond `fuzzing-support` (the bundled kernels' `env.abort`, ...), by module and name. */
+export type HostImports = Record<string, Record<string, HostFunction>>;
 
 /** Calls `target` from JS with no arguments; the catching form turns any throw into 1. */
 function callFromJs(target: unknown, catching: boolean, what: string): number {
@@ -91,11 +94,14 @@ function hostFunction(name: string, log: EventLog, getExports: () => WebAssembly
   }
 }
 
-/** Imports for a generated module; an import outside `fuzzing-support` cannot be satisfied. */
-export function fuzzingSupportImports(module: WebAssembly.Module, log: EventLog, getExports: () => WebAssembly.Exports | null): WebAssembly.Imports {
+/** Imports for a generated module; one outside `fuzzing-support` and `host` cannot be satisfied. */
+export function fuzzingSupportImports(
+  module: WebAssembly.Module, log: EventLog, getExports: () => WebAssembly.Exports | null, host: HostImports = {},
+): WebAssembly.Imports {
   const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
   for (const entry of WebAssembly.Module.imports(module)) {
-    const fn = entry.module === 'fuzzing-support' && entry.kind === 'function' ? hostFunction(entry.name, log, getExports) : null;
+    const given = entry.kind === 'function' ? host[entry.module]?.[entry.name] : undefined;
+    const fn = given ?? (entry.module === 'fuzzing-support' && entry.kind === 'function' ? hostFunction(entry.name, log, getExports) : null);
     if (!fn) throw new UnsatisfiableImport(`${entry.module}.${entry.name}${entry.kind === 'function' ? '' : ` (${entry.kind})`}`);
     (imports[entry.module] ??= {})[entry.name] = fn;
   }

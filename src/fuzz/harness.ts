@@ -7,7 +7,7 @@
 // and our own generator's modules carry a fuel global. The pool adds a wall-clock limit on top.
 import { Rng } from './rng.js';
 import type { ExportedFunction, WasmValueType } from '../../instrument/exports.js';
-import { fuzzingSupportImports, INTERNAL_PREFIX } from './fuzzing-support.js';
+import { fuzzingSupportImports, INTERNAL_PREFIX, type HostImports } from './fuzzing-support.js';
 import { showV128Global } from './v128-global.js';
 import { show, trapText } from './show.js';
 
@@ -112,12 +112,14 @@ export interface ObserveOptions {
   programBytes?: number;
   /** Where the program's address 0 lies in the real memory (instrumentation data may sit below it). */
   programBase?: number;
+  /** Imports other than `fuzzing-support` (a bundled kernel's `env.abort`, ...). */
+  host?: HostImports;
 }
 
 export function observe(module: WebAssembly.Module, plan: CallPlan, options: ObserveOptions = {}): Observation {
   const recorder = new Recorder();
   let exports: WebAssembly.Exports | null = null;
-  const imports = fuzzingSupportImports(module, recorder, () => exports);
+  const imports = fuzzingSupportImports(module, recorder, () => exports, options.host);
   let instantiate = 'ok';
   let stackOverflow = false;
   try {

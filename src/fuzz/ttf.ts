@@ -48,20 +48,20 @@ function probe(command: [string, ...string[]], path: string): WasmOpt | string {
   return `${path} does not run as wasm-opt (${result.error?.message ?? (result.stderr || `exit ${result.status}`).toString().trim().split('\n')[0]})`;
 }
 
-/** The pinned wasm-opt, or why there is none (a message naming what was tried). */
-export function findWasmOpt(): WasmOpt | string {
-  if (cached !== undefined) return cached;
+/** Which wasm-opt to run, without running it: the override, else the package's (null: none installed). */
+function wasmOptCommand(): { command: [string, ...string[]]; path: string } | null {
   const override = process.env.TAINTLENS_WASM_OPT;
-  if (override) return (cached = probe([override], override));
+  if (override) return { command: [override], path: override };
   const script = packagedWasmOpt();
-  if (!script) return (cached = 'wasm-opt not found: the binaryen package is missing from node_modules (run npm ci)');
-  return (cached = probe([process.execPath, script], script));
+  return script ? { command: [process.execPath, script], path: script } : null;
 }
 
-export function wasmOpt(): WasmOpt {
-  const found = findWasmOpt();
-  if (typeof found === 'string') throw new Error(found);
-  return found;
+/** The pinned wasm-opt with its version, or why there is none (a message naming what was tried). */
+export function findWasmOpt(): WasmOpt | string {
+  if (cached !== undefined) return cached;
+  const found = wasmOptCommand();
+  if (!found) return (cached = 'wasm-opt not found: the binaryen package is missing from node_modules (run npm ci)');
+  return (cached = probe(found.command, found.path));
 }
 
 /** Input sizes vary with the seed so modules range from a few functions to a few dozen. */
@@ -70,7 +70,9 @@ export function ttfInputSize(seed: number): number {
 }
 
 export function generateTtf(seed: number): Uint8Array {
-  const [program, ...leading] = wasmOpt().command;
+  const found = wasmOptCommand();
+  if (!found) throw new Error('wasm-opt not found: the binaryen package is missing from node_modules (run npm ci)');
+  const [program, ...leading] = found.command;
   const dir = mkdtempSync(join(tmpdir(), 'taintlens-ttf-'));
   try {
     const input = join(dir, 'random.bin');
