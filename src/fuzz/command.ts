@@ -36,7 +36,7 @@ export function registerFuzz(program: Command): void {
     .option('--modes <a,b>', 'modes to check, each on its own (default: every registered mode)')
     .option('--combined', 'also check all modes applied together')
     .addOption(new Option('--jobs <j>', 'worker threads').default(cores, `${cores}, one per core`).argParser(wholeNumber(1)))
-    .addOption(new Option('--timeout <seconds>', 'wall-clock limit per case').default(30).argParser(wholeNumber(1)))
+    .addOption(new Option('--timeout <seconds>', 'wall-clock limit per case, once its worker has loaded').default(60).argParser(wholeNumber(1)))
     .addOption(new Option('--shrink <seconds>', 'time to shrink each failing module (0: save it as it is)').default(60).argParser(wholeNumber(0)))
     .option('--save <dir>', "where reproducers go ('': nowhere)", 'test/fuzz/regressions')
     .option('--json', 'print the summary as JSON')

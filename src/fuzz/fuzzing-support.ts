@@ -7,6 +7,10 @@
 //   table-get (index) -> funcref, table-set (index, funcref)   (on the exported "table")
 //   throw (value): 0 throws a JS error, anything else a JS error carrying the value
 //   sleep (ms, id) -> id: recorded, never slept (without JSPI a sleep is not observable)
+// Calls from JS back into the module are budgeted per top-level export call: exports that call
+// each other through call-export(-catch), each caught trap resetting the hang limit, otherwise
+// run for hours. Past the budget a call-back throws (and the -catch forms return 1), the same for
+// the original and every variant.
 // A v128 argument cannot cross into JS: the engine throws a TypeError at the call, the same for
 // the original and every variant, and that trap is compared like any other.
 import { show } from './show.js';
@@ -15,6 +19,13 @@ export const INTERNAL_PREFIX = 'taintlens$';
 
 export interface EventLog {
   push(line: string): void;
+}
+
+/** Calls from JS back into the module (call-export, call-ref) allowed per top-level export call. */
+export const CALLBACKS_PER_EXPORT = 100;
+
+export interface CallbackBudget {
+  remaining: number;
 }
 
 export class UnsatisfiableImport extends Error {
@@ -30,8 +41,10 @@ export type HostFunction = (...args: unknown[]) => unknown;
 export type HostImports = Record<string, Record<string, HostFunction>>;
 
 /** Calls `target` from JS with no arguments; the catching form turns any throw into 1. */
-function callFromJs(target: unknown, catching: boolean, what: string): number {
+function callFromJs(target: unknown, catching: boolean, what: string, budget: CallbackBudget): number {
   try {
+    if (budget.remaining <= 0) throw new WebAssembly.RuntimeError(`${what}: call-back budget exhausted`);
+    budget.remaining--;
     if (typeof target !== 'function') throw new WebAssembly.RuntimeError(`${what}: not a function`);
     (target as () => unknown)();
     return 0;
@@ -52,21 +65,21 @@ function exportedTable(exports: WebAssembly.Exports | null): WebAssembly.Table {
   return table;
 }
 
-function hostFunction(name: string, log: EventLog, getExports: () => WebAssembly.Exports | null): HostFunction | null {
+function hostFunction(name: string, log: EventLog, getExports: () => WebAssembly.Exports | null, budget: CallbackBudget): HostFunction | null {
   if (name.startsWith('log-')) return (...args) => void log.push(`${name} ${args.map(show).join(' ')}`);
   switch (name) {
     case 'call-export':
     case 'call-export-catch':
       return (index, flags) => {
         log.push(`${name} ${show(index)}${flags === undefined ? '' : ` ${show(flags)}`}`);
-        const result = callFromJs(exportedFunctions(getExports())[Number(index)], name === 'call-export-catch', 'call-export');
+        const result = callFromJs(exportedFunctions(getExports())[Number(index)], name === 'call-export-catch', 'call-export', budget);
         return name === 'call-export-catch' ? result : undefined;
       };
     case 'call-ref':
     case 'call-ref-catch':
       return (ref, flags) => {
         log.push(`${name} ${show(ref)}${flags === undefined ? '' : ` ${show(flags)}`}`);
-        const result = callFromJs(ref, name === 'call-ref-catch', 'call-ref');
+        const result = callFromJs(ref, name === 'call-ref-catch', 'call-ref', budget);
         return name === 'call-ref-catch' ? result : undefined;
       };
     case 'table-get':
@@ -96,12 +109,12 @@ function hostFunction(name: string, log: EventLog, getExports: () => WebAssembly
 
 /** Imports for a generated module; one outside `fuzzing-support` and `host` cannot be satisfied. */
 export function fuzzingSupportImports(
-  module: WebAssembly.Module, log: EventLog, getExports: () => WebAssembly.Exports | null, host: HostImports = {},
+  module: WebAssembly.Module, log: EventLog, getExports: () => WebAssembly.Exports | null, budget: CallbackBudget, host: HostImports = {},
 ): WebAssembly.Imports {
   const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
   for (const entry of WebAssembly.Module.imports(module)) {
     const given = entry.kind === 'function' ? host[entry.module]?.[entry.name] : undefined;
-    const fn = given ?? (entry.module === 'fuzzing-support' && entry.kind === 'function' ? hostFunction(entry.name, log, getExports) : null);
+    const fn = given ?? (entry.module === 'fuzzing-support' && entry.kind === 'function' ? hostFunction(entry.name, log, getExports, budget) : null);
     if (!fn) throw new UnsatisfiableImport(`${entry.module}.${entry.name}${entry.kind === 'function' ? '' : ` (${entry.kind})`}`);
     (imports[entry.module] ??= {})[entry.name] = fn;
   }

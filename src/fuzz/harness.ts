@@ -7,7 +7,7 @@
 // and our own generator's modules carry a fuel global. The pool adds a wall-clock limit on top.
 import { Rng } from './rng.js';
 import type { ExportedFunction, WasmValueType } from '../../instrument/exports.js';
-import { fuzzingSupportImports, INTERNAL_PREFIX, type HostImports } from './fuzzing-support.js';
+import { CALLBACKS_PER_EXPORT, fuzzingSupportImports, INTERNAL_PREFIX, type HostImports } from './fuzzing-support.js';
 import { showV128Global } from './v128-global.js';
 import { show, trapText } from './show.js';
 
@@ -119,7 +119,8 @@ export interface ObserveOptions {
 export function observe(module: WebAssembly.Module, plan: CallPlan, options: ObserveOptions = {}): Observation {
   const recorder = new Recorder();
   let exports: WebAssembly.Exports | null = null;
-  const imports = fuzzingSupportImports(module, recorder, () => exports, options.host);
+  const budget = { remaining: CALLBACKS_PER_EXPORT };
+  const imports = fuzzingSupportImports(module, recorder, () => exports, budget, options.host);
   let instantiate = 'ok';
   let stackOverflow = false;
   try {
@@ -138,6 +139,7 @@ export function observe(module: WebAssembly.Module, plan: CallPlan, options: Obs
       }
       recorder.push(`call ${call.name}(${call.args.map(show).join(', ')})`);
       try {
+        budget.remaining = CALLBACKS_PER_EXPORT;
         reset?.();
         const result = (fn as (...args: unknown[]) => unknown)(...call.args);
         recorder.push(`=> ${show(result)}`);

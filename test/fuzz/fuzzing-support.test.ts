@@ -10,6 +10,7 @@ import { readExports } from '../../instrument/exports.js';
 import { availableModes } from '../../instrument/pipeline.js';
 import { showV128Global } from '../../src/fuzz/v128-global.js';
 import { findWasmOpt } from '../../src/fuzz/ttf.js';
+import { CALLBACKS_PER_EXPORT } from '../../src/fuzz/fuzzing-support.js';
 
 function observeWat(text: string) {
   const bytes = wat(text);
@@ -68,6 +69,25 @@ describe('fuzzing-support imports', () => {
     expect(events).toMatch(/throw 0\ntrap Error: fuzzing-support\.throw/);
     // v128 cannot cross into JS: the engine's TypeError is what both sides see
     expect(events).toMatch(/call d\(\)\ntrap TypeError/);
+  });
+
+  test('exports calling each other from JS are budgeted: a call tree that would never end, ends', () => {
+    // each call of "a" calls "a" three times through JS: 3^depth calls without a budget
+    const started = Date.now();
+    const observed = observeWat(`(module
+      (import "fuzzing-support" "call-export-catch" (func $catch (param i32) (result i32)))
+      (import "fuzzing-support" "log-i32" (func $log (param i32)))
+      (func (export "a") (local $i i32)
+        (loop $l
+          (call $log (call $catch (i32.const 0)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br_if $l (i32.lt_u (local.get $i) (i32.const 3))))))`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const callbacks = observed.events.filter((e) => e.startsWith('call-export-catch')).length;
+    expect(callbacks).toBeGreaterThan(CALLBACKS_PER_EXPORT);
+    expect(callbacks).toBeLessThanOrEqual(3 * (CALLBACKS_PER_EXPORT + 1));
+    expect(observed.events).toContain('log-i32 1');
+    expect(observed.stackOverflow).toBe(false);
   });
 
   test('an import from elsewhere makes the module skipped, with its name', () => {
