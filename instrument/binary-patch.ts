@@ -37,6 +37,19 @@ function withContent(bytes: Uint8Array, section: Section, content: Uint8Array): 
   return concat([bytes.subarray(0, section.start), Uint8Array.of(section.id), encodeLeb(content.length), content, bytes.subarray(section.end)]);
 }
 
+/** The limits memory 0 is defined with (null when the module defines no memory: none, or imported). */
+export function readMemoryLimits(bytes: Uint8Array): { flags: number; initialPages: number; maxPages: number | null } | null {
+  for (const section of sections(bytes)) {
+    if (section.id !== SECTION.memory) continue;
+    const inner = { pos: section.contentStart };
+    if (readLeb(bytes, inner) < 1) return null;
+    const flags = bytes[inner.pos++]!;
+    const initialPages = readLeb(bytes, inner);
+    return { flags, initialPages, maxPages: flags & 1 ? readLeb(bytes, inner) : null };
+  }
+  return null;
+}
+
 /** Sets the limits of memory 0 (Binaryen cannot resize an existing memory). */
 export function patchMemoryLimits(bytes: Uint8Array, initialPages: number, maxPages = initialPages): Uint8Array {
   for (const section of sections(bytes)) {

@@ -8,16 +8,25 @@ export interface InstrumentCliOptions {
 }
 
 export function addInstrumentOptions(command: Command): Command {
+  return addMemoryLimitOption(command);
+}
+
+export function addMemoryLimitOption(command: Command): Command {
   return command
     .option('--memory-limit <MiB>', 'most memory the program may grow to (default: its declared maximum, else 1024)');
 }
 
+/** --memory-limit in pages of 64 KiB, or undefined when not given. */
+export function parseMemoryLimitPages(options: InstrumentCliOptions): number | undefined {
+  if (options.memoryLimit === undefined) return undefined;
+  const mib = Number(options.memoryLimit);
+  if (!Number.isInteger(mib) || mib < 1 || mib > 3072) throw new UserError(`--memory-limit must be a whole number of MiB from 1 to 3072, got '${options.memoryLimit}'`, 2);
+  return mib * 16;
+}
+
 export function parseInstrumentOptions(options: InstrumentCliOptions): InstrumentOptions {
   const parsed: InstrumentOptions = {};
-  if (options.memoryLimit !== undefined) {
-    const mib = Number(options.memoryLimit);
-    if (!Number.isInteger(mib) || mib < 1 || mib > 3072) throw new UserError(`--memory-limit must be a whole number of MiB from 1 to 3072, got '${options.memoryLimit}'`, 2);
-    parsed.programLimitPages = mib * 16;
-  }
+  const pages = parseMemoryLimitPages(options);
+  if (pages !== undefined) parsed.programLimitPages = pages;
   return parsed;
 }

@@ -6,8 +6,9 @@ import { UserError } from '../util/errors.js';
 export interface RunCliOptions {
   invoke?: string;
   args?: string;
-  repeat: string;
-  timeout: string;
+  /** Numbers when defaulted, text as typed otherwise. */
+  repeat: string | number;
+  timeout: string | number;
   json?: boolean;
 }
 
@@ -25,8 +26,8 @@ export function addRunOptions(command: Command, defaultRepeat = 1): Command {
     .allowExcessArguments(true)
     .option('--invoke <export>', 'exported function to call (default: run; a WASI command runs _start)')
     .option('--args <list>', 'comma-separated arguments for the export, e.g. 64,10')
-    .option('--repeat <k>', 'run K times on fresh instances; timing is the median', String(defaultRepeat))
-    .addOption(new Option('--timeout <seconds>', 'stop a run that takes longer than this').default('60'))
+    .addOption(new Option('--repeat <k>', 'run K times on fresh instances; timing is the median').default(defaultRepeat))
+    .addOption(new Option('--timeout <seconds>', 'stop a run that takes longer than this').default(60))
     .option('--json', 'machine-readable output');
 }
 

@@ -3,6 +3,7 @@
 import { availableModes, instrumentModule, type InstrumentOptions } from '../../instrument/pipeline.js';
 import { readExports } from '../../instrument/exports.js';
 import { makePlan, observe, UnsatisfiableImport, type CallPlan, type Observation } from './harness.js';
+import type { HostImports } from './fuzzing-support.js';
 import { compareObservations, type Difference } from './compare.js';
 
 /** One instrumentation configuration under test: a mode, or several applied together. */
@@ -46,20 +47,27 @@ export function isFailure(outcome: VariantOutcome): boolean {
   return outcome.status === 'mismatch' || outcome.status === 'crash';
 }
 
-export function checkModule(bytes: Uint8Array, seed: number, source: string, variants: Variant[]): CaseReport {
+/** A module that is not a generated one: the calls to make (instead of seeded ones) and its imports. */
+export interface CheckOptions {
+  plan?: CallPlan;
+  host?: HostImports;
+}
+
+export function checkModule(bytes: Uint8Array, seed: number, source: string, variants: Variant[], options: CheckOptions = {}): CaseReport {
   const report: CaseReport = { seed, source, variants: {} };
+  const host = options.host;
   let original: WebAssembly.Module;
   let plan: CallPlan;
   try {
     original = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
-    plan = makePlan(readExports(bytes, `seed-${seed}.wasm`), seed);
+    plan = options.plan ?? makePlan(readExports(bytes, `seed-${seed}.wasm`), seed);
   } catch (error) {
     report.skipped = `not runnable: ${(error as Error).message.split('\n')[0]}`;
     return report;
   }
   let reference: Observation;
   try {
-    reference = observe(original, plan);
+    reference = observe(original, plan, { host });
   } catch (error) {
     if (error instanceof UnsatisfiableImport) {
       report.skipped = error.message;
@@ -70,11 +78,11 @@ export function checkModule(bytes: Uint8Array, seed: number, source: string, var
   const programBytes = reference.memory?.length;
   let confirmed = false;
   for (const variant of variants) {
-    report.variants[variant.name] = checkVariant(bytes, seed, variant, plan, reference, programBytes);
+    report.variants[variant.name] = checkVariant(bytes, seed, variant, plan, reference, programBytes, host);
     if (report.variants[variant.name]!.status === 'mismatch' && !confirmed) {
       // Before blaming the instrumentation, make sure the original repeats itself.
       confirmed = true;
-      const again = compareObservations(reference, observe(original, plan));
+      const again = compareObservations(reference, observe(original, plan, { host }));
       if (again) {
         report.nondeterministic = `${again.aspect}: ${again.detail}`;
         report.variants = {};
@@ -87,6 +95,7 @@ export function checkModule(bytes: Uint8Array, seed: number, source: string, var
 
 export function checkVariant(
   bytes: Uint8Array, seed: number, variant: Variant, plan: CallPlan, reference: Observation, programBytes: number | undefined,
+  host?: HostImports,
 ): VariantOutcome {
   let instrumented: Uint8Array;
   let programBase = 0;
@@ -100,7 +109,7 @@ export function checkVariant(
   }
   let observed: Observation;
   try {
-    observed = observe(new WebAssembly.Module(instrumented as Uint8Array<ArrayBuffer>), plan, { programBytes, programBase });
+    observed = observe(new WebAssembly.Module(instrumented as Uint8Array<ArrayBuffer>), plan, { programBytes, programBase, host });
   } catch (error) {
     return { status: 'crash', message: `instrumented module cannot run: ${(error as Error).message}` };
   }

@@ -7,9 +7,14 @@
 // and our own generator's modules carry a fuel global. The pool adds a wall-clock limit on top.
 import { Rng } from './rng.js';
 import type { ExportedFunction, WasmValueType } from '../../instrument/exports.js';
+import { CALLBACKS_PER_EXPORT, fuzzingSupportImports, INTERNAL_PREFIX, type HostImports } from './fuzzing-support.js';
+import { showV128Global } from './v128-global.js';
+import { show, trapText } from './show.js';
+
+export { UnsatisfiableImport } from './fuzzing-support.js';
+export { show, trapText } from './show.js';
 
 export const HANG_LIMIT_EXPORT = 'hangLimitInitializer';
-const INTERNAL_PREFIX = 'taintlens$';
 const MAX_EVENTS = 2000;
 
 export interface PlannedCall {
@@ -71,22 +76,6 @@ function argument(rng: Rng, type: WasmValueType): number | bigint | null {
   }
 }
 
-/** Renders a value the same way for both variants; NaN payloads do not survive the trip through JS anyway. */
-export function show(value: unknown): string {
-  if (value === undefined) return 'void';
-  if (value === null) return 'null';
-  if (typeof value === 'number') return Number.isNaN(value) ? 'nan' : Object.is(value, -0) ? '-0' : String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'function') return 'funcref';
-  if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
-  return typeof value;
-}
-
-export function trapText(error: unknown): string {
-  if (error instanceof Error) return `${error.constructor.name}: ${error.message}`;
-  return `throw ${show(error)}`;
-}
-
 function isStackOverflow(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
 }
@@ -105,49 +94,14 @@ class Recorder {
   }
 }
 
-/**
- * Imports for a generated module: Binaryen's `fuzzing-support` logging functions (and ours, which use
- * the same names) record what they are given; anything else cannot be satisfied.
- */
-function importsFor(module: WebAssembly.Module, recorder: Recorder, getExports: () => WebAssembly.Exports | null): WebAssembly.Imports {
-  const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
-  for (const entry of WebAssembly.Module.imports(module)) {
-    if (entry.kind !== 'function') throw new UnsatisfiableImport(`${entry.module}.${entry.name} (${entry.kind})`);
-    let fn: (...args: unknown[]) => unknown;
-    if (entry.module === 'fuzzing-support' && entry.name.startsWith('log')) {
-      const what = entry.name;
-      fn = (...args: unknown[]) => recorder.push(`${what} ${args.map(show).join(' ')}`);
-    } else if (entry.module === 'fuzzing-support' && (entry.name === 'call-export' || entry.name === 'call-export-catch')) {
-      const catching = entry.name === 'call-export-catch';
-      fn = (index: unknown) => {
-        const exports = getExports();
-        const functions = exports ? Object.entries(exports).filter(([n, v]) => typeof v === 'function' && !n.startsWith(INTERNAL_PREFIX)) : [];
-        const target = functions[Number(index)];
-        recorder.push(`call-export ${show(index)}`);
-        if (!target) throw new WebAssembly.RuntimeError('call-export: no such export');
-        try {
-          (target[1] as () => unknown)();
-          return 0;
-        } catch (error) {
-          if (!catching) throw error;
-          return 1;
-        }
-      };
-    } else if (entry.module === 'taintlens' && entry.name === 'clock') {
-      // The measurement pass's clock: its value only reaches the pass's own records.
-      fn = () => performance.now();
-    } else {
-      throw new UnsatisfiableImport(`${entry.module}.${entry.name}`);
-    }
-    (imports[entry.module] ??= {})[entry.name] = fn;
-  }
-  return imports;
-}
-
-export class UnsatisfiableImport extends Error {
-  constructor(what: string) {
-    super(`cannot provide import ${what}`);
-    this.name = 'UnsatisfiableImport';
+/** Globals JS can read directly; v128 ones through a reader module, lane by lane. */
+function showGlobal(global: WebAssembly.Global): string {
+  try {
+    return show(global.value);
+  } catch (error) {
+    const v128 = showV128Global(global);
+    if (v128 !== null) return v128;
+    throw error;
   }
 }
 
@@ -158,12 +112,15 @@ export interface ObserveOptions {
   programBytes?: number;
   /** Where the program's address 0 lies in the real memory (instrumentation data may sit below it). */
   programBase?: number;
+  /** Imports other than `fuzzing-support` (a bundled kernel's `env.abort`, ...). */
+  host?: HostImports;
 }
 
 export function observe(module: WebAssembly.Module, plan: CallPlan, options: ObserveOptions = {}): Observation {
   const recorder = new Recorder();
   let exports: WebAssembly.Exports | null = null;
-  const imports = importsFor(module, recorder, () => exports);
+  const budget = { remaining: CALLBACKS_PER_EXPORT };
+  const imports = fuzzingSupportImports(module, recorder, () => exports, budget, options.host);
   let instantiate = 'ok';
   let stackOverflow = false;
   try {
@@ -182,6 +139,7 @@ export function observe(module: WebAssembly.Module, plan: CallPlan, options: Obs
       }
       recorder.push(`call ${call.name}(${call.args.map(show).join(', ')})`);
       try {
+        budget.remaining = CALLBACKS_PER_EXPORT;
         reset?.();
         const result = (fn as (...args: unknown[]) => unknown)(...call.args);
         recorder.push(`=> ${show(result)}`);
@@ -196,7 +154,7 @@ export function observe(module: WebAssembly.Module, plan: CallPlan, options: Obs
   if (exports) {
     for (const [name, value] of Object.entries(exports)) {
       if (name.startsWith(INTERNAL_PREFIX)) continue;
-      if (value instanceof WebAssembly.Global) globals[name] = show(value.value);
+      if (value instanceof WebAssembly.Global) globals[name] = showGlobal(value);
       else if (value instanceof WebAssembly.Memory && memory === null) {
         const buffer = new Uint8Array(value.buffer);
         const base = options.programBase ?? 0;

@@ -29,6 +29,8 @@ export interface PoolOptions {
 }
 
 const inSource = import.meta.url.endsWith('.ts');
+/** A new worker loads Binaryen and our sources first: on a busy machine that alone can take a while. */
+const STARTUP_ALLOWANCE_MS = 120_000;
 
 function spawn(): Worker {
   return inSource
@@ -59,6 +61,8 @@ export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOp
       let current: WorkerRequest | null = null;
       let found: WorkerReply | null = null;
       let timer: NodeJS.Timeout | undefined;
+      // The limit per case counts from when the worker is ready, not from while it is still loading.
+      let ready = false;
       active++;
       const arm = (ms: number) => {
         clearTimeout(timer);
@@ -71,6 +75,7 @@ export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOp
           options.onReply(found ?? { id: request.id, report: { seed: request.seed, source: request.source, variants: {}, timeout: true } });
           found = null;
           worker = spawn();
+          ready = false;
           wire();
           feed();
         }, ms);
@@ -83,11 +88,16 @@ export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOp
           if (--active === 0) resolve();
           return;
         }
-        arm(options.caseTimeoutMs);
+        arm(options.caseTimeoutMs + (ready ? 0 : STARTUP_ALLOWANCE_MS));
         worker.postMessage(current);
       };
       const wire = () => {
-        worker.on('message', (message: WorkerReply & { phase?: string }) => {
+        worker.on('message', (message: WorkerReply & { phase?: string; ready?: true }) => {
+          if (message.ready) {
+            ready = true;
+            if (current && !found) arm(options.caseTimeoutMs);
+            return;
+          }
           if (message.phase) {
             const { phase: _, ...reply } = message;
             found = reply;
@@ -112,6 +122,7 @@ export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOp
           if (request) options.onReply({ id: request.id, report: { seed: request.seed, source: request.source, variants: {}, error: `worker failed: ${error.message}` } });
           worker.removeAllListeners();
           worker = spawn();
+          ready = false;
           wire();
           feed();
         });

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { defaultVariants, isFailure, type Variant, type VariantOutcome } from './differential.js';
 import { corpusCases } from './sources.js';
 import { runPool, type WorkerReply, type WorkerRequest } from './pool.js';
+import type { WasmOpt } from './ttf.js';
 
 export interface FuzzOptions {
   count: number;
@@ -18,6 +19,8 @@ export interface FuzzOptions {
   shrinkMs?: number;
   /** Where reproducers go; null: not saved. */
   saveDir?: string | null;
+  /** The wasm-opt that makes ttf modules (recorded: a seed's module depends on its version). */
+  wasmOpt?: WasmOpt | null;
   onProgress?: (summary: FuzzSummary) => void;
 }
 
@@ -33,6 +36,8 @@ export interface FuzzSummary {
   schema: 'taintlens/fuzz@1';
   seed: number;
   source: string;
+  /** `wasm-opt version N (...)` and where it is, when the source used it. */
+  wasmOpt: { version: string; path: string } | null;
   variants: string[];
   /** Cases handed out (generated or read). */
   cases: number;
@@ -64,7 +69,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const variants = options.variants ?? defaultVariants();
   const started = Date.now();
   const summary: FuzzSummary = {
-    schema: 'taintlens/fuzz@1', seed: options.seed, source: options.source, variants: variants.map((v) => v.name),
+    schema: 'taintlens/fuzz@1', seed: options.seed, source: options.source,
+    wasmOpt: options.wasmOpt ? { version: options.wasmOpt.version, path: options.wasmOpt.path } : null, variants: variants.map((v) => v.name),
     cases: 0, modules: 0, checks: 0, skipped: {}, nondeterministic: [], timeouts: [], errors: [],
     perVariant: Object.fromEntries(variants.map((v) => [v.name, { agree: 0, 'stack-overflow': 0, unsupported: 0, crash: 0, mismatch: 0 }])),
     unsupported: {}, failures: [], elapsedMs: 0, msPer1000Modules: 0,
@@ -99,7 +105,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
         if (!isFailure(outcome)) continue;
         const failure: FuzzFailure = { seed: report.seed, source: report.source, variant: name, outcome };
         const reduced = reply.reduced?.find((r) => r.variant === name);
-        if (options.saveDir && reduced) failure.file = saveReproducer(options.saveDir, failure, reduced.bytes, reply.original);
+        if (options.saveDir && reduced) failure.file = saveReproducer(options.saveDir, failure, reduced.bytes, reply.original, summary.wasmOpt?.version);
         summary.failures.push(failure);
       }
     }
@@ -111,7 +117,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   return summary;
 }
 
-function saveReproducer(dir: string, failure: FuzzFailure, reduced: Uint8Array, original: Uint8Array | undefined): string {
+function saveReproducer(dir: string, failure: FuzzFailure, reduced: Uint8Array, original: Uint8Array | undefined, wasmOpt: string | undefined): string {
   mkdirSync(dir, { recursive: true });
   const base = `${failure.variant}-${failure.seed}`;
   const file = join(dir, `${base}.wasm`);
@@ -122,6 +128,7 @@ function saveReproducer(dir: string, failure: FuzzFailure, reduced: Uint8Array, 
     modes: failure.variant.split('+'),
     seed: failure.seed,
     source: failure.source,
+    ...(failure.source === 'ttf' && wasmOpt ? { wasmOpt } : {}),
     outcome: failure.outcome,
     originalBytes: original?.length,
     reducedBytes: reduced.length,
@@ -135,6 +142,7 @@ export function formatSummary(summary: FuzzSummary): string {
   const lines = [
     `fuzz: ${summary.modules} modules × ${summary.variants.length} variants (${summary.variants.join(', ')}) = ${summary.checks} checks; ` +
       `${summary.failures.length} failures; seed ${summary.seed}, source ${summary.source}`,
+    ...(summary.wasmOpt ? [`  ttf modules from ${summary.wasmOpt.version} (${summary.wasmOpt.path})`] : []),
     `  ${summary.cases} cases in ${(summary.elapsedMs / 1000).toFixed(1)} s (${(summary.msPer1000Modules / 1000).toFixed(1)} s per 1000)`,
   ];
   for (const [name, counts] of Object.entries(summary.perVariant)) {

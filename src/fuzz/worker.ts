@@ -48,3 +48,6 @@ parentPort?.on('message', (request: WorkerRequest) => {
     parentPort!.postMessage(reply);
   }
 });
+
+// Loaded: from now on the pool's limit per case applies.
+parentPort?.postMessage({ ready: true });

@@ -1,21 +1,25 @@
 // `taintlens run`: runs a module uninstrumented (the baseline every analysis is compared with).
 import type { Command } from 'commander';
 import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { addMemoryLimitOption, parseMemoryLimitPages, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { schemaId } from '../../util/schema.js';
 
 export function registerRun(program: Command): void {
-  addRunOptions(
+  addMemoryLimitOption(addRunOptions(
     program.command('run <module>')
       .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--json] [-- argv...]'),
-  ).action(async (file: string, options: RunCliOptions, command: Command) => {
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--memory-limit MiB] [--json] [-- argv...]'),
+  )).action(async (file: string, options: RunCliOptions & InstrumentCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');
     const { programBaseOf } = await import('../../runtime/instrumented-input.js');
+    const { capMemory } = await import('../../runtime/memory-cap.js');
     const run = parseRunOptions(options, command.args.slice(1));
-    const bytes = readWasmFile(file);
-    const programBase = programBaseOf(file, bytes);
+    const limitPages = parseMemoryLimitPages(options);
+    const original = readWasmFile(file);
+    const programBase = programBaseOf(file, original);
+    const bytes = limitPages === undefined ? original : capMemory(original, file, limitPages);
     const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase });
     const first = outcome.repetitions[0]!;
     const times = outcome.repetitions.map((r) => r.ms);
