@@ -29,6 +29,7 @@ import {
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
+import { versionAlignedLoops } from './shadow-versioning.js';
 import { placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
 
 export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
@@ -328,6 +329,8 @@ function instrumentFunction(c: Ctx): void {
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
+  // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
+  versionAlignedLoops(module, func, c.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);
