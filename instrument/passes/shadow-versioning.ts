@@ -46,13 +46,17 @@ export function versionAlignedLoops(module: binaryen.Module, func: number, check
   return versioned;
 }
 
-/** Calls `found` for each loop (of type none) with no loop inside it; returns whether `root` contains a loop. */
+/**
+ * Calls `found` for each loop without a value (type none, or unreachable when it only ends by
+ * branching out) with no loop inside it; returns whether `root` contains a loop.
+ */
 function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr) => void) => void): boolean {
   let any = false;
   for (const slot of childSlots(root)) {
     const inner = collectInnermostLoops(slot.expr, found);
     if (idOf(slot.expr) === Id.Loop) {
-      if (!inner && typeOf(slot.expr) === binaryen.none) found(slot.expr, slot.replace);
+      const type = typeOf(slot.expr);
+      if (!inner && (type === binaryen.none || type === binaryen.unreachable)) found(slot.expr, slot.replace);
       any = true;
     } else if (inner) {
       any = true;
