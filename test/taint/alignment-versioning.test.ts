@@ -15,6 +15,15 @@ const T = { timeout: 60_000 };
 // byte load reads the label word directly: labels an unchecked misaligned store put at the wrong
 // place would show.)
 // Loop c reads the i64 at base + 4*stride, never written: no label when the accesses are aligned.
+/** A loop running (bound & 15) times. */
+const countTo = (name: string, bound: string) => `
+    (local.set $i (i32.const 0))
+    (block $${name}_exit (loop $${name}
+      (br_if $${name}_exit (i32.ge_s (local.get $i) (i32.and ${bound} (i32.const 15))))
+      (local.set $acc (i32.add (local.get $acc) (local.get $i)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $${name})))`;
+
 const strided = `(module (memory (export "memory") 1)
   (func (export "run") (param $n i32) (param $base i32) (param $stride i32) (result i32)
     (local $i i32) (local $p i32) (local $acc i32)
@@ -25,20 +34,8 @@ const strided = `(module (memory (export "memory") 1)
       (local.set $p (i32.add (local.get $p) (local.get $stride)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $a)))
-    (local.set $i (i32.const 0))
-    (block $b_exit (loop $b
-      (br_if $b_exit (i32.ge_s (local.get $i)
-        (i32.and (i32.load8_u (i32.add (local.get $base) (i32.mul (local.get $stride) (i32.const 3)))) (i32.const 15))))
-      (local.set $acc (i32.add (local.get $acc) (local.get $i)))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $b)))
-    (local.set $i (i32.const 0))
-    (block $c_exit (loop $c
-      (br_if $c_exit (i32.ge_s (local.get $i)
-        (i32.and (i32.wrap_i64 (i64.load align=8 (i32.add (local.get $base) (i32.shl (local.get $stride) (i32.const 2))))) (i32.const 15))))
-      (local.set $acc (i32.add (local.get $acc) (i32.const 1)))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $c)))
+    ${countTo('b', '(i32.load8_u (i32.add (local.get $base) (i32.mul (local.get $stride) (i32.const 3))))')}
+    ${countTo('c', '(i32.wrap_i64 (i64.load align=8 (i32.add (local.get $base) (i32.shl (local.get $stride) (i32.const 2)))))')}
     (local.get $acc)))`;
 
 async function loopParams(base: number, stride: number): Promise<string[][]> {
