@@ -66,6 +66,8 @@ export interface TaintOptions {
   sinkBytes?: number;
   /** Labels per aligned 4-byte word (default, fast) or per byte (exact for narrow stores). */
   granularity?: ShadowGranularity;
+  /** Skip alignment versioning of loops (shadow-versioning.ts; for measurements). */
+  noVersioning?: boolean;
 }
 
 /**
@@ -330,7 +332,7 @@ function instrumentFunction(c: Ctx): void {
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...tail], resultType));
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
-  versionAlignedLoops(module, func, c.shadowMemory);
+  if (!c.options.noVersioning) versionAlignedLoops(module, func, c.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);
