@@ -17,8 +17,11 @@ export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat:
   return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
 }
 
+/** The suite's kernels whose binaries exist; `--only a,b` keeps the named ones. */
 export function loadKernels(suite: BenchKernel[]): Array<BenchKernel & { bytes: Uint8Array }> {
-  return suite.filter((k) => existsSync(k.file)).map((k) => ({ ...k, bytes: readFileSync(k.file) }));
+  const flag = process.argv.indexOf('--only');
+  const only = flag >= 0 ? new Set((process.argv[flag + 1] ?? '').split(',')) : null;
+  return suite.filter((k) => existsSync(k.file) && (only === null || only.has(k.name))).map((k) => ({ ...k, bytes: readFileSync(k.file) }));
 }
 
 export function geomean(values: number[]): number {

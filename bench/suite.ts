@@ -18,4 +18,10 @@ export const benchSuite: BenchKernel[] = [
   { name: 'miniapp', file: 'build/kernels/miniapp.wasm', invoke: 'run', args: ['32', '20', '8', '3', '4'] },
   { name: 'matmul.c', file: 'native/wasm/matmul.wasm', invoke: 'run', args: ['256'] },
   { name: 'stencil.cpp', file: 'native/wasm/stencil.wasm', invoke: 'run', args: ['64', '16'] },
+  // Memory-bound PolyBench-style C kernels built with plain -O2 (native/build.sh, build_plain).
+  { name: 'gemm.c', file: 'native/wasm/gemm.wasm', invoke: 'run', args: ['360'] },
+  { name: 'trmm.c', file: 'native/wasm/trmm.wasm', invoke: 'run', args: ['500', '500'] },
+  { name: 'jacobi2d.c', file: 'native/wasm/jacobi2d.wasm', invoke: 'run', args: ['1000', '20'] },
+  { name: 'heat3d.c', file: 'native/wasm/heat3d.wasm', invoke: 'run', args: ['80', '20'] },
+  { name: 'lu.c', file: 'native/wasm/lu.wasm', invoke: 'run', args: ['600'] },
 ];

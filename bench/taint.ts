@@ -1,6 +1,8 @@
 // Taint-analysis overhead: taint-instrumented time ÷ uninstrumented time per kernel (median of
 // `repeat` runs, best of ROUNDS alternating rounds), and the geometric mean over the kernel suite,
-// for the default word-granular shadow memory and (with --byte) the exact byte-granular one.
+// for the default word-granular shadow memory and (with --byte) the exact byte-granular one; with
+// --unversioned also the word shadow without alignment versioning of loops (shadow-versioning.ts).
+// --only a,b limits the run to the named kernels.
 // Target: ≤ 3× (DFSan-class); a JS-hook design (Wasabi) costs ~100×.
 import { instrumentModule } from '../instrument/pipeline.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
@@ -15,7 +17,10 @@ import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, type 
 
 const repeat = repeatFromArgs(7);
 const ROUNDS = 5;
-const granularities: ShadowGranularity[] = process.argv.includes('--byte') ? ['word', 'byte'] : ['word'];
+interface Variant { name: string; granularity: ShadowGranularity; noVersioning: boolean }
+const variants: Variant[] = [{ name: 'word', granularity: 'word', noVersioning: false }];
+if (process.argv.includes('--unversioned')) variants.push({ name: 'word, unversioned', granularity: 'word', noVersioning: true });
+if (process.argv.includes('--byte')) variants.push({ name: 'byte', granularity: 'byte', noVersioning: false });
 
 async function timeTaint(kernel: BenchKernel, bytes: Uint8Array, layout: TaintLayout, programBase: number): Promise<Timed> {
   const options: TaintPluginOptions = { shadow: layout.shadow, names: layout.names, args: [], globals: [], maxLabels: 32 };
@@ -30,13 +35,13 @@ interface Row { kernel: string; plainMs: number; ratios: Record<string, number>;
 const rows: Row[] = [];
 for (const kernel of loadKernels(benchSuite)) {
   const row: Row = { kernel: kernel.name, plainMs: Infinity, ratios: {}, same: true };
-  for (const granularity of granularities) {
-    const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096, taint: { granularity } } as Parameters<typeof instrumentModule>[3]);
+  for (const { name, granularity, noVersioning } of variants) {
+    const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096, taint: { granularity, noVersioning } } as Parameters<typeof instrumentModule>[3]);
     const layout = instrumented.sites.passes.taint as TaintLayout;
     const programBase = instrumented.sites.layout?.programBase ?? 0;
     const timing = await compareTimings(ROUNDS, () => timeModule(kernel, kernel.bytes, repeat), () => timeTaint(kernel, instrumented.bytes, layout, programBase));
     row.plainMs = Math.min(row.plainMs, timing.baselineMs);
-    row.ratios[granularity] = timing.candidateMs / timing.baselineMs;
+    row.ratios[name] = timing.candidateMs / timing.baselineMs;
     row.same &&= timing.same;
   }
   rows.push(row);
@@ -45,8 +50,8 @@ console.log(`taint analysis overhead (time of the invoked export; best of ${ROUN
 console.log(renderTable(rows, [
   { header: 'kernel', value: (r) => r.kernel },
   { header: 'plain ms', value: (r) => Number(r.plainMs.toFixed(2)) },
-  ...granularities.map((g) => ({ header: `taint/plain (${g})`, value: (r: Row) => Number(r.ratios[g]!.toFixed(3)) })),
+  ...variants.map(({ name }) => ({ header: `taint/plain (${name})`, value: (r: Row) => Number(r.ratios[name]!.toFixed(3)) })),
   { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
 ]));
-for (const g of granularities) console.log(`geomean taint/plain (${g} shadow): ${geomean(rows.map((r) => r.ratios[g]!)).toFixed(3)}`);
+for (const { name } of variants) console.log(`geomean taint/plain (${name} shadow): ${geomean(rows.map((r) => r.ratios[name]!)).toFixed(3)}`);
 if (rows.some((r) => !r.same)) process.exitCode = 1;

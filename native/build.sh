@@ -12,7 +12,9 @@
 #
 # Flags beyond -O2 keep the loops of the binary in 1:1 correspondence with the
 # source loops: -fno-unroll-loops (no full/partial/runtime unrolling, no
-# interleaving), -fno-vectorize and -fno-slp-vectorize.
+# interleaving), -fno-vectorize and -fno-slp-vectorize. The third-party-style
+# memory-bound kernels (PolyBench-like, built with `build_plain`) use plain -O2
+# instead, as their authors would: the compiler unrolls and rotates freely.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,8 +22,9 @@ src="$here/src"
 out="$here/wasm"
 CLANG="${CLANG:-clang-14}"
 
-common=(--target=wasm32-wasi -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize
-        -Wall -Wextra -Werror -I "$here/include")
+common=(--target=wasm32-wasi -O2 -Wall -Wextra -Werror -I "$here/include")
+one_to_one=(-fno-unroll-loops -fno-vectorize -fno-slp-vectorize)
+loopflags=("${one_to_one[@]}")
 if [[ -n "${WASI_SYSROOT:-}" ]]; then
   common+=(--sysroot "$WASI_SYSROOT")
 fi
@@ -37,8 +40,8 @@ compile() {
   local source="$1" object="$2"
   shift 2
   case "$source" in
-    *.c) "$CLANG" "${common[@]}" "${cflags[@]}" "$@" -c "$source" -o "$object" ;;
-    *.cpp) "$CLANG" -x c++ "${common[@]}" "${cxxflags[@]}" "$@" -c "$source" -o "$object" ;;
+    *.c) "$CLANG" "${common[@]}" ${loopflags[@]+"${loopflags[@]}"} "${cflags[@]}" "$@" -c "$source" -o "$object" ;;
+    *.cpp) "$CLANG" -x c++ "${common[@]}" ${loopflags[@]+"${loopflags[@]}"} "${cxxflags[@]}" "$@" -c "$source" -o "$object" ;;
     *) echo "unknown source type: $source" >&2; return 1 ;;
   esac
 }
@@ -120,7 +123,7 @@ build_variant() {
     debug=(-g "-gdwarf-$dwarf" "-fdebug-prefix-map=$(dirname "$here")=.")
   fi
   mkdir -p "$dir"
-  compile "$src/$source" "$object" "${debug[@]}" "${defines[@]}"
+  compile "$src/$source" "$object" ${debug[@]+"${debug[@]}"} ${defines[@]+"${defines[@]}"}
   LINK_DEBUG="$dwarf" link "$object" "$output" "$model" "${exports[@]}"
   check_names "$output"
   printf '  %-38s %7d bytes  (%s%s)\n' "${output#"$(dirname "$here")/"}" "$(wc -c < "$output")" "$model" "${dwarf:+, DWARF $dwarf}"
@@ -158,6 +161,13 @@ build_levels() {
   done
 }
 
+# build_plain NAME SOURCE reactor|command [EXPORTS...]: plain -O2, loops as clang shapes them.
+build_plain() {
+  loopflags=()
+  build "$@"
+  loopflags=("${one_to_one[@]}")
+}
+
 echo "Building native kernels with $("$CLANG" --version | head -n 1)"
 build matmul matmul.c reactor run
 build miniapp miniapp.c reactor run
@@ -170,6 +180,11 @@ build nests nests.c reactor lu heat sortnet nest3
 build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
 build_levels taint_matrix taint_matrix.c run
+build_plain gemm gemm.c reactor run
+build_plain trmm trmm.c reactor run
+build_plain jacobi2d jacobi2d.c reactor run
+build_plain heat3d heat3d.c reactor run
+build_plain lu lu.c reactor run
 build hot_helper hot_helper.c reactor run
 
 # With debug info (source locations, library code apart): DWARF 4 (clang 14's default) and 5.

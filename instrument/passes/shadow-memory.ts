@@ -53,6 +53,10 @@ export interface ShadowMemory {
    * drop one whose label nobody reads (a load may trap), but the program's own access traps first.
    */
   isLabelLoad(expr: Expr): boolean;
+  /** Whether `expr` is an `if` on the alignment of a label access whose else arm is the aligned access (shadow-versioning.ts). */
+  isAlignmentCheck(expr: Expr): boolean;
+  /** Registers a copy of a label load (made by shadow-versioning.ts) as one. */
+  markLabelLoad(expr: Expr): void;
 }
 
 export function shadowMemory(placement: ShadowPlacement): ShadowMemory {
@@ -99,6 +103,7 @@ const REPEAT64 = 0x100000001n;
 function wordShadow(placement: ShadowPlacement): ShadowMemory {
   const S = placement.labels;
   const labelLoads = new Set<Expr>();
+  const alignmentChecks = new Set<Expr>();
   /** Address of the label word holding program byte ptr + k (k ≥ 0 constant). */
   const wordOf = (g: ShadowCodegen, ptr: Expr, k: number) => {
     const { module } = g;
@@ -131,6 +136,7 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
       slow = module.i32.or(slow, loadWord(g, ptr, offset + bytes - 1));
       const labelLoad = module.if(misaligned(g, ptr, offset), slow, aligned);
       labelLoads.add(labelLoad);
+      alignmentChecks.add(labelLoad);
       return labelLoad;
     },
     store(g, ptr, offset, bytes, label) {
@@ -160,7 +166,9 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
       const slow: Expr[] = [orInto(offset)];
       for (let k = 4; k < bytes; k += 4) slow.push(setWord(offset + k));
       slow.push(orInto(offset + bytes - 1));
-      return [module.local.set(t, label), module.if(misaligned(g, ptr, offset), module.block(null, slow), aligned)];
+      const check = module.if(misaligned(g, ptr, offset), module.block(null, slow), aligned);
+      alignmentChecks.add(check);
+      return [module.local.set(t, label), check];
     },
     copy(g, dst, src, n) {
       return g.module.call(COPY_FUNCTION, [dst, src, n], binaryen.none);
@@ -169,6 +177,8 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
       return g.module.call(FILL_FUNCTION, [dst, label, n], binaryen.none);
     },
     isLabelLoad: (expr) => labelLoads.has(expr),
+    isAlignmentCheck: (expr) => alignmentChecks.has(expr),
+    markLabelLoad: (expr) => { labelLoads.add(expr); },
     addHelpers(module) {
       addFillWords(module);
       addWordUnion(module, S);
@@ -345,6 +355,8 @@ function byteShadow(placement: ShadowPlacement): ShadowMemory {
       return module.call(FILL_WORDS_FUNCTION, [scaled, label, module.i32.shl(n, module.i32.const(2))], binaryen.none);
     },
     isLabelLoad: () => false,
+    isAlignmentCheck: () => false,
+    markLabelLoad: () => {},
     addHelpers(module) {
       addFillWords(module);
     },

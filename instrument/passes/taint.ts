@@ -35,6 +35,7 @@ import { planControl, type BranchPlan, type ControlPlan } from '../control-plan.
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintLoopSite, type TaintContextLayout } from './taint-sinks.js';
+import { versionAlignedLoops } from './shadow-versioning.js';
 import { placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
 
 export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
@@ -73,6 +74,8 @@ export interface TaintOptions {
   contextBytes?: number;
   /** Control (implicit) flow as well as data flow (default true); false: data flow only, as DFSan. */
   implicitFlow?: boolean;
+  /** Skip alignment versioning of loops (shadow-versioning.ts; for measurements). */
+  noVersioning?: boolean;
 }
 
 export interface TaintBranchSite { id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number }
@@ -283,6 +286,8 @@ function instrumentFunction(c: Ctx): number {
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...atExit, ...tail], resultType));
+  // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
+  if (!c.options.noVersioning) versionAlignedLoops(module, func, c.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
   if (!c.options.noOptimize) {
     module.runPassesOnFunction(func, OPTIMIZE_PASSES);

@@ -1,0 +1,250 @@
+// Alignment versioning of innermost loops for the word-granular shadow memory.
+//
+// Every label access of 4 bytes or more is `if ((p + r) & 3) slow else aligned` (shadow-memory.ts):
+// exact for any address, but the branch in a hot loop costs more than the label access itself.
+// Inside a loop, the residue of a pointer mod 4 is often fixed by values known when the loop is
+// entered: base pointers that the loop does not change, induction variables stepped by multiples of
+// 4, offsets scaled by `<< 3`. For such a loop this pass emits
+//
+//   if (((z1 | z2 | ...) & 3) == 0) <copy of the loop, checks replaced by their aligned arm>
+//   else <the loop as it was>
+//
+// where z1, z2, ... are the locals whose values at entry the proof relies on, when every check of
+// the loop can go. Correctness never depends on the memarg alignment hint: a misaligned entry runs
+// the original, checked loop.
+//
+// The proof (greatest fixpoint over the loop's i32 locals): a local is "zero" (≡ 0 mod 4 throughout
+// the loop) if every assignment to it inside the loop yields zero when its operands are zero, and
+// its value at entry is zero (part of the entry test). Induction over the loop's execution then
+// shows every zero local stays ≡ 0 mod 4 at every point of the loop.
+import binaryen from 'binaryen';
+import {
+  Binary, Block, Break, Const, Func, Id, If, LocalGet, LocalSet, Loop, Switch, childSlots, idOf, typeOf, type Expr,
+} from '../ir.js';
+
+/** What versioning needs to know about the shadow code (shadow-memory.ts). */
+export interface AlignmentChecks {
+  /** Whether `expr` is an `if` on the alignment of a label access (else arm: the aligned access). */
+  isAlignmentCheck(expr: Expr): boolean;
+  isLabelLoad(expr: Expr): boolean;
+  /** Registers a label load made here (a copy), so that one nobody reads can still be dropped. */
+  markLabelLoad(expr: Expr): void;
+}
+
+const b = binaryen as unknown as Record<string, number>;
+
+/** Versions every innermost loop of `func` that has provably-aligned label accesses; returns how many. */
+export function versionAlignedLoops(module: binaryen.Module, func: number, checks: AlignmentChecks): number {
+  const loops: Array<{ loop: Expr; replace: (e: Expr) => void }> = [];
+  collectInnermostLoops(Func.getBody(func), (loop, replace) => loops.push({ loop, replace }));
+  let versioned = 0;
+  for (const { loop, replace } of loops) {
+    const fast = versionLoop(module, func, loop, checks);
+    if (fast === null) continue;
+    replace(fast);
+    versioned++;
+  }
+  return versioned;
+}
+
+/**
+ * Calls `found` for each loop without a value (type none, or unreachable when it only ends by
+ * branching out) with no loop inside it; returns whether `root` contains a loop.
+ */
+function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr) => void) => void): boolean {
+  let any = false;
+  for (const slot of childSlots(root)) {
+    const inner = collectInnermostLoops(slot.expr, found);
+    if (idOf(slot.expr) === Id.Loop) {
+      const type = typeOf(slot.expr);
+      if (!inner && (type === binaryen.none || type === binaryen.unreachable)) found(slot.expr, slot.replace);
+      any = true;
+    } else if (inner) {
+      any = true;
+    }
+  }
+  return any;
+}
+
+interface Check { expr: Expr; ptr: number | null; residue: number }
+
+function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: AlignmentChecks): Expr | null {
+  const assignments = new Map<number, Expr[]>();
+  const found: Check[] = [];
+  walk(loop, (expr) => {
+    const id = idOf(expr);
+    if (id === Id.LocalSet) {
+      const index = LocalSet.getIndex(expr);
+      const list = assignments.get(index) ?? [];
+      list.push(LocalSet.getValue(expr));
+      assignments.set(index, list);
+    } else if (id === Id.If && checks.isAlignmentCheck(expr)) {
+      const check = parseCheck(expr);
+      if (check) found.push(check);
+    }
+  });
+  if (found.length === 0) return null;
+
+  const isI32Local = (index: number) => Func.getNumLocals(func) > index && localType(func, index) === binaryen.i32;
+  // Greatest fixpoint: start from every i32 local assigned in the loop, drop those with an
+  // assignment that is not provably ≡ 0 mod 4 from zero operands.
+  const zero = new Set<number>([...assignments.keys()].filter(isI32Local));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const index of [...zero]) {
+      if (!assignments.get(index)!.every((value) => isZeroMod4(value, zero, assignments, null))) {
+        zero.delete(index);
+        changed = true;
+      }
+    }
+  }
+  const eligible = found.filter((c) => c.residue === 0 && (c.ptr === null || isZeroMod4Local(c.ptr, zero, assignments, isI32Local, null)));
+  // A loop that would keep some checks is left alone: the copy doubles its code for part of the
+  // gain (measured slower on nbody, where half the pointers are reloaded inside the loop).
+  if (eligible.length < found.length) return null;
+
+  // Locals whose values at entry the proof relies on (closure through in-loop assignments).
+  const needs = new Set<number>();
+  const pending: number[] = [];
+  const need = (index: number) => {
+    if (!needs.has(index)) { needs.add(index); pending.push(index); }
+  };
+  for (const c of eligible) if (c.ptr !== null) need(c.ptr);
+  while (pending.length > 0) {
+    const index = pending.pop()!;
+    for (const value of assignments.get(index) ?? []) isZeroMod4(value, zero, assignments, need);
+  }
+
+  const fastLoop = module.copyExpression(loop);
+  const eligibleSet = new Set(eligible.map((c) => c.expr));
+  replaceChecks(loop, fastLoop, eligibleSet, checks);
+  renameLabels(fastLoop);
+  const locals = [...needs].sort((x, y) => x - y).map((index) => module.local.get(index, binaryen.i32));
+  if (locals.length === 0) return module.block(null, [fastLoop], binaryen.none);
+  const joined = locals.reduce((acc, next) => module.i32.or(acc, next));
+  return module.if(module.i32.eqz(module.i32.and(joined, module.i32.const(3))), fastLoop, loop);
+}
+
+function localType(func: number, index: number): number {
+  const params = binaryen.expandType(Func.getParams(func));
+  return index < params.length ? params[index]! : Func.getVar(func, index - params.length);
+}
+
+/** `if ((local.get p [+ r]) & 3)` or with a constant address: the pointer local and the residue r. */
+function parseCheck(expr: Expr): Check | null {
+  const cond = If.getCondition(expr);
+  if (idOf(cond) !== Id.Binary || Binary.getOp(cond) !== b.AndInt32) return null;
+  const mask = Binary.getRight(cond);
+  if (idOf(mask) !== Id.Const || Const.getValueI32(mask) !== 3) return null;
+  let address = Binary.getLeft(cond);
+  let residue = 0;
+  if (idOf(address) === Id.Binary && Binary.getOp(address) === b.AddInt32 && idOf(Binary.getRight(address)) === Id.Const) {
+    residue = Const.getValueI32(Binary.getRight(address)) & 3;
+    address = Binary.getLeft(address);
+  }
+  if (idOf(address) === Id.LocalGet) return { expr, ptr: LocalGet.getIndex(address), residue };
+  if (idOf(address) === Id.Const) return { expr, ptr: null, residue: (Const.getValueI32(address) + residue) & 3 };
+  return null;
+}
+
+function isZeroMod4Local(
+  index: number, zero: Set<number>, assignments: Map<number, Expr[]>, isI32Local: (i: number) => boolean, need: ((i: number) => void) | null,
+): boolean {
+  if (assignments.has(index) ? !zero.has(index) : !isI32Local(index)) return false;
+  need?.(index);
+  return true;
+}
+
+/**
+ * Whether `expr` is ≡ 0 mod 4 whenever the locals in `zero` (and the loop-invariant locals it
+ * reads, at their entry values) are; `need` records each local the answer relies on.
+ */
+function isZeroMod4(expr: Expr, zero: Set<number>, assignments: Map<number, Expr[]>, need: ((i: number) => void) | null): boolean {
+  if (typeOf(expr) !== binaryen.i32) return false;
+  const id = idOf(expr);
+  if (id === Id.Const) return (Const.getValueI32(expr) & 3) === 0;
+  if (id === Id.LocalGet) {
+    const index = LocalGet.getIndex(expr);
+    if (assignments.has(index) && !zero.has(index)) return false;
+    need?.(index);
+    return true;
+  }
+  if (id === Id.LocalSet) return isZeroMod4(LocalSet.getValue(expr), zero, assignments, need);
+  if (id !== Id.Binary) return false;
+  const op = Binary.getOp(expr);
+  const left = Binary.getLeft(expr);
+  const right = Binary.getRight(expr);
+  const both = () => isZeroMod4(left, zero, assignments, null) && isZeroMod4(right, zero, assignments, null)
+    && isZeroMod4(left, zero, assignments, need) && isZeroMod4(right, zero, assignments, need);
+  // Either operand zero suffices: rely on the first that is.
+  const either = () => (isZeroMod4(left, zero, assignments, null) ? isZeroMod4(left, zero, assignments, need) : isZeroMod4(right, zero, assignments, need));
+  if (op === b.AddInt32 || op === b.SubInt32 || op === b.OrInt32 || op === b.XorInt32) return both();
+  if (op === b.MulInt32 || op === b.AndInt32) return either();
+  if (op === b.ShlInt32) {
+    if (idOf(right) === Id.Const && (Const.getValueI32(right) & 31) >= 2) return true;
+    return isZeroMod4(left, zero, assignments, need);
+  }
+  return false;
+}
+
+/** Walks `original` and its copy in step; in the copy, replaces the checks in `eligible` by their aligned arm. */
+function replaceChecks(original: Expr, copy: Expr, eligible: Set<Expr>, checks: AlignmentChecks): void {
+  const a = childSlots(original);
+  const c = childSlots(copy);
+  if (a.length !== c.length) throw new Error('internal: loop copy differs from the original');
+  for (let i = 0; i < a.length; i++) {
+    const from = a[i]!.expr;
+    let to = c[i]!.expr;
+    if (eligible.has(from)) {
+      if (idOf(to) !== Id.If) throw new Error('internal: loop copy differs from the original');
+      to = If.getIfFalse(to);
+      c[i]!.replace(to);
+      if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
+      continue;
+    }
+    if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
+    replaceChecks(from, to, eligible, checks);
+  }
+}
+
+let renameCounter = 0;
+
+/** Gives the labels defined inside `root` fresh names (Binaryen IR needs names unique per function). */
+function renameLabels(root: Expr): void {
+  const renamed = new Map<string, string>();
+  walk(root, (expr) => {
+    const id = idOf(expr);
+    if (id === Id.Block) {
+      const name = Block.getName(expr);
+      if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); Block.setName(expr, fresh); }
+    } else if (id === Id.Loop) {
+      const name = Loop.getName(expr);
+      if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); loopApi.setName(expr, fresh); }
+    }
+  });
+  walk(root, (expr) => {
+    const id = idOf(expr);
+    if (id === Id.Break) {
+      const fresh = renamed.get(Break.getName(expr));
+      if (fresh) breakApi.setName(expr, fresh);
+    } else if (id === Id.Switch) {
+      const names = Switch.getNames(expr);
+      names.forEach((name, i) => { const fresh = renamed.get(name); if (fresh) switchApi.setNameAt(expr, i, fresh); });
+      const fresh = renamed.get(Switch.getDefaultName(expr));
+      if (fresh) switchApi.setDefaultName(expr, fresh);
+    }
+  });
+}
+
+const loopApi = (binaryen as unknown as { Loop: { setName(e: Expr, n: string): void } }).Loop;
+const breakApi = (binaryen as unknown as { Break: { setName(e: Expr, n: string): void } }).Break;
+const switchApi = (binaryen as unknown as { Switch: { setNameAt(e: Expr, i: number, n: string): void; setDefaultName(e: Expr, n: string): void } }).Switch;
+
+function walk(root: Expr, visit: (expr: Expr) => void): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const expr = stack.pop()!;
+    visit(expr);
+    for (const slot of childSlots(expr)) stack.push(slot.expr);
+  }
+}
