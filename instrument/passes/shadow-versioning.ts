@@ -160,31 +160,43 @@ function isZeroMod4Local(
  * reads, at their entry values) are; `need` records each local the answer relies on.
  */
 function isZeroMod4(expr: Expr, zero: Set<number>, assignments: Map<number, Expr[]>, need: ((i: number) => void) | null): boolean {
-  if (typeOf(expr) !== binaryen.i32) return false;
+  const relied = zeroMod4Reliance(expr, zero, assignments);
+  if (relied === null) return false;
+  if (need) for (const index of relied) need(index);
+  return true;
+}
+
+/**
+ * The locals the proof that `expr` ≡ 0 mod 4 relies on, or null when there is none. One visit per
+ * node: label expressions are long `or` chains, and trying each operand twice (once to test, once
+ * to record) would be exponential in their depth.
+ */
+function zeroMod4Reliance(expr: Expr, zero: Set<number>, assignments: Map<number, Expr[]>): number[] | null {
+  if (typeOf(expr) !== binaryen.i32) return null;
   const id = idOf(expr);
-  if (id === Id.Const) return (Const.getValueI32(expr) & 3) === 0;
+  if (id === Id.Const) return (Const.getValueI32(expr) & 3) === 0 ? [] : null;
   if (id === Id.LocalGet) {
     const index = LocalGet.getIndex(expr);
-    if (assignments.has(index) && !zero.has(index)) return false;
-    need?.(index);
-    return true;
+    return assignments.has(index) && !zero.has(index) ? null : [index];
   }
-  if (id === Id.LocalSet) return isZeroMod4(LocalSet.getValue(expr), zero, assignments, need);
-  if (id !== Id.Binary) return false;
+  if (id === Id.LocalSet) return zeroMod4Reliance(LocalSet.getValue(expr), zero, assignments);
+  if (id !== Id.Binary) return null;
   const op = Binary.getOp(expr);
   const left = Binary.getLeft(expr);
   const right = Binary.getRight(expr);
-  const both = () => isZeroMod4(left, zero, assignments, null) && isZeroMod4(right, zero, assignments, null)
-    && isZeroMod4(left, zero, assignments, need) && isZeroMod4(right, zero, assignments, need);
-  // Either operand zero suffices: rely on the first that is.
-  const either = () => (isZeroMod4(left, zero, assignments, null) ? isZeroMod4(left, zero, assignments, need) : isZeroMod4(right, zero, assignments, need));
-  if (op === b.AddInt32 || op === b.SubInt32 || op === b.OrInt32 || op === b.XorInt32) return both();
-  if (op === b.MulInt32 || op === b.AndInt32) return either();
-  if (op === b.ShlInt32) {
-    if (idOf(right) === Id.Const && (Const.getValueI32(right) & 31) >= 2) return true;
-    return isZeroMod4(left, zero, assignments, need);
+  if (op === b.AddInt32 || op === b.SubInt32 || op === b.OrInt32 || op === b.XorInt32) {
+    const l = zeroMod4Reliance(left, zero, assignments);
+    if (l === null) return null;
+    const r = zeroMod4Reliance(right, zero, assignments);
+    return r === null ? null : l.concat(r);
   }
-  return false;
+  // Either operand zero suffices: rely on the first that is.
+  if (op === b.MulInt32 || op === b.AndInt32) return zeroMod4Reliance(left, zero, assignments) ?? zeroMod4Reliance(right, zero, assignments);
+  if (op === b.ShlInt32) {
+    if (idOf(right) === Id.Const && (Const.getValueI32(right) & 31) >= 2) return [];
+    return zeroMod4Reliance(left, zero, assignments);
+  }
+  return null;
 }
 
 /** Walks `original` and its copy in step; in the copy, replaces the checks in `eligible` by their aligned arm. */

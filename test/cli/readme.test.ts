@@ -1,6 +1,6 @@
 // Every command example of the README runs as printed. The examples are read from README.md itself
 // (every `npx taintlens …` and `npm run …` line of its ```sh blocks, so new ones are picked up) and
-// run in order, in a scratch directory that sees the repository's bundled files (build/, native/,
+// run in order, in a scratch directory that sees the repository's bundled files (build/, native/, examples/, test/,
 // library/, dist/, node_modules/, package.json) through symlinks and receives the files examples
 // write. `npx taintlens` is the built CLI (bin/taintlens.js on dist/, what npx runs); `npm run`
 // lines run through npm. Each must exit 0, write no stack trace, and produce what it promises:
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'taintlens.js');
-const SHARED = ['build', 'native', 'library', 'assembly', 'dist', 'node_modules', 'bin', 'package.json', 'package-lock.json'];
+const SHARED = ['build', 'native', 'library', 'assembly', 'examples', 'test', 'dist', 'node_modules', 'bin', 'package.json', 'package-lock.json'];
 const NOT_RUN = /^npm (ci|start|test|install)\b|^npm run (build|typecheck|bench|bench:model|asbuild|prepare)\b/;
 
 /** `npx taintlens …` and `npm run …` lines of the README's sh blocks, comments removed. */
