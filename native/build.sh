@@ -127,3 +127,4 @@ build taint_examples taint_examples.c reactor \
   via_memory via_global via_return via_indirect callee_in_loop
 build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
+build textstat textstat.c command

@@ -8,6 +8,7 @@ import { decodeLoopProfile, type LoopProfile } from './loop-profile.js';
 import { schemaId } from '../util/schema.js';
 import { fileError } from '../util/errors.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
+import { guestStreams } from '../cli/guest-streams.js';
 
 export interface LoopProfileReport extends LoopProfile {
   schema: string;
@@ -17,6 +18,7 @@ export interface LoopProfileReport extends LoopProfile {
   result: RepetitionResult['result'];
   timing: { medianMs: number; runs: number };
   stdout?: string;
+  stderr?: string;
 }
 
 export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedRunOptions, options: InstrumentOptions = {}): Promise<LoopProfileReport> {
@@ -28,7 +30,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     timeoutMs: run.timeoutMs, exports,
     regions: [{ name: 'loops', base: layout.base, bytes: layout.bytes, endGlobal: layout.exports.next }],
     globals: [layout.exports.next],
-    programBase: sites.layout?.programBase ?? 0,
+    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi,
   });
   const profiles = outcome.repetitions.map((rep) => {
     const next = Number(rep.globals[layout.exports.next]);
@@ -48,6 +50,6 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     result: rep.result,
     timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
     ...first,
-    ...(rep.stdout ? { stdout: rep.stdout } : {}),
+    ...guestStreams(rep),
   };
 }

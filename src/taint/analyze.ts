@@ -10,6 +10,7 @@ import type { HostPluginSpec } from '../runtime/protocol.js';
 import { fileError, UserError } from '../util/errors.js';
 import { median } from '../cli/run-options.js';
 import { decodeTaint, type TaintReport } from './report.js';
+import { guestStreams } from '../cli/guest-streams.js';
 import type { Library } from './library.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
@@ -26,7 +27,7 @@ export function parseParamSpec(text: string): ParamSpec {
   return { name: match[1]!, global: match[3]! };
 }
 
-export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs'> {
+export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs' | 'wasi'> {
   params?: ParamSpec[];
   library?: Library;
   /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
@@ -100,7 +101,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const used = usedSinkBytes(layout);
   const outcome = await runModule({
     file, bytes: instrumented.bytes, invoke, args: options.args, argv: options.argv, repeat: options.repeat ?? 1,
-    timeoutMs: options.timeoutMs,
+    timeoutMs: options.timeoutMs, wasi: options.wasi,
     regions: [
       { name: 'taint', base: layout.sinks.base, bytes: used },
       { name: 'contexts', base: layout.contexts.base, bytes: layout.contexts.bytes, endGlobal: layout.contexts.exports.next },
@@ -114,11 +115,12 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const warnings: string[] = [];
   if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
   const entry = layout.exports[invoke ?? '_start'] ?? null;
-  const report = decodeTaint({
+  const decoded = decodeTaint({
     file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
     contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) },
     timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
   });
+  const report: TaintReport = { ...decoded, ...guestStreams(rep) };
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }
 

@@ -5,6 +5,7 @@ import { compareTable, loopTable } from '../../report/loops-report.js';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
+import { passGuestStreams } from '../guest-streams.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
@@ -34,10 +35,11 @@ export function registerLoops(program: Command): void {
   )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { profileLoops } = await import('../../profile/profile-run.js');
-    const run = parseRunOptions(options, command.args.slice(1));
+    const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     if (options.output) checkOutputFile(options.output);
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
+    passGuestStreams(run.json, report);
     emit(run.json, report, () => {
       const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));

@@ -3,12 +3,13 @@ import type { Command } from 'commander';
 import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { emit } from '../output.js';
 import { schemaId } from '../../util/schema.js';
+import { guestStreams, passGuestStreams } from '../guest-streams.js';
 
 export function registerRun(program: Command): void {
   addRunOptions(
     program.command('run <module>')
       .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--json] [-- argv...]'),
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--dir H[:G]] [--stdin F] [--env K=V] [--json] [-- argv...]'),
   ).action(async (file: string, options: RunCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');
@@ -16,7 +17,7 @@ export function registerRun(program: Command): void {
     const run = parseRunOptions(options, command.args.slice(1));
     const bytes = readWasmFile(file);
     const programBase = programBaseOf(file, bytes);
-    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase });
+    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi });
     const first = outcome.repetitions[0]!;
     const times = outcome.repetitions.map((r) => r.ms);
     const document = {
@@ -26,12 +27,9 @@ export function registerRun(program: Command): void {
       invoke: run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run'),
       result: first.result,
       timing: { medianMs: median(times), runs: times.length, minMs: Math.min(...times), maxMs: Math.max(...times) },
-      ...(first.stdout ? { stdout: first.stdout } : {}),
-      ...(first.stderr ? { stderr: first.stderr } : {}),
+      ...guestStreams(first),
     };
-    // The program's own output, as it would print it (in the document with --json).
-    if (!run.json && first.stdout) process.stdout.write(first.stdout);
-    if (!run.json && first.stderr) process.stderr.write(first.stderr);
+    passGuestStreams(run.json, document);
     emit(run.json, document, () => {
       const label = outcome.kind === 'wasi-command' ? 'exit code' : 'result';
       return `${label}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length})`;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
+import { passGuestStreams } from '../guest-streams.js';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
@@ -46,7 +47,7 @@ export function registerTaint(program: Command): void {
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
     const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
     const { readWasmFile } = await import('../../../instrument/module-io.js');
-    const run = parseRunOptions(options, command.args.slice(1));
+    const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     const params = options.param.map(parseParamSpec);
     const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
     const instrument = parseInstrumentOptions(options);
@@ -54,12 +55,13 @@ export function registerTaint(program: Command): void {
     for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
     const bytes = readWasmFile(file);
     const { report } = await analyzeTaint({
-      file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs,
+      file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
       params, library: mergeLibraries(...libraries), instrument, granularity,
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
     if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
+    passGuestStreams(run.json, report);
     emit(run.json, report, () => renderTaintReport(report, options.all === true));
   });
 }
