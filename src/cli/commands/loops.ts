@@ -6,6 +6,7 @@ import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-optio
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { passGuestStreams } from '../guest-streams.js';
+import { describeSpread } from '../../profile/repetition-spread.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
@@ -43,6 +44,7 @@ export function registerLoops(program: Command): void {
     emit(run.json, report, () => {
       const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+      if (report.spread) parts.push(describeSpread(report.spread));
       return parts.join('\n');
     });
   });
