@@ -5,11 +5,13 @@ import { UserError } from '../util/errors.js';
 
 export interface InstrumentCliOptions {
   memoryLimit?: string;
+  contextTree?: string;
 }
 
 export function addInstrumentOptions(command: Command): Command {
   return command
-    .option('--memory-limit <MiB>', 'most memory the program may grow to (default: its declared maximum, else 1024)');
+    .option('--memory-limit <MiB>', 'most memory the program may grow to (default: its declared maximum, else 1024)')
+    .option('--context-tree <MiB>', 'memory for the calling-context tree (default 16); when it fills, later call paths are not counted and the report says so');
 }
 
 export function parseInstrumentOptions(options: InstrumentCliOptions): InstrumentOptions {
@@ -18,6 +20,11 @@ export function parseInstrumentOptions(options: InstrumentCliOptions): Instrumen
     const mib = Number(options.memoryLimit);
     if (!Number.isInteger(mib) || mib < 1 || mib > 3072) throw new UserError(`--memory-limit must be a whole number of MiB from 1 to 3072, got '${options.memoryLimit}'`, 2);
     parsed.programLimitPages = mib * 16;
+  }
+  if (options.contextTree !== undefined) {
+    const mib = Number(options.contextTree);
+    if (!Number.isInteger(mib) || mib < 1 || mib > 1024) throw new UserError(`--context-tree must be a whole number of MiB from 1 to 1024, got '${options.contextTree}'`, 2);
+    parsed.contextBytes = mib << 20;
   }
   return parsed;
 }

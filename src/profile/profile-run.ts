@@ -20,6 +20,8 @@ export interface LoopProfileReport extends LoopProfile {
   timing: { medianMs: number; runs: number };
   stdout?: string;
   stderr?: string;
+  /** Entries into call paths that found the calling-context tree full (not counted); absent when none. */
+  contextsLost?: number;
   /** Present when repetitions counted differently: the report is the first repetition's. */
   spread?: RepetitionSpread;
 }
@@ -32,7 +34,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     file, bytes: instrumented, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat,
     timeoutMs: run.timeoutMs, exports,
     regions: [{ name: 'loops', base: layout.base, bytes: layout.bytes, endGlobal: layout.exports.next }],
-    globals: [layout.exports.next],
+    globals: [layout.exports.next, layout.exports.overflow],
     programBase: sites.layout?.programBase ?? 0, wasi: run.wasi,
   });
   const profiles = outcome.repetitions.map((rep) => {
@@ -52,5 +54,6 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     ...first,
     ...guestStreams(rep),
     ...(spread ? { spread } : {}),
+    ...(Number(rep.globals[layout.exports.overflow]) > 0 ? { contextsLost: Number(rep.globals[layout.exports.overflow]) } : {}),
   };
 }

@@ -112,9 +112,9 @@ function runInstance(
     if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
       throw new OutOfRoom('the program grew its memory past what the instrumentation leaves it: run it on a smaller input (or raise --memory-limit where there is room)');
     }
-    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => (instance.exports[name] as WebAssembly.Global | undefined)?.value === 1);
+    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => Number((instance.exports[name] as WebAssembly.Global | undefined)?.value ?? 0) > 0);
     if (error instanceof WebAssembly.RuntimeError && treeFull) {
-      throw new OutOfRoom('the calling-context tree ran out of its reserved memory (16 MiB): the program has too many distinct call paths; run it on a smaller input');
+      throw new OutOfRoom('the calling-context tree is full and a function\'s context node is larger than its scratch area: raise --context-tree');
     }
     throw error;
   }

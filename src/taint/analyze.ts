@@ -11,6 +11,7 @@ import { fileError, UserError } from '../util/errors.js';
 import { median } from '../cli/run-options.js';
 import { decodeTaint, type TaintReport } from './report.js';
 import { guestStreams } from '../cli/guest-streams.js';
+import { treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
@@ -123,13 +124,15 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
       { name: 'taint', base: layout.sinks.base, bytes: used },
       { name: 'contexts', base: layout.contexts.base, bytes: layout.contexts.bytes, endGlobal: layout.contexts.exports.next },
     ],
-    globals: [layout.contexts.exports.next],
+    globals: [layout.contexts.exports.next, layout.contexts.exports.overflow],
     plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
     programBase: instrumented.sites.layout?.programBase ?? 0,
   });
   const rep = outcome.repetitions[0]!;
   const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
   const warnings: string[] = [];
+  const lost = Number(rep.globals[layout.contexts.exports.overflow]);
+  if (lost > 0) warnings.push(treeFullWarning(lost).replace(/^warning: /, ''));
   if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
   const entry = layout.exports[invoke ?? '_start'] ?? null;
   const decoded = decodeTaint({

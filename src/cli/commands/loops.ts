@@ -7,6 +7,7 @@ import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions
 import { emit } from '../output.js';
 import { passGuestStreams } from '../guest-streams.js';
 import { describeSpread } from '../../profile/repetition-spread.js';
+import { treeFullWarning } from '../../profile/tree-full.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
@@ -45,6 +46,7 @@ export function registerLoops(program: Command): void {
       const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
       if (report.spread) parts.push(describeSpread(report.spread));
+      if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost));
       return parts.join('\n');
     });
   });
