@@ -1,7 +1,8 @@
 // Runs a module under the loop profiler: instrument, run (fresh instance per repetition), decode
 // the context tree, and check that repetitions agree (with the virtual clock they do unless the
 // program reads outside state; where they do not, the spread is reported).
-import { instrumentModule, type InstrumentOptions } from '../../instrument/pipeline.js';
+import type { InstrumentOptions } from '../../instrument/pipeline.js';
+import { instrumentCached } from '../../instrument/cache.js';
 import { readExports } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
 import { median, type ParsedRunOptions } from '../cli/run-options.js';
@@ -20,6 +21,8 @@ export interface LoopProfileReport extends LoopProfile {
   timing: { medianMs: number; runs: number };
   stdout?: string;
   stderr?: string;
+  /** Functions without any name (stripped module): shown as funcN. */
+  unnamedFunctions?: number;
   /** Entries into call paths that found the calling-context tree full (not counted); absent when none. */
   contextsLost?: number;
   /** Present when repetitions counted differently: the report is the first repetition's. */
@@ -28,7 +31,7 @@ export interface LoopProfileReport extends LoopProfile {
 
 export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedRunOptions, options: InstrumentOptions = {}): Promise<LoopProfileReport> {
   const exports = readExports(bytes, file);
-  const { bytes: instrumented, sites } = instrumentModule(bytes, file, ['loops'], options);
+  const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['loops'], options);
   const layout = sites.passes.loops!;
   const outcome = await runModule({
     file, bytes: instrumented, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat,
@@ -54,6 +57,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     ...first,
     ...guestStreams(rep),
     ...(spread ? { spread } : {}),
+    ...(sites.unnamed ? { unnamedFunctions: sites.unnamed } : {}),
     ...(Number(rep.globals[layout.exports.overflow]) > 0 ? { contextsLost: Number(rep.globals[layout.exports.overflow]) } : {}),
   };
 }

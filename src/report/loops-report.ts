@@ -35,7 +35,7 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
     { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-', shrink: 'end', max: 24, min: 12, shrinkOrder: 0, dropOrder: 1 },
   ], options);
   const omitted = report.loops.length - shown.length;
-  const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; without --top for all)` : '';
+  const note = omitted > 0 ? `\n(${shown.length} of ${report.loops.length} loop contexts: the costliest by inclusive instructions; --all for all)` : '';
   const tableWidth = options.wide ? Infinity : (options.width ?? Infinity);
   const legend = LOOP_LEGEND.map((line) => wrap(line, tableWidth, '  ')).join('\n');
   return `${rows}${note}\n\n${legend}\n${wrap(header(report), options.wide ? Infinity : (options.proseWidth ?? Infinity))}`;

@@ -30,3 +30,8 @@ export function pathTail(path: string, width: number): string {
   if (last.length < width) return `…${last}`;
   return width <= 1 ? last.slice(-width) : `…${last.slice(last.length - width + 1)}`;
 }
+
+/** Said under a table when the module lacks names (a stripped module has no name section). */
+export function unnamedNote(unnamed: number): string {
+  return `note: ${unnamed.toLocaleString('en-US')} function(s) of the module have no name (no name section, not exported): shown as funcN, N their index in the module`;
+}

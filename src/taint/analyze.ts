@@ -2,6 +2,7 @@
 // taint pass, run under the host plugin, decode the sink table into the report.
 import binaryen from 'binaryen';
 import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
+import { instrumentCached } from '../../instrument/cache.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
@@ -102,7 +103,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     }
   }
   const fixed = [...new Set(params.map((p) => p.name))];
-  const instrumented = instrumentModule(options.bytes, file, ['taint'], {
+  const instrumented = instrumentCached(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
     taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity },

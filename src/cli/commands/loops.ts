@@ -8,6 +8,7 @@ import { emit } from '../output.js';
 import { passGuestStreams } from '../guest-streams.js';
 import { describeSpread } from '../../profile/repetition-spread.js';
 import { treeFullWarning } from '../../profile/tree-full.js';
+import { unnamedNote } from '../../report/names.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
@@ -18,10 +19,14 @@ function parseCount(text: string): number {
   return value;
 }
 
+/** Tables of big programs run to 100k lines: by default only the costliest contexts are shown. */
+const DEFAULT_TOP = 40;
+
 interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   compare?: boolean;
   output?: string;
   top?: number;
+  all?: boolean;
   wide?: boolean;
 }
 
@@ -29,9 +34,10 @@ export function registerLoops(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('loops <module>')
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N] [--wide] [--json] [-o FILE] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N | --all] [--wide] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
-      .option('--top <n>', 'show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops', parseCount)
+      .option('--top <n>', `show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops (default ${DEFAULT_TOP})`, parseCount)
+      .option('--all', 'show every loop context (the JSON report always has them all)')
       .option('--wide', 'do not shorten call paths or fit the table to the terminal width')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
   )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
@@ -43,10 +49,12 @@ export function registerLoops(program: Command): void {
     if (options.output) writeJsonAtomic(options.output, report);
     passGuestStreams(run.json, report);
     emit(run.json, report, () => {
-      const parts = [loopTable(report, { top: options.top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
+      const top = options.all ? undefined : options.top ?? DEFAULT_TOP;
+      const parts = [loopTable(report, { top, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
       if (report.spread) parts.push(describeSpread(report.spread));
       if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost));
+      if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));
       return parts.join('\n');
     });
   });
