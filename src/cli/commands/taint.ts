@@ -1,6 +1,6 @@
 // `taintlens taint <module>`: which marked parameters drive each loop and function (dynamic taint
 // analysis). Parameters are marked in the program (TAINTLENS_PARAM / param<T>) or from the command
-// line (--param NAME=argK, --param NAME=global:EXPORT).
+// line (--param NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR, NAME=file:PATH).
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
@@ -36,8 +36,8 @@ export function registerTaint(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('taint <module>')
       .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|NAME=global:EXPORT ...] [--library db.json] [--json] [-- argv...]')
-      .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0) or NAME=global:EXPORT (repeatable)', collect, [])
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--json] [-- argv...]')
+      .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (the K-th word after --), NAME=env:VAR, NAME=file:PATH (repeatable)', collect, [])
       .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
       .option('-o, --output <file>', 'also write the JSON report to FILE')
       .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
