@@ -6,6 +6,10 @@
 // Recursion folds onto the ancestor node of the same function (an alias node points to it), as in
 // Ammons-Ball-Larus CCTs, so the tree stays finite. Nothing crosses into JS while the program runs.
 //
+// When the tree is full the program goes on: a call that needs a new node gets a scratch node at
+// the end of the region (shared, never decoded) and so does everything it calls; the overflow
+// global counts those entries, and the report says how many calls were not counted.
+//
 // Node layout: a header (function number, target, parent, call site, next sibling), then what the
 // pass keeps there (child-slot lists, counters). The root has one child slot per function (index
 // = 1-based function number) for entries from the host, indirect-call-free exports and callbacks.
@@ -16,6 +20,10 @@ export const NODE_HEADER = { func: 0, target: 4, parent: 8, site: 12, next: 16, 
 export const ALIAS_BYTES = 24;
 /** The call-site value meaning "entered from outside" (host, start function). */
 export const EXTERNAL_SITE = -1;
+/** The scratch area at the end of the region: the largest node a full tree can still hand out. */
+export function scratchBytes(regionBytes: number): number {
+  return Math.min(1 << 20, regionBytes >>> 3);
+}
 
 /** Global and function names of one tree (each pass that keeps a tree uses its own). */
 export interface ContextTreeNames {
@@ -31,7 +39,7 @@ export interface ContextTreeLayout {
   base: number;
   bytes: number;
   rootBytes: number;
-  /** Exported globals: the allocation cursor (end of the used part) and the overflow flag. */
+  /** Exported globals: the allocation cursor (end of the used part) and the count of entries that found the tree full. */
   exports: { next: string; overflow: string };
 }
 
@@ -59,7 +67,7 @@ export class ContextTree {
     module.addGlobal(names.overflow, i32, true, module.i32.const(0));
     module.addGlobalExport(names.next, names.next);
     module.addGlobalExport(names.overflow, names.overflow);
-    this.addEnterFunction(region.base + region.bytes);
+    this.addEnterFunction(region.base + region.bytes - scratchBytes(region.bytes), region.base + region.bytes);
   }
 
   /**
@@ -114,7 +122,7 @@ export class ContextTree {
   }
 
   /** Finds or creates the context node of a function called from a call site of the current node. */
-  private addEnterFunction(limit: number): void {
+  private addEnterFunction(limit: number, end: number): void {
     const module = this.module;
     const { base } = this.layout;
     const { next: NEXT, overflow: OVERFLOW } = this.names;
@@ -124,7 +132,15 @@ export class ContextTree {
     const set = (i: number, v: Expr) => module.local.set(i, v);
     const load = (offset: number, ptr: Expr) => module.i32.load(offset, 4, ptr);
     const store = (offset: number, ptr: Expr, value: Expr) => module.i32.store(offset, 4, ptr, value);
+    const lost = module.block(null, [
+      module.global.set(OVERFLOW, module.i32.add(module.global.get(OVERFLOW, i32), module.i32.const(1))),
+      // A node larger than the scratch area cannot be handed out: the old trap (with the flag set).
+      module.if(module.i32.gt_u(get(SIZE), module.i32.const(end - limit)), module.unreachable()),
+      module.return(module.i32.sub(module.i32.const(end), get(SIZE))),
+    ]);
     const body = module.block(null, [
+      // Under a scratch node everything is scratch (its child slots are never written).
+      module.if(module.i32.ge_u(get(PARENT), module.i32.const(limit)), lost),
       // The root has no call sites: an entry from outside (or a stale announcement left by a
       // callee that keeps no node) uses the root's slot of the function.
       module.if(
@@ -156,10 +172,7 @@ export class ContextTree {
       ]),
       set(REC, module.global.get(NEXT, i32)),
       set(RECSIZE, module.select(get(ANC), module.i32.const(ALIAS_BYTES), get(SIZE))),
-      module.if(
-        module.i32.gt_u(module.i32.add(get(REC), get(RECSIZE)), module.i32.const(limit)),
-        module.block(null, [module.global.set(OVERFLOW, module.i32.const(1)), module.unreachable()]),
-      ),
+      module.if(module.i32.gt_u(module.i32.add(get(REC), get(RECSIZE)), module.i32.const(limit)), module.copyExpression(lost)),
       module.global.set(NEXT, module.i32.add(get(REC), get(RECSIZE))),
       store(NODE_HEADER.func, get(REC), get(FID)),
       store(NODE_HEADER.target, get(REC), module.select(get(ANC), get(ANC), get(REC))),

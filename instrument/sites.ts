@@ -64,6 +64,8 @@ export interface SiteTable {
   calls: CallSite[];
   /** Where source locations came from, or why there are none. */
   sources?: { origin: LocationOrigin | null; note: string };
+  /** Defined functions with no name at all (no name section entry, no export): shown as funcN. */
+  unnamed?: number;
 }
 
 /** Per-function IR handles, in the same order as the table (for passes). */
@@ -96,6 +98,7 @@ export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
   const displayName = (internal: string) => (/^\d+$/.test(internal) ? exportNames.get(internal) ?? `func${internal}` : internal);
   definedFunctions(module).forEach((func, index) => {
     const name = displayName(Func.getName(func));
+    if (/^\d+$/.test(Func.getName(func)) && !exportNames.has(Func.getName(func))) table.unnamed = (table.unnamed ?? 0) + 1;
     const site: FunctionSite = { id: `F${index}`, index, name, instructions: 0, loops: [], calls: [] };
     const analysis: FunctionAnalysis = { site, func, loopExprs: [], callExprs: [] };
     const body = Func.getBody(func);

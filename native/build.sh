@@ -194,3 +194,4 @@ build_debug taint_examples taint_examples.c reactor 5 \
   foo nest_const nest_linear nest_quadratic triangular matmul_small foo_ab \
   via_memory via_global via_return via_indirect callee_in_loop
 build_debug miniapp_cmd miniapp.c command 4 -DMINIAPP_COMMAND
+build textstat textstat.c command

@@ -5,10 +5,12 @@ import { UserError } from '../util/errors.js';
 
 export interface InstrumentCliOptions {
   memoryLimit?: string;
+  contextTree?: string;
 }
 
 export function addInstrumentOptions(command: Command): Command {
-  return addMemoryLimitOption(command);
+  return addMemoryLimitOption(command)
+    .option('--context-tree <MiB>', 'memory for the calling-context tree (default 16); when it fills, later call paths are not counted and the report says so');
 }
 
 export function addMemoryLimitOption(command: Command): Command {
@@ -28,5 +30,10 @@ export function parseInstrumentOptions(options: InstrumentCliOptions): Instrumen
   const parsed: InstrumentOptions = {};
   const pages = parseMemoryLimitPages(options);
   if (pages !== undefined) parsed.programLimitPages = pages;
+  if (options.contextTree !== undefined) {
+    const mib = Number(options.contextTree);
+    if (!Number.isInteger(mib) || mib < 1 || mib > 1024) throw new UserError(`--context-tree must be a whole number of MiB from 1 to 1024, got '${options.contextTree}'`, 2);
+    parsed.contextBytes = mib << 20;
+  }
   return parsed;
 }

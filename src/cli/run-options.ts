@@ -1,9 +1,12 @@
 // Options shared by every command that runs a module: which export, its arguments, WASI argv after
-// `--`, repetitions and the time limit.
+// `--`, what a WASI program gets from its host (directories, stdin, environment, clock), repetitions
+// and the time limit.
 import { Option, type Command } from 'commander';
 import { UserError } from '../util/errors.js';
+import { parseWasiOptions, type WasiCliOptions } from './wasi-options.js';
+import type { WasiClock, WasiConfig } from '../runtime/protocol.js';
 
-export interface RunCliOptions {
+export interface RunCliOptions extends WasiCliOptions {
   invoke?: string;
   args?: string;
   /** Numbers when defaulted, text as typed otherwise. */
@@ -19,7 +22,11 @@ export interface ParsedRunOptions {
   repeat: number;
   timeoutMs: number;
   json: boolean;
+  /** Directories, stdin, environment and clock for a WASI program (absent: none, real clock). */
+  wasi?: WasiConfig;
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function addRunOptions(command: Command, defaultRepeat = 1): Command {
   return command
@@ -28,16 +35,22 @@ export function addRunOptions(command: Command, defaultRepeat = 1): Command {
     .option('--args <list>', 'comma-separated arguments for the export, e.g. 64,10')
     .addOption(new Option('--repeat <k>', 'run K times on fresh instances; timing is the median').default(defaultRepeat))
     .addOption(new Option('--timeout <seconds>', 'stop a run that takes longer than this').default(60))
+    .option('--dir <host[:guest]>', 'give a WASI program a host directory, read-only, as GUEST (default: the same path); repeatable', collect, [])
+    .option('--dir-rw <host[:guest]>', 'like --dir, but the program may write, create and delete files there', collect, [])
+    .option('--stdin <file>', "a WASI program's standard input (default: empty)")
+    .option('--env <name=value>', 'an environment variable for a WASI program; repeatable', collect, [])
+    .addOption(new Option('--clock <kind>', 'WASI clocks: real, or virtual (1 ms per reading from a fixed start: repeatable counts); analyses default to virtual').choices(['real', 'virtual']))
     .option('--json', 'machine-readable output');
 }
 
-export function parseRunOptions(options: RunCliOptions, argv: string[]): ParsedRunOptions {
+/** `defaultClock`: analyses (loops, taint) read a virtual clock unless told otherwise, so counts repeat. */
+export function parseRunOptions(options: RunCliOptions, argv: string[], defaultClock: WasiClock = 'real'): ParsedRunOptions {
   const repeat = Number(options.repeat);
   if (!Number.isInteger(repeat) || repeat < 1) throw new UserError(`--repeat must be a positive whole number, got '${options.repeat}'`, 2);
   const timeout = Number(options.timeout);
   if (!(timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got '${options.timeout}'`, 2);
   const args = options.args === undefined || options.args === '' ? [] : options.args.split(',');
-  return { invoke: options.invoke ?? null, args, argv, repeat, timeoutMs: timeout * 1000, json: options.json === true };
+  return { invoke: options.invoke ?? null, args, argv, repeat, timeoutMs: timeout * 1000, json: options.json === true, wasi: parseWasiOptions(options, defaultClock) };
 }
 
 export function median(values: number[]): number {

@@ -12,7 +12,8 @@ export interface LoopTableOptions extends TableLayout {
   proseWidth?: number;
   /** Only the N costliest loop contexts (by inclusive instructions), with their enclosing loops. */
   top?: number;
-  /** Also list the loops of library code (wasi-libc, libc++, the AssemblyScript runtime). */
+  /** Also list the loops of library code (wasi-libc, libc++, the AssemblyScript runtime). The CLI's
+   *  --all also drops its default --top, so every loop context is shown. */
   all?: boolean;
 }
 
@@ -44,7 +45,7 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   const omitted = candidates.length - shown.length;
   const folded = report.loops.length - candidates.length;
   const notes: string[] = [];
-  if (omitted > 0) notes.push(`(${shown.length} of ${candidates.length} loop contexts: the costliest by inclusive instructions; without --top for all)`);
+  if (omitted > 0) notes.push(`(${shown.length} of ${candidates.length} loop contexts: the costliest by inclusive instructions; --all without --top for all)`);
   if (folded > 0) notes.push(`(${folded} loop context(s) of library code folded into their callers' inclusive cost; --all lists them)`);
   if (!withSources && report.sources?.note) notes.push(`(${report.sources.note})`);
   const tableWidth = options.wide ? Infinity : (options.width ?? Infinity);

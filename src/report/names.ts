@@ -37,3 +37,8 @@ export function displaySource(source: string | null | undefined): string {
   const slash = source.lastIndexOf('/');
   return slash >= 0 ? source.slice(slash + 1) : source;
 }
+
+/** Said under a table when the module lacks names (a stripped module has no name section). */
+export function unnamedNote(unnamed: number): string {
+  return `note: ${unnamed.toLocaleString('en-US')} function(s) of the module have no name (no name section, not exported): shown as funcN, N their index in the module`;
+}

@@ -10,7 +10,7 @@ import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse
 class OutOfRoom extends Error {}
 
 class RunFailure extends Error {
-  constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string, readonly output?: GuestOutput) {
+  constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string, readonly output?: GuestOutput, readonly exitCode?: number) {
     super(message);
   }
 }
@@ -29,7 +29,9 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
     }
   } catch (error) {
     if (error instanceof OutOfRoom) return { ok: false, failure: 'limit', message: error.message };
-    if (error instanceof RunFailure) return { ok: false, failure: error.failure, message: error.message, ...(error.output ? { output: error.output } : {}) };
+    if (error instanceof RunFailure) {
+      return { ok: false, failure: error.failure, message: error.message, ...(error.output ? { output: error.output } : {}), ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}) };
+    }
     if (error instanceof AbortError) return { ok: false, failure: 'abort', message: `aborted: ${error.message}` };
     if (error instanceof WebAssembly.RuntimeError) return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
     throw error;
@@ -46,16 +48,33 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
   const imports: Imports = baseImports(memory, request.programBase);
   const isWasi = kind === 'wasi-command' || kind === 'wasi-reactor';
   const wasi = isWasi
-    ? new WasiHost({ args: [request.file, ...request.argv], memory, programBase: request.programBase })
+    ? new WasiHost({
+        args: [request.file, ...request.argv], env: request.wasi.env, memory, programBase: request.programBase,
+        preopens: request.wasi.preopens, stdin: request.wasi.stdin, clock: request.wasi.clock,
+      })
     : null;
+  try {
+    return runInstance(request, kind, args, plugins, imports, wasi, (made) => (instance = made));
+  } finally {
+    wasi?.files.closeAll();
+  }
+}
+
+function runInstance(
+  request: RunRequest, kind: ModuleKind, args: Array<number | bigint>, plugins: HostPlugin[], imports: Imports,
+  wasi: WasiHost | null, setInstance: (instance: WebAssembly.Instance) => void,
+): RepetitionResult {
+  let instance: WebAssembly.Instance;
+  const memory = () => exportedMemory(instance);
   if (wasi) imports.wasi_snapshot_preview1 = wasi.imports(request.module);
-  for (const plugin of plugins) mergeImports(imports, plugin.imports?.() ?? {});
+  for (const plugin of plugins) mergeImports(imports, plugin.imports?.(imports) ?? {});
   const missing = missingImports(request.module, imports);
   if (missing.length > 0) {
     throw new RunFailure('link', `imports ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}, which Taintlens does not provide`);
   }
   try {
     instance = new WebAssembly.Instance(request.module, imports);
+    setInstance(instance);
   } catch (error) {
     if (error instanceof WebAssembly.LinkError) throw new RunFailure('link', `cannot link: ${error.message}`);
     throw error;
@@ -73,7 +92,7 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
       result = runCommand(instance.exports._start as () => void);
       ms = performance.now() - start;
       // A command that exits non-zero failed (bad argv, a failed check): its output is no result.
-      if (result !== 0) throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi));
+      if (result !== 0) throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi), Number(result));
     } else {
       const target = instance.exports[request.invoke];
       if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
@@ -82,7 +101,7 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
       try {
         value = (target as (...a: Array<number | bigint>) => unknown)(...args);
       } catch (error) {
-        if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`, guestOutput(wasi));
+        if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`, guestOutput(wasi), error.code);
         throw error;
       }
       ms = performance.now() - start;
@@ -93,9 +112,9 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
     if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
       throw new OutOfRoom('the program grew its memory past what the instrumentation leaves it: run it on a smaller input (or raise --memory-limit where there is room)');
     }
-    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => (instance.exports[name] as WebAssembly.Global | undefined)?.value === 1);
+    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => Number((instance.exports[name] as WebAssembly.Global | undefined)?.value ?? 0) > 0);
     if (error instanceof WebAssembly.RuntimeError && treeFull) {
-      throw new OutOfRoom('the calling-context tree ran out of its reserved memory (16 MiB): the program has too many distinct call paths; run it on a smaller input');
+      throw new OutOfRoom('the calling-context tree is full and a function\'s context node is larger than its scratch area: raise --context-tree');
     }
     throw error;
   }

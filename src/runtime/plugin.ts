@@ -16,8 +16,8 @@ export interface HostPluginContext {
 }
 
 export interface HostPlugin {
-  /** Imports to add or override (merged over the defaults). */
-  imports?(): Imports;
+  /** Imports to add or override (merged over the defaults, which it is given so it can wrap them). */
+  imports?(defaults: Imports): Imports;
   /** Called after instantiation, before the export runs. */
   beforeRun?(): void;
   /** Called after the export returned; its value is sent back to the main thread. */

@@ -17,6 +17,24 @@ export interface HostPluginSpec {
   options: unknown;
 }
 
+/** A host directory the program sees as `guest` (a WASI preopen). */
+export interface Preopen {
+  host: string;
+  guest: string;
+  writable: boolean;
+}
+
+export type WasiClock = 'real' | 'virtual';
+
+/** What a WASI program gets from its host besides argv: directories, stdin, environment, clock. */
+export interface WasiConfig {
+  preopens: Preopen[];
+  /** Bytes served on fd 0 (empty: end of file at once). */
+  stdin?: Uint8Array;
+  env: Record<string, string>;
+  clock: WasiClock;
+}
+
 export interface RunRequest {
   file: string;
   module: WebAssembly.Module;
@@ -31,6 +49,7 @@ export interface RunRequest {
   globals: string[];
   /** Where program address 0 sits in the instrumented memory (0 for an uninstrumented module). */
   programBase: number;
+  wasi: WasiConfig;
 }
 
 export interface RepetitionResult {
@@ -48,7 +67,7 @@ export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'limit' | 'intern
 
 export type RunResponse =
   | { ok: true; kind: ModuleKind; repetitions: RepetitionResult[] }
-  | { ok: false; failure: FailureKind; message: string; output?: GuestOutput };
+  | { ok: false; failure: FailureKind; message: string; output?: GuestOutput; exitCode?: number };
 
 /** What a WASI program printed before it failed (shown with a non-zero exit). */
 export interface GuestOutput {

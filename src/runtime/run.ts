@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { fileError } from '../util/errors.js';
 import { readExports, type ExportedFunction } from '../../instrument/exports.js';
 import { describeGuestOutput } from './guest-output.js';
-import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
+import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType, WasiConfig } from './protocol.js';
 
 export interface RunOptions {
   /** Name shown in messages (the user's file, even when running an instrumented copy). */
@@ -23,7 +23,11 @@ export interface RunOptions {
   programBase?: number;
   /** Signatures of the original module's exports, when already known. */
   exports?: ExportedFunction[];
+  /** Directories, stdin, environment and clock of a WASI program (default: none of them, real clock). */
+  wasi?: WasiConfig;
 }
+
+export const NO_WASI_EXTRAS: WasiConfig = { preopens: [], env: {}, clock: 'real' };
 
 export interface RunOutcome {
   kind: ModuleKind;
@@ -43,13 +47,15 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const request: RunRequest = {
     file, module, invoke, args, argv: options.argv ?? [], repeat: options.repeat ?? 1,
     regions: options.regions ?? [], plugins: options.plugins ?? [], globals: options.globals ?? [],
-    programBase: options.programBase ?? 0,
+    programBase: options.programBase ?? 0, wasi: options.wasi ?? NO_WASI_EXTRAS,
   };
   const response = await inWorker(request, options.timeoutMs ?? 60_000);
   if (!response.ok) {
     const where = invoke ? ` in ${invoke}` : '';
     if (response.failure === 'internal') throw fileError(file, `internal error: ${response.message}`);
-    throw fileError(file, `${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`);
+    // A program's own exit code is passed on (1..125: codes above are the shell's and ours).
+    const code = response.exitCode !== undefined && response.exitCode >= 1 && response.exitCode <= 125 ? response.exitCode : 1;
+    throw fileError(file, `${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`, code);
   }
   return { kind: response.kind, repetitions: response.repetitions };
 }

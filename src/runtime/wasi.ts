@@ -1,12 +1,16 @@
-// A small WASI preview1 host for kernels: argv, environment, stdout/stderr captured in memory,
-// clocks, seeded random bytes, exit codes, and no filesystem (there are no preopened directories).
+// The WASI preview1 host: argv, environment, stdout/stderr captured in memory, stdin and preopened
+// directories (wasi-fs.ts), clocks (real, or virtual for analysis runs), seeded random bytes, exit codes.
 // Ours rather than node:wasi because it reads program memory at `programBase` (instrumented modules
 // keep our data below the program), is deterministic where it can be (random_get), captures
 // output without temporary files, and avoids a Node 20 crash seen when node:wasi tears down next
 // to a large instrumented memory.
 
-const ERRNO = { SUCCESS: 0, BADF: 8, INVAL: 28, NOSYS: 52, SPIPE: 70 } as const;
-const FILETYPE_CHARACTER_DEVICE = 2;
+import { ERRNO, WasiFiles, type GuestMemory } from './wasi-fs.js';
+import type { Preopen, WasiClock } from './protocol.js';
+
+/** The virtual clock starts here (2024-01-01T00:00:00Z) and advances this much per reading. */
+const VIRTUAL_EPOCH_NS = 1_704_067_200_000_000_000n;
+const VIRTUAL_TICK_NS = 1_000_000n;
 
 export class WasiExit extends Error {
   constructor(readonly code: number) {
@@ -21,13 +25,22 @@ export interface WasiOptions {
   env?: Record<string, string>;
   memory: () => WebAssembly.Memory | undefined;
   programBase: number;
+  preopens?: readonly Preopen[];
+  stdin?: Uint8Array;
+  /** 'virtual': every clock reading is 1 ms after the previous one, from a fixed start (deterministic). */
+  clock?: WasiClock;
 }
 
 export class WasiHost {
   private readonly output = { 1: [] as Uint8Array[], 2: [] as Uint8Array[] };
   private randomState = 0x2545f491;
+  private virtualNow = VIRTUAL_EPOCH_NS;
+  readonly files: WasiFiles;
 
-  constructor(private readonly options: WasiOptions) {}
+  constructor(private readonly options: WasiOptions) {
+    const memory: GuestMemory = { bytes: () => this.bytes(), view: () => this.view(), at: (p) => this.at(p) };
+    this.files = new WasiFiles(memory, options.preopens ?? [], options.stdin ?? new Uint8Array(0));
+  }
 
   get stdout(): string {
     return Buffer.concat(this.output[1]).toString('utf8');
@@ -89,7 +102,9 @@ export class WasiHost {
 
   private functions(): Record<string, WasiFunction> {
     const n = (value: number | bigint) => Number(value);
+    const files = this.files.functions();
     return {
+      ...files,
       args_get: (argv, buffer) => this.writeStrings(this.options.args, n(argv), n(buffer)),
       args_sizes_get: (count, size) => this.sizes(this.options.args, n(count), n(size)),
       environ_get: (environ, buffer) => this.writeStrings(this.environment(), n(environ), n(buffer)),
@@ -99,13 +114,13 @@ export class WasiHost {
         return ERRNO.SUCCESS;
       },
       clock_time_get: (id, _precision, result) => {
-        const now = n(id!) === 0 ? BigInt(Date.now()) * 1_000_000n : process.hrtime.bigint();
+        const now = this.options.clock === 'virtual' ? (this.virtualNow += VIRTUAL_TICK_NS) : n(id!) === 0 ? BigInt(Date.now()) * 1_000_000n : process.hrtime.bigint();
         this.view().setBigUint64(this.at(result!), now, true);
         return ERRNO.SUCCESS;
       },
       fd_write: (fd, iovs, count, written) => {
         const sink = this.output[n(fd!) as 1 | 2];
-        if (!sink) return ERRNO.BADF;
+        if (!sink) return files.fd_write!(fd!, iovs!, count!, written!);
         const view = this.view();
         const bytes = this.bytes();
         let total = 0;
@@ -118,26 +133,6 @@ export class WasiHost {
         view.setUint32(this.at(written!), total, true);
         return ERRNO.SUCCESS;
       },
-      fd_read: (fd, _iovs, _count, read) => {
-        if (n(fd!) !== 0) return ERRNO.BADF;
-        this.view().setUint32(this.at(read!), 0, true);
-        return ERRNO.SUCCESS;
-      },
-      fd_close: (fd) => (n(fd!) <= 2 ? ERRNO.SUCCESS : ERRNO.BADF),
-      fd_seek: (fd) => (n(fd!) <= 2 ? ERRNO.SPIPE : ERRNO.BADF),
-      fd_fdstat_get: (fd, stat) => {
-        if (n(fd!) > 2) return ERRNO.BADF;
-        const view = this.view();
-        const at = this.at(stat!);
-        view.setUint8(at, FILETYPE_CHARACTER_DEVICE);
-        view.setUint16(at + 2, 0, true);
-        view.setBigUint64(at + 8, 0xffffffffn, true);
-        view.setBigUint64(at + 16, 0xffffffffn, true);
-        return ERRNO.SUCCESS;
-      },
-      fd_fdstat_set_flags: (fd) => (n(fd!) <= 2 ? ERRNO.SUCCESS : ERRNO.BADF),
-      fd_prestat_get: () => ERRNO.BADF,
-      fd_prestat_dir_name: () => ERRNO.BADF,
       random_get: (buffer, length) => {
         const bytes = this.bytes();
         for (let i = 0; i < n(length!); i++) {

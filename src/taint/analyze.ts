@@ -2,6 +2,7 @@
 // taint pass, run under the host plugin, decode the sink table into the report.
 import binaryen from 'binaryen';
 import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
+import { instrumentCached } from '../../instrument/cache.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
@@ -11,23 +12,32 @@ import { fileError, UserError } from '../util/errors.js';
 import { median } from '../cli/run-options.js';
 import { decodeTaint, type TaintReport } from './report.js';
 import { addTaintSources } from './sources.js';
+import { guestStreams } from '../cli/guest-streams.js';
+import { treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
+import type { InputLabel } from './input-labels.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
 export const MAX_LABELS = 32;
 
-export type ParamSpec = { name: string; arg: number } | { name: string; global: string };
+export type ParamSpec = { name: string; arg: number } | { name: string; global: string } | InputLabel;
 
-/** Parses `NAME=argK` (K counted from 0) or `NAME=global:EXPORT`. */
+/** Parses `NAME=argK` (K counted from 0), `NAME=global:EXPORT`, `NAME=argvK`, `NAME=env:VAR` or `NAME=file:PATH`. */
 export function parseParamSpec(text: string): ParamSpec {
-  const match = /^([A-Za-z_][\w.$-]*)=(?:arg(\d+)|global:(.+))$/.exec(text.trim());
-  if (!match) throw new UserError(`--param '${text}': expected NAME=argK (K from 0) or NAME=global:EXPORT`, 2);
-  if (match[2] !== undefined) return { name: match[1]!, arg: Number(match[2]) };
-  return { name: match[1]!, global: match[3]! };
+  const match = /^([A-Za-z_][\w.$-]*)=(?:arg(\d+)|argv(\d+)|global:(.+)|env:(.+)|file:(.+))$/.exec(text.trim());
+  if (!match) throw new UserError(`--param '${text}': expected NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR or NAME=file:PATH`, 2);
+  const name = match[1]!;
+  if (match[2] !== undefined) return { name, arg: Number(match[2]) };
+  if (match[3] !== undefined) return { name, argv: Number(match[3]) };
+  if (match[4] !== undefined) return { name, global: match[4] };
+  if (match[5] !== undefined) return { name, env: match[5] };
+  return { name, file: match[6]! };
 }
 
-export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs'> {
+const isInput = (p: ParamSpec): p is InputLabel => 'argv' in p || 'env' in p || 'file' in p;
+
+export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs' | 'wasi'> {
   params?: ParamSpec[];
   library?: Library;
   /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
@@ -51,7 +61,7 @@ export interface TaintAnalysis {
 
 export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url).href;
 
-interface ModuleFacts { exports: Map<string, { params: number; internal: string }>; globals: Set<string>; start: string | null }
+interface ModuleFacts { exports: Map<string, { params: number; internal: string }>; globals: Set<string>; start: string | null; wasi: boolean }
 
 function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
   const module = readModule(bytes, file);
@@ -64,7 +74,11 @@ function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
       if (info.kind === binaryen.ExternalGlobal) globals.add(info.name);
       if (info.kind === binaryen.ExternalFunction && exports.has(info.name)) exports.get(info.name)!.internal = info.value;
     }
-    return { exports, globals, start: exports.get('_start')?.internal ?? null };
+    let wasi = false;
+    for (let i = 0; i < module.getNumFunctions(); i++) {
+      if (binaryen.getFunctionInfo(module.getFunctionByIndex(i)).module?.startsWith('wasi_')) wasi = true;
+    }
+    return { exports, globals, start: exports.get('_start')?.internal ?? null, wasi };
   } finally {
     module.dispose();
   }
@@ -76,8 +90,13 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const facts = moduleFacts(options.bytes, file);
   const invoke = options.invoke ?? (facts.exports.has('_start') ? null : facts.exports.has('run') ? 'run' : null);
   for (const p of params) {
-    if ('arg' in p) {
-      if (invoke === null) throw fileError(file, `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (use TAINTLENS_PARAM in the program)`);
+    if (isInput(p)) {
+      if (!facts.wasi) throw fileError(file, `--param ${p.name}: argv, environment and files are labelled for WASI programs only`);
+      if ('argv' in p && invoke === null && p.argv >= (options.argv ?? []).length) {
+        throw fileError(file, `--param ${p.name}=argv${p.argv}: the program gets ${(options.argv ?? []).length} argument(s) after -- (argv0..argv${(options.argv ?? []).length - 1})`);
+      }
+    } else if ('arg' in p) {
+      if (invoke === null) throw fileError(file, `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (label its argv with ${p.name}=argv${p.arg})`);
       const target = facts.exports.get(invoke);
       if (target && p.arg >= target.params) {
         throw fileError(file, `--param ${p.name}=arg${p.arg}: ${invoke} takes ${target.params} argument(s) (arg0..arg${target.params - 1})`);
@@ -87,7 +106,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     }
   }
   const fixed = [...new Set(params.map((p) => p.name))];
-  const instrumented = instrumentModule(options.bytes, file, ['taint'], {
+  const instrumented = instrumentCached(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
     taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity, implicitFlow: options.implicitFlow },
@@ -98,30 +117,34 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     names: layout.names,
     args: params.flatMap((p) => ('arg' in p ? [{ name: p.name, global: layout.argGlobals[p.arg]! }] : [])),
     globals: params.flatMap((p) => ('global' in p ? [{ name: p.name, shadow: layout.shadowGlobals[p.global]! }] : [])),
+    inputs: params.filter(isInput),
     maxLabels: MAX_LABELS,
   };
   const used = usedSinkBytes(layout);
   const outcome = await runModule({
     file, bytes: instrumented.bytes, invoke, args: options.args, argv: options.argv, repeat: options.repeat ?? 1,
-    timeoutMs: options.timeoutMs,
+    timeoutMs: options.timeoutMs, wasi: options.wasi,
     regions: [
       { name: 'taint', base: layout.sinks.base, bytes: used },
       { name: 'contexts', base: layout.contexts.base, bytes: layout.contexts.bytes, endGlobal: layout.contexts.exports.next },
     ],
-    globals: [layout.contexts.exports.next],
+    globals: [layout.contexts.exports.next, layout.contexts.exports.overflow],
     plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
     programBase: instrumented.sites.layout?.programBase ?? 0,
   });
   const rep = outcome.repetitions[0]!;
   const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
   const warnings: string[] = [];
+  const lost = Number(rep.globals[layout.contexts.exports.overflow]);
+  if (lost > 0) warnings.push(treeFullWarning(lost).replace(/^warning: /, ''));
   if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
   const entry = layout.exports[invoke ?? '_start'] ?? null;
-  const report = addTaintSources(decodeTaint({
+  const decoded = addTaintSources(decodeTaint({
     file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
     contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) },
     timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
   }), instrumented.sites);
+  const report: TaintReport = { ...decoded, ...guestStreams(rep) };
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }
 

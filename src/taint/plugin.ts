@@ -7,6 +7,7 @@
 // registration. Returns the names seen, so the report can decode label bits.
 import type { HostPluginFactory, Imports } from '../runtime/plugin.js';
 import { labelIndices, type ShadowPlacement } from '../../instrument/passes/shadow-placement.js';
+import { labelledWasi, type InputLabel } from './input-labels.js';
 
 export interface TaintPluginOptions {
   shadow: ShadowPlacement;
@@ -16,6 +17,8 @@ export interface TaintPluginOptions {
   args: Array<{ name: string; global: string }>;
   /** Exported globals to label, by the export name of their shadow global. */
   globals: Array<{ name: string; shadow: string }>;
+  /** A WASI program's inputs to label: argv words, environment variables, files read by name. */
+  inputs?: InputLabel[];
   maxLabels: number;
 }
 
@@ -61,8 +64,9 @@ const factory: HostPluginFactory = (rawOptions, context) => {
     shadow.fill(bit >>> 0, start, end);
   };
   return {
-    imports(): Imports {
+    imports(defaults: Imports): Imports {
       return {
+        ...labelledWasi(options.inputs ?? [], defaults, context, (addr, size, name) => label(addr, size, bitOf(name))),
         taintlens: {
           register_variable(addr: number, size: number, name: number) {
             registrations++;

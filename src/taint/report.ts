@@ -92,6 +92,9 @@ export interface TaintImportCall {
 
 export interface TaintReport {
   schema: string;
+  /** What a WASI program printed (absent when nothing). */
+  stdout?: string;
+  stderr?: string;
   module: string;
   entry: string | null;
   parameters: string[];

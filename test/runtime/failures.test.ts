@@ -32,9 +32,9 @@ const quiet = file('quiet.wasm', command('', 4));
 const warns = file('warns.wasm', command('warning: nothing to do\n', 0));
 
 describe.each(['run', 'loops', 'taint'])('taintlens %s of a WASI command', (name) => {
-  test('a non-zero exit is an error with the exit code and the guest stderr', async () => {
+  test('a non-zero exit is an error that passes the exit code on, with the guest stderr', async () => {
     const { code, stdout, stderr } = await cli([name, failing]);
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(stdout).toBe('');
     expect(stderr.split('\n')).toEqual([
       expect.stringMatching(/^taintlens: .*failing\.wasm: the program exited with code 3; its stderr:$/),
@@ -46,7 +46,7 @@ describe.each(['run', 'loops', 'taint'])('taintlens %s of a WASI command', (name
 
   test('a non-zero exit without output says so', async () => {
     const { code, stderr } = await cli([name, quiet]);
-    expect(code).toBe(1);
+    expect(code).toBe(4);
     expect(stderr).toMatch(/quiet\.wasm: the program exited with code 4 \(it printed nothing\)\n$/);
   });
 
@@ -69,7 +69,7 @@ test("run passes a successful program's stderr on (in the document with --json)"
 
 test("the README's miniapp with bad argv fails with its usage line", async () => {
   const { code, stdout, stderr } = await cli(['run', 'native/wasm/miniapp_cmd.wasm', '--', 'x']);
-  expect(code).toBe(1);
+  expect(code).toBe(2);
   expect(stdout).toBe('');
   expect(stderr).toMatch(/miniapp_cmd\.wasm: the program exited with code 2; its stderr:\n {2}\| usage: \S+ SIZE ITERS REGIONS BALANCE COST\n$/);
 });

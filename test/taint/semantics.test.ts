@@ -117,8 +117,8 @@ test('CLI: taint --json reports the run\'s timing; --perf-taint-json writes inst
   expect(text.stdout).toMatch(/contexts→via_a→h→g \(C\d+\)\s+x1, x2/);
 });
 
-test('a context tree that runs out of its reserved memory stops the run with a clear message', T, async () => {
+test('a context tree too small for even one scratch node stops the run with a clear message', T, async () => {
   const bytes = readFileSync(KERNEL);
   await expect(analyzeTaint({ file: KERNEL, bytes, invoke: 'contexts', args: ['3', '4'], instrument: { contextBytes: 128 } }))
-    .rejects.toThrow(/taint_semantics\.wasm: .*calling-context tree ran out of its reserved memory/);
+    .rejects.toThrow(/taint_semantics\.wasm: .*calling-context tree is full and a function's context node is larger than its scratch area: raise --context-tree/);
 });

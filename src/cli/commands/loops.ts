@@ -5,6 +5,10 @@ import { compareTable, loopTable } from '../../report/loops-report.js';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
+import { passGuestStreams } from '../guest-streams.js';
+import { describeSpread } from '../../profile/repetition-spread.js';
+import { treeFullWarning } from '../../profile/tree-full.js';
+import { unnamedNote } from '../../report/names.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
@@ -15,12 +19,15 @@ function parseCount(text: string): number {
   return value;
 }
 
+/** Tables of big programs run to 100k lines: by default only the costliest contexts are shown. */
+const DEFAULT_TOP = 40;
+
 interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   compare?: boolean;
   output?: string;
   top?: number;
-  wide?: boolean;
   all?: boolean;
+  wide?: boolean;
 }
 
 export function registerLoops(program: Command): void {
@@ -29,20 +36,25 @@ export function registerLoops(program: Command): void {
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
       .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
-      .option('--top <n>', 'show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops', parseCount)
-      .option('--all', 'also list the loops of library code (wasi-libc, libc++, AssemblyScript runtime)')
+      .option('--top <n>', `show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseCount)
+      .option('--all', 'show every loop context, library code (wasi-libc, libc++, AssemblyScript runtime) included (the JSON report always has them all)')
       .option('--wide', 'do not shorten call paths or fit the table to the terminal width')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
   )).action(async (file: string, options: LoopsCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { profileLoops } = await import('../../profile/profile-run.js');
-    const run = parseRunOptions(options, command.args.slice(1));
+    const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     if (options.output) checkOutputFile(options.output);
     const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
     if (options.output) writeJsonAtomic(options.output, report);
+    passGuestStreams(run.json, report);
     emit(run.json, report, () => {
-      const parts = [loopTable(report, { top: options.top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
+      const top = options.top ?? (options.all ? undefined : DEFAULT_TOP);
+      const parts = [loopTable(report, { top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+      if (report.spread) parts.push(describeSpread(report.spread));
+      if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost));
+      if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));
       return parts.join('\n');
     });
   });

@@ -4,12 +4,13 @@ import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../r
 import { addMemoryLimitOption, parseMemoryLimitPages, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { schemaId } from '../../util/schema.js';
+import { guestStreams, passGuestStreams } from '../guest-streams.js';
 
 export function registerRun(program: Command): void {
   addMemoryLimitOption(addRunOptions(
     program.command('run <module>')
       .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--memory-limit MiB] [--json] [-- argv...]'),
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--dir H[:G]] [--stdin F] [--env K=V] [--memory-limit MiB] [--json] [-- argv...]'),
   )).action(async (file: string, options: RunCliOptions & InstrumentCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');
@@ -20,7 +21,7 @@ export function registerRun(program: Command): void {
     const original = readWasmFile(file);
     const programBase = programBaseOf(file, original);
     const bytes = limitPages === undefined ? original : capMemory(original, file, limitPages);
-    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase });
+    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi });
     const first = outcome.repetitions[0]!;
     const times = outcome.repetitions.map((r) => r.ms);
     const document = {
@@ -30,12 +31,9 @@ export function registerRun(program: Command): void {
       invoke: run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run'),
       result: first.result,
       timing: { medianMs: median(times), runs: times.length, minMs: Math.min(...times), maxMs: Math.max(...times) },
-      ...(first.stdout ? { stdout: first.stdout } : {}),
-      ...(first.stderr ? { stderr: first.stderr } : {}),
+      ...guestStreams(first),
     };
-    // The program's own output, as it would print it (in the document with --json).
-    if (!run.json && first.stdout) process.stdout.write(first.stdout);
-    if (!run.json && first.stderr) process.stderr.write(first.stderr);
+    passGuestStreams(run.json, document);
     emit(run.json, document, () => {
       const label = outcome.kind === 'wasi-command' ? 'exit code' : 'result';
       return `${label}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length})`;

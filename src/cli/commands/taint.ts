@@ -1,11 +1,12 @@
 // `taintlens taint <module>`: which marked parameters drive each loop and function (dynamic taint
 // analysis). Parameters are marked in the program (TAINTLENS_PARAM / param<T>) or from the command
-// line (--param NAME=argK, --param NAME=global:EXPORT).
+// line (--param NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR, NAME=file:PATH).
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
+import { passGuestStreams } from '../guest-streams.js';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
@@ -41,8 +42,8 @@ export function registerTaint(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('taint <module>')
       .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|NAME=global:EXPORT ...] [--library db.json] [--json] [-- argv...]')
-      .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0) or NAME=global:EXPORT (repeatable)', collect, [])
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--json] [-- argv...]')
+      .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (the K-th word after --), NAME=env:VAR, NAME=file:PATH (repeatable)', collect, [])
       .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
       .option('-o, --output <file>', 'also write the JSON report to FILE')
       .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
@@ -53,7 +54,7 @@ export function registerTaint(program: Command): void {
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
     const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
     const { readWasmFile } = await import('../../../instrument/module-io.js');
-    const run = parseRunOptions(options, command.args.slice(1));
+    const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     const params = options.param.map(parseParamSpec);
     const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
     const instrument = parseInstrumentOptions(options);
@@ -62,12 +63,13 @@ export function registerTaint(program: Command): void {
     const implicitFlow = parseImplicitFlow(options.implicitFlow);
     const bytes = readWasmFile(file);
     const { report } = await analyzeTaint({
-      file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs,
+      file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
       params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow,
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
     if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
+    passGuestStreams(run.json, report);
     emit(run.json, report, () => renderTaintReport(report, options.all === true));
   });
 }

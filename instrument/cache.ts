@@ -1,0 +1,77 @@
+// A cache of instrumented modules keyed by content: the hash of the input module, the modes, the
+// options and the instrumenter's own compiled code, so `loops` and `taint` of a large program do
+// not instrument it again on every call. Lives in node_modules/.cache/taintlens (or
+// $TAINTLENS_CACHE; TAINTLENS_CACHE=off disables it). Small modules are not cached: instrumenting
+// them costs less than a cache entry's disk traffic.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileAtomic } from '../src/util/atomic-write.js';
+import { instrumentModule, type InstrumentOptions, type InstrumentResult } from './pipeline.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const CACHE_MIN_BYTES = 64 << 10;
+
+export interface CacheOptions {
+  /** Cache directory (default $TAINTLENS_CACHE, else node_modules/.cache/taintlens of the package). */
+  dir?: string;
+  /** Modules smaller than this are instrumented without the cache. */
+  minBytes?: number;
+}
+
+let codeHash: string | undefined;
+
+/** Hash of the instrumenter's code: a cache entry from another version of it is never used. */
+function instrumenterHash(): string {
+  if (codeHash) return codeHash;
+  const hash = createHash('sha256');
+  for (const folder of [here, join(here, 'passes')]) {
+    for (const name of readdirSync(folder).sort()) {
+      if (/\.(js|ts)$/.test(name)) hash.update(name).update(readFileSync(join(folder, name)));
+    }
+  }
+  return (codeHash = hash.digest('hex'));
+}
+
+function defaultDir(): string | null {
+  const configured = process.env.TAINTLENS_CACHE;
+  if (configured === 'off') return null;
+  if (configured) return configured;
+  // The package root: instrument/ sits under it in source and under dist/ when built.
+  let root = here;
+  while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+  return join(root, 'node_modules', '.cache', 'taintlens');
+}
+
+export function cacheKey(bytes: Uint8Array, modes: string[], options: InstrumentOptions): string {
+  return createHash('sha256').update(instrumenterHash()).update(bytes).update(JSON.stringify({ modes, options })).digest('hex');
+}
+
+/** instrumentModule, through the cache. `cached` says whether the result came from it. */
+export function instrumentCached(
+  bytes: Uint8Array, file: string, modes: string[], options: InstrumentOptions = {}, cache: CacheOptions = {},
+): InstrumentResult & { cached: boolean } {
+  const dir = cache.dir ?? defaultDir();
+  if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES)) return { ...instrumentModule(bytes, file, modes, options), cached: false };
+  const key = cacheKey(bytes, modes, options);
+  const wasm = join(dir, `${key}.wasm`);
+  const sites = join(dir, `${key}.sites.json`);
+  try {
+    if (existsSync(wasm) && existsSync(sites)) {
+      const table = JSON.parse(readFileSync(sites, 'utf8')) as InstrumentResult['sites'];
+      return { bytes: new Uint8Array(readFileSync(wasm)), sites: { ...table, module: file }, cached: true };
+    }
+  } catch {
+    // An unreadable entry is instrumented again and rewritten.
+  }
+  const result = instrumentModule(bytes, file, modes, options);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileAtomic(wasm, result.bytes);
+    writeFileAtomic(sites, JSON.stringify(result.sites));
+  } catch {
+    // A cache that cannot be written only costs time.
+  }
+  return { ...result, cached: false };
+}
