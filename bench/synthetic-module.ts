@@ -1,17 +1,7 @@
 // A large WebAssembly module for the scale benchmark, written byte by byte (fast, no toolchain):
 // functions of (i32) -> i32, each a counted loop over a long straight-line body with a call to an
 // earlier function every so often, so it has loops, call sites and many locals' worth of values.
-
-function uleb(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value) byte |= 0x80;
-    out.push(byte);
-  } while (value);
-  return out;
-}
+import { uleb } from '../src/util/leb128.js';
 
 function sleb(value: number): number[] {
   const out: number[] = [];

@@ -1,6 +1,7 @@
 // Malformed variants of a valid module, for checking that every command ends with a clear error:
 // truncations, corrupted bytes, section sizes past the end, absurd counts and limits.
 import { Rng } from './rng.js';
+import { uleb } from '../util/leb128.js';
 
 export interface MalformedInput {
   name: string;
@@ -66,7 +67,7 @@ export function malformedVariants(valid: Uint8Array, seed: number): MalformedInp
       const flags = valid[limits]!;
       const rest = valid.subarray(limits + 1 + lebLength(valid, limits + 1) + (flags & 1 ? lebLength(valid, limits + 1 + lebLength(valid, limits + 1)) : 0), section.end);
       const content = [1, 0x01, 0x80, 0x80, 0x04, 0x80, 0x80, 0x04, ...rest];
-      const body = [5, ...leb(content.length), ...content];
+      const body = [5, ...uleb(content.length), ...content];
       out.push({ name: 'memory-65536-pages', bytes: splice(valid, section.start, section.end - section.start, body) });
     }
   }
@@ -80,13 +81,3 @@ export function malformedVariants(valid: Uint8Array, seed: number): MalformedInp
   return out;
 }
 
-function leb(value: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value) byte |= 0x80;
-    out.push(byte);
-  } while (value);
-  return out;
-}

@@ -1,6 +1,7 @@
 // JavaScript cannot read a v128 WebAssembly.Global (`.value` throws), but another module can
 // import it. A tiny reader module, built here byte by byte, imports the global and returns its
 // four 32-bit lanes, so the fuzzer compares the real bits (NaN payloads included).
+import { uleb } from '../util/leb128.js';
 
 const MAGIC = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 const I32 = 0x7f;
@@ -11,16 +12,6 @@ function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
-function uleb(value: number): number[] {
-  const bytes: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (value !== 0);
-  return bytes;
-}
 
 function name(text: string): number[] {
   const bytes = [...Buffer.from(text, 'utf8')];
