@@ -1,0 +1,35 @@
+// The blame report (issue #14): per blame point, the program variables the sampled work went into.
+// `taintlens blame --json` prints it; `taintlens analyze` puts it in its report.
+
+export type BlameVariableKind = 'local' | 'parameter' | 'global' | 'heap' | 'static' | 'stack' | 'other';
+
+export interface BlamedVariable {
+  /** Name from the name section or debug info; otherwise the container with its allocation site. */
+  name: string;
+  kind: BlameVariableKind;
+  /** Size of the storage the variable names (container bytes for heap/static/stack), null when unknown. */
+  bytes: number | null;
+  /** Call path of the allocation for heap containers ("main->make_matrix->malloc"), else null. */
+  allocationSite: string | null;
+  samples: number;
+  /** Share of the blame point's samples, 0–100. */
+  percent: number;
+}
+
+export interface BlamePoint {
+  /** Function name of the blame point (the entry function by default). */
+  function: string;
+  /** Samples taken while the blame point was on the call stack. */
+  samples: number;
+  /** Sorted by samples, descending; the last row may be `{ name: 'other', kind: 'other' }`. */
+  variables: BlamedVariable[];
+}
+
+export interface BlameReport {
+  schema: 'taintlens/blame@1';
+  module: string;
+  /** Instructions between samples. */
+  period: number;
+  totalSamples: number;
+  blamePoints: BlamePoint[];
+}
