@@ -93,7 +93,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
   const module = readModule(bytes, file);
   try {
     const analysis = analyzeModule(module);
-    attachSourceLocations(analysis.table, bytes, file, options.sourceMap);
+    attachSourceLocations(analysis.table, bytes, file, options.sourceMap, analysis.functions);
     const chosen = modes.map((mode) => passes.get(mode)!);
     const requests = chosen.flatMap((pass) => pass.regions(options));
     let layout: MemoryLayout | null = null;

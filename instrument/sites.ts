@@ -74,6 +74,10 @@ export interface FunctionAnalysis {
   func: number;
   loopExprs: Expr[];
   callExprs: Expr[];
+  /** Conditional branches (if, br_if, br_table) in binary order: the k-th is the body's k-th such opcode. */
+  branchExprs: Expr[];
+  /** Source line of each of `branchExprs` (attachSourceLocations), when debug info matched them. */
+  branchLocations?: Array<SourceLocation | null>;
 }
 
 export interface ModuleAnalysis {
@@ -100,7 +104,7 @@ export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
     const name = displayName(Func.getName(func));
     if (/^\d+$/.test(Func.getName(func)) && !exportNames.has(Func.getName(func))) table.unnamed = (table.unnamed ?? 0) + 1;
     const site: FunctionSite = { id: `F${index}`, index, name, instructions: 0, loops: [], calls: [] };
-    const analysis: FunctionAnalysis = { site, func, loopExprs: [], callExprs: [] };
+    const analysis: FunctionAnalysis = { site, func, loopExprs: [], callExprs: [], branchExprs: [] };
     const body = Func.getBody(func);
     if (body) walkFunction(body, site, analysis, table, imported, displayName);
     table.functions.push(site);
@@ -155,7 +159,12 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
       }
     }
     let count = isCountedInstruction(expr) ? 1 : 0;
-    for (const slot of childSlots(expr)) count += visit(slot.expr);
+    // An `if` opcode sits between its condition and its arms; br_if and br_table after their operands.
+    childSlots(expr).forEach((slot, i) => {
+      count += visit(slot.expr);
+      if (i === 0 && id === Id.If) analysis.branchExprs.push(expr);
+    });
+    if ((id === Id.Break && Break.getCondition(expr)) || id === Id.Switch) analysis.branchExprs.push(expr);
     if (id === Id.Call || id === Id.CallIndirect) {
       const target = id === Id.Call ? Call.getTarget(expr) : null;
       const call: CallSite = {

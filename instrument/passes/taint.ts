@@ -31,6 +31,7 @@ import {
   addVar, childSlots, idOf, i64Const, typeOf, branchTargets, type Expr,
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
+import type { SourceLocation } from '../debug/locations.js';
 import { planControl, type BranchPlan, type ControlPlan } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type RegionRequest } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
@@ -78,7 +79,11 @@ export interface TaintOptions {
   noVersioning?: boolean;
 }
 
-export interface TaintBranchSite { id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number }
+export interface TaintBranchSite {
+  id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number;
+  /** The branch's source line, from debug info. */
+  location?: SourceLocation | null;
+}
 export interface TaintImportSite { id: string; call: string | null; function: string; loop: string | null; import: string; params: string[]; sink: number }
 
 export interface TaintLayout {
@@ -748,10 +753,22 @@ function newBranchSite(c: Ctx, kind: TaintBranchSite['kind'], s: Expr): number {
   const k = c.plan.loopOf(s);
   c.layout.branches.push({
     id: `B${c.layout.branches.length}`, function: c.fn.site.name, loop: k >= 0 ? c.fn.site.loops[k]! : null, kind, sink,
+    location: branchLocation(c.fn, s),
   });
   const local = addVar(c.func, binaryen.i64);
   c.siteLocals.push({ local, sink });
   return local;
+}
+
+const branchOrdinals = new WeakMap<FunctionAnalysis, Map<Expr, number>>();
+
+/** Flattening keeps the branch expressions themselves, so the site table's binary-order list finds them. */
+function branchLocation(fn: FunctionAnalysis, branch: Expr): SourceLocation | null {
+  if (!fn.branchLocations) return null;
+  let ordinals = branchOrdinals.get(fn);
+  if (!ordinals) branchOrdinals.set(fn, ordinals = new Map(fn.branchExprs.map((e, k) => [e, k])));
+  const k = ordinals.get(branch);
+  return k === undefined ? null : fn.branchLocations[k] ?? null;
 }
 
 function recordBranch(c: Ctx, local: number, label: () => Expr): Expr {

@@ -26,6 +26,8 @@ export interface LoopEntry {
   calls: string[];
   /** `file:line` of the loop from debug info (loop-sources.ts), null without. */
   source?: string | null;
+  /** `file:line` of each call site in `callsites` from debug info (loop-sources.ts), null where unknown. */
+  callsiteSources?: Array<string | null>;
 }
 
 export interface FunctionEntry {

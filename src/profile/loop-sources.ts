@@ -15,9 +15,12 @@ export interface LoopSources {
 
 export function loopSources(table: SiteTable, loops: LoopEntry[]): LoopSources {
   const loopById = new Map(table.loops.map((l) => [l.id, l]));
+  const callById = new Map(table.calls.map((c) => [c.id, c]));
+  const withCallLines = table.calls.some((c) => c.location);
   for (const entry of loops) {
     const location = loopById.get(entry.loop)?.location;
     entry.source = location ? formatLocation(location) : null;
+    if (withCallLines) entry.callsiteSources = entry.callsites.map((id) => formatLocation(callById.get(id)?.location) || null);
   }
   return {
     sources: table.sources ?? { origin: null, note: '' },

@@ -19,7 +19,7 @@ export interface LoopTableOptions extends TableLayout {
 
 export const LOOP_LEGEND = [
   'ids: L = static loop, C = call site (the site table of taintlens instrument --mode loops)',
-  'called from: the callers, innermost last, each with its call site; siblings by inclusive cost',
+  'called from: the callers, innermost last, each with its call site (its source line with debug info); siblings by inclusive cost',
   'instr / incl: share of all instructions, exclusive / inclusive of nested loops and callees',
 ];
 
@@ -54,11 +54,21 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   return `${rows}${note}\n\n${legend}\n${wrap(header(report), options.wide ? Infinity : (options.proseWidth ?? Infinity))}`;
 }
 
-/** `main:C14 > run:C30`: the callers of the loop's function, each with the call site it called from. */
-export function callerContext(loop: Pick<LoopEntry, 'callpath' | 'callsites'>): string {
+/**
+ * `main:C14 > run:C30`: the callers of the loop's function, each with the call site it called from;
+ * with debug info the site's line instead (`main:88 > run:42`), with its file when that is not the
+ * loop's own file (`run:vec.h:42`).
+ */
+export function callerContext(loop: Pick<LoopEntry, 'callpath' | 'callsites' | 'callsiteSources' | 'source'>): string {
   const functions = loop.callpath.split('->');
   if (functions.length < 2) return '-';
-  return functions.slice(0, -1).map((fn, i) => `${displayName(fn)}:${loop.callsites[i] ?? '?'}`).join(' > ');
+  const loopFile = loop.source?.replace(/:\d+$/, '');
+  const site = (i: number) => {
+    const source = loop.callsiteSources?.[i];
+    if (!source) return loop.callsites[i] ?? '?';
+    return source.replace(/:\d+$/, '') === loopFile ? source.slice(source.lastIndexOf(':') + 1) : displaySource(source);
+  };
+  return functions.slice(0, -1).map((fn, i) => `${displayName(fn)}:${site(i)}`).join(' > ');
 }
 
 /** The `count` loop contexts of highest inclusive cost, and the loops enclosing them. */

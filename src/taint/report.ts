@@ -10,6 +10,7 @@ import type { InstrumentedSites } from '../../instrument/pipeline.js';
 import type { CallSite } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { schemaId } from '../util/schema.js';
+import { formatLocation } from '../../instrument/debug/locations.js';
 import { decodeContextNodes, type TaintContextNode } from './context-nodes.js';
 
 /** The taint report's JSON version (2: per-context call paths and per-exit-condition parameters, timing). */
@@ -79,6 +80,8 @@ export interface TaintBranch {
   kind: string;
   params: string[];
   executed: boolean;
+  /** `file:line` of the branch from debug info, null without. */
+  source?: string | null;
 }
 
 export interface TaintImportCall {
@@ -247,7 +250,10 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const siteWord = (sink: number) => view.getBigUint64(at(sink), true);
   const branches: TaintBranch[] = layout.branches.map((b) => {
     const word = siteWord(b.sink);
-    return { id: b.id, function: b.function, loop: b.loop, kind: b.kind, params: bitsToNames(Number(word & 0xffffffffn), names), executed: (word >> 32n) !== 0n };
+    return {
+      id: b.id, function: b.function, loop: b.loop, kind: b.kind, params: bitsToNames(Number(word & 0xffffffffn), names), executed: (word >> 32n) !== 0n,
+      source: b.location ? formatLocation(b.location) : null,
+    };
   });
   const imports: TaintImportCall[] = layout.imports.map((s) => {
     const word = siteWord(s.sink);

@@ -67,6 +67,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     out.push('', 'parameter-dependent branches (algorithm selection)');
     out.push(renderTable(tainted, [
       { header: 'branch', value: (b) => b.id },
+      ...sourceColumn<TaintReport['branches'][number]>(),
       { header: 'kind', value: (b) => b.kind },
       { header: 'function', value: (b) => displayName(b.function) },
       { header: 'loop', value: (b) => b.loop ?? '-' },

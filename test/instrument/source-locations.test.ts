@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { siteTableOf } from '../../instrument/pipeline.js';
 import { readModuleLocations } from '../../instrument/debug/locations.js';
 import type { SiteTable } from '../../instrument/sites.js';
+import { cli } from '../helpers/cli.js';
 
 const table = (file: string) => siteTableOf(new Uint8Array(readFileSync(file)), file);
 const where = (t: SiteTable, fn: string) => t.loops.filter((l) => l.function === fn).map((l) => `${l.location?.file}:${l.location?.line}`);
@@ -60,5 +61,43 @@ describe('without debug info', () => {
     expect(t.sources?.note).toMatch(/-g .*--sourceMap/);
     expect(t.loops.every((l) => l.location === undefined || l.location === null)).toBe(true);
     expect(t.loops.length).toBe(5);
+  });
+});
+
+describe('lines in the reports', () => {
+  const taintBranches = async (args: string[]) => {
+    const { code, stdout } = await cli(['taint', ...args, '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { branches: Array<{ function: string; params: string[]; source: string | null }> };
+    return report.branches.filter((b) => b.params.length > 0).map((b) => `${b.params.join(',')}@${b.source}`);
+  };
+
+  it('taint: parameter-dependent branches of C (DWARF) and AssemblyScript (source map) at their if/for lines', async () => {
+    // foo: `if (c > 0)` on line 27 (the `if (b > 0)` became a select), the loop guard on line 32.
+    expect(await taintBranches(['native/wasm/debug/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2']))
+      .toEqual(['c@native/src/taint_examples.c:27', 'a,b,c@native/src/taint_examples.c:32']);
+    expect(await taintBranches(['build/kernels/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2']))
+      .toEqual(['c@assembly/kernels/taint_examples.ts:32']);
+  });
+
+  it('taint: C++ (DWARF 5) branches of the stencil at the guards of its loops', async () => {
+    const lines = (await taintBranches(['native/wasm/debug/stencil.wasm', '--args', '12,2'])).map((b) => b.replace(/^.*:/, ''));
+    expect(lines.sort()).toEqual(['22', '22', '41', '52', '69', '85']);
+  });
+
+  it('taint: without debug info branches have no line', async () => {
+    expect(await taintBranches(['native/wasm/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2'])).toEqual(['c@null', 'a,b,c@null']);
+  });
+
+  it('loops: "called from" names the line of each call site', async () => {
+    const { code, stdout } = await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', '--json', '--', '16', '2', '2', '1', '1']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { loops: Array<{ function: string; callpath: string; callsiteSources?: Array<string | null> }> };
+    const forces = report.loops.find((l) => l.function === 'compute_forces')!;
+    expect(forces.callpath.endsWith('main->run->compute_forces')).toBe(true);
+    // main calls run on line 190, run calls compute_forces on line 163 of miniapp.c.
+    expect(forces.callsiteSources!.slice(-2)).toEqual(['native/src/miniapp.c:190', 'native/src/miniapp.c:163']);
+    const text = await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', '--wide', '--', '16', '2', '2', '1', '1']);
+    expect(text.stdout).toMatch(/compute_forces\s+.*main:190 > run:163/);
   });
 });
