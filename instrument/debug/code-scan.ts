@@ -2,7 +2,7 @@
 // call and conditional branch sits in the file. Binaryen's IR has no binary offsets, but it keeps
 // loops and calls 1:1 and in order, so the k-th `loop` opcode of a body is the k-th Loop of the
 // function's pre-order walk (instrument/sites.ts) and the k-th call the k-th Call of its post-order.
-import { ByteReader, readSections } from './wasm-reader.js';
+import { ByteReader, readSections } from '../wasm-reader.js';
 
 export interface FunctionOffsets {
   /** File offsets: the body (its local declarations) and the first instruction. */

@@ -1,7 +1,7 @@
 // A reader for DWARF `.debug_line` (versions 2–5, 32- and 64-bit units) as clang emits it for wasm32
 // with -g. Runs the line-number state machine and returns each sequence's rows. In Wasm, addresses
 // are offsets into the Code section payload (WebAssembly tool-conventions, Debugging.md).
-import { ByteReader } from './wasm-reader.js';
+import { ByteReader } from '../wasm-reader.js';
 
 export interface LineRow {
   address: number;

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { scanCode, type FunctionOffsets } from './code-scan.js';
 import { readDebugLine, type LineRow } from './dwarf-line.js';
 import { readSourceMap } from './source-map.js';
-import { ByteReader, customSection, readSections } from './wasm-reader.js';
+import { ByteReader, customSection, readSections } from '../wasm-reader.js';
 
 export interface SourceLocation {
   file: string;

@@ -2,33 +2,11 @@
 // truncations, corrupted bytes, section sizes past the end, absurd counts and limits.
 import { Rng } from './rng.js';
 import { uleb } from '../util/leb128.js';
+import { readSections } from '../../instrument/wasm-reader.js';
 
 export interface MalformedInput {
   name: string;
   bytes: Uint8Array;
-}
-
-interface Section { id: number; start: number; contentStart: number; end: number }
-
-export function sections(bytes: Uint8Array): Section[] {
-  const out: Section[] = [];
-  let pos = 8;
-  while (pos < bytes.length) {
-    const start = pos;
-    const id = bytes[pos++]!;
-    let size = 0;
-    let shift = 0;
-    for (;;) {
-      const byte = bytes[pos++];
-      if (byte === undefined) return out;
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-      if ((byte & 0x80) === 0) break;
-    }
-    out.push({ id, start, contentStart: pos, end: pos + size });
-    pos += size;
-  }
-  return out;
 }
 
 const LEB_MAX = [0xff, 0xff, 0xff, 0xff, 0x0f];
@@ -53,10 +31,10 @@ export function malformedVariants(valid: Uint8Array, seed: number): MalformedInp
   for (const cut of [1, 4, 8, 9, 10, Math.floor(valid.length / 2), valid.length - 1]) {
     out.push({ name: `truncated-at-${cut}`, bytes: valid.slice(0, cut) });
   }
-  for (const section of sections(valid)) {
+  for (const section of readSections(valid)) {
     out.push({ name: `section-${section.id}-cut`, bytes: valid.slice(0, Math.max(section.contentStart, section.end - 1)) });
-    const sizeLength = section.contentStart - section.start - 1;
-    out.push({ name: `section-${section.id}-huge-size`, bytes: splice(valid, section.start + 1, sizeLength, LEB_MAX) });
+    const sizeLength = section.contentStart - section.offset - 1;
+    out.push({ name: `section-${section.id}-huge-size`, bytes: splice(valid, section.offset + 1, sizeLength, LEB_MAX) });
     if (section.end > section.contentStart) {
       // The first field of most sections is a count: make it absurd.
       out.push({ name: `section-${section.id}-huge-count`, bytes: splice(valid, section.contentStart, lebLength(valid, section.contentStart), LEB_MAX) });
@@ -68,7 +46,7 @@ export function malformedVariants(valid: Uint8Array, seed: number): MalformedInp
       const rest = valid.subarray(limits + 1 + lebLength(valid, limits + 1) + (flags & 1 ? lebLength(valid, limits + 1 + lebLength(valid, limits + 1)) : 0), section.end);
       const content = [1, 0x01, 0x80, 0x80, 0x04, 0x80, 0x80, 0x04, ...rest];
       const body = [5, ...uleb(content.length), ...content];
-      out.push({ name: 'memory-65536-pages', bytes: splice(valid, section.start, section.end - section.start, body) });
+      out.push({ name: 'memory-65536-pages', bytes: splice(valid, section.offset, section.end - section.offset, body) });
     }
   }
   for (let i = 0; i < 12; i++) {

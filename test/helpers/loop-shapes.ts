@@ -15,3 +15,12 @@ export const SEQUENTIAL_NEST = `
               (br_if $out (i32.ge_s (local.get $l) (local.get $k)))
               (br $c)))))
       (i32.add (local.get $i) (i32.add (local.get $j) (local.get $l))))`;
+
+/** The range check clang puts around `(int)x` for f64 `$x` into i32 `$r`: out of range, INT_MIN; in range, the conversion. */
+export const FLOAT_TO_INT_DIAMOND = `
+      (block $done
+        (block $in
+          (br_if $in (f64.lt (f64.abs (local.get $x)) (f64.const 2147483648)))
+          (local.set $r (i32.const -2147483648))
+          (br $done))
+        (local.set $r (i32.trunc_f64_s (local.get $x))))`;

@@ -4,7 +4,7 @@
 import { expect, test } from 'vitest';
 import binaryen from 'binaryen';
 import { wat } from '../helpers/wat.js';
-import { SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
+import { FLOAT_TO_INT_DIAMOND, SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
 import { buildCfg, branchRegion, exitedLoops, isTopTestedLoop, type Cfg } from '../../instrument/cfg.js';
 import { Func, Id, idOf, LocalSet, Call, walkPostOrder, type Expr } from '../../instrument/ir.js';
 
@@ -76,12 +76,7 @@ test('the control dependence of a block diamond ends at its immediate post-domin
 
 test('the out-of-range side of a float-to-int range check is in the check\'s region', () => {
   const { cfg, body } = cfgOf(`(module (func $f (param $x f64) (result i32) (local $r i32)
-    (block $done
-      (block $in
-        (br_if $in (f64.lt (f64.abs (local.get $x)) (f64.const 2147483648)))
-        (local.set $r (i32.const -2147483648))
-        (br $done))
-      (local.set $r (i32.trunc_f64_s (local.get $x))))
+    ${FLOAT_TO_INT_DIAMOND}
     (local.get $r)))`);
   const [branch] = find(body, Id.Break).filter((e) => cfg.nodes[branchNode(cfg, e)]!.branch === e);
   const region = branchRegion(cfg, branchNode(cfg, branch!));

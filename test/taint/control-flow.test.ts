@@ -3,7 +3,7 @@
 // loop, an if/else diamond made of blocks before a call, and a float-to-int range-check diamond.
 import { expect, test } from 'vitest';
 import { wat } from '../helpers/wat.js';
-import { SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
+import { FLOAT_TO_INT_DIAMOND, SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
 
@@ -56,12 +56,7 @@ test('class 4: the constant side of a float-to-int range check carries the condi
   const text = `(module
     (func (export "run") (param $n i32) (result i32) (local $x f64) (local $r i32) (local $i i32)
       (local.set $x (f64.mul (f64.convert_i32_s (local.get $n)) (f64.const 1e12)))
-      (block $done
-        (block $in
-          (br_if $in (f64.lt (f64.abs (local.get $x)) (f64.const 2147483648)))
-          (local.set $r (i32.const -2147483648))
-          (br $done))
-        (local.set $r (i32.trunc_f64_s (local.get $x))))
+      ${FLOAT_TO_INT_DIAMOND}
       (local.set $r (i32.add (i32.shr_u (local.get $r) (i32.const 29)) (i32.const 3)))
       (block $end (loop $l
         (br_if $end (i32.ge_u (local.get $i) (local.get $r)))

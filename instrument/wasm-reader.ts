@@ -1,5 +1,6 @@
 // Byte-level reading of a Wasm binary: LEB128 numbers, the section list and custom sections by name.
-// The debug-info readers need file offsets, which Binaryen's IR does not expose.
+// The debug-info readers need file offsets, which Binaryen's IR does not expose; the binary patches
+// and the malformed-input generator edit sections in place.
 
 export class ByteReader {
   constructor(readonly bytes: Uint8Array, public pos = 0) {}
@@ -74,7 +75,11 @@ export interface Section {
   id: number;
   /** Custom sections only. */
   name: string | null;
-  /** File offset of the payload (after the id and size; for custom sections, after the name). */
+  /** File offset of the section's id byte. */
+  offset: number;
+  /** File offset of the content (right after the size). */
+  contentStart: number;
+  /** File offset of the payload (the content; for custom sections, after the name). */
   start: number;
   end: number;
 }
@@ -83,12 +88,14 @@ export function readSections(bytes: Uint8Array): Section[] {
   const reader = new ByteReader(bytes, 8);
   const sections: Section[] = [];
   while (!reader.done) {
+    const offset = reader.pos;
     const id = reader.u8();
     const size = reader.uleb();
-    const end = reader.pos + size;
+    const contentStart = reader.pos;
+    const end = contentStart + size;
     let name: string | null = null;
     if (id === 0) name = reader.name();
-    sections.push({ id, name, start: reader.pos, end });
+    sections.push({ id, name, offset, contentStart, start: reader.pos, end });
     reader.pos = end;
   }
   return sections;
