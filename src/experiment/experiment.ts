@@ -46,7 +46,8 @@ export function basePoint(parameters: VariedParameter[]): Point {
   return Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
 }
 
-export async function runExperiment(def: ExperimentDefinition, out: ExperimentOutputs): Promise<ExperimentRun> {
+/** The mode's region functions and the design, both from runs at the base point. */
+export async function planExperiment(def: ExperimentDefinition): Promise<{ selection: RegionSelection; design: Design }> {
   const base = basePoint(def.parameters);
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
@@ -55,6 +56,11 @@ export async function runExperiment(def: ExperimentDefinition, out: ExperimentOu
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
+  return { selection, design };
+}
+
+export async function runExperiment(def: ExperimentDefinition, out: ExperimentOutputs): Promise<ExperimentRun> {
+  const { selection, design } = await planExperiment(def);
   const progress = out.progress?.(design.points.length);
   try {
     const campaign = await runCampaign({
