@@ -80,9 +80,10 @@ test('a 2×3×5 campaign with a task cancelled midway finishes on a second submi
   const task0 = join(out, 'slurm', 'round-1', 'task-0.jsonl');
   await until('task 0 to measure a point', () => (rootTimes(task0).length > 0 ? true : null));
   expect(spawnSync('scancel', [`${first.jobId}_0`]).status).toBe(0);
+  const ended = (s: Status) => s.tasks.every((t) => t.state !== 'running' && t.state !== 'pending');
   const afterCancel = await until('the other tasks to end', async () => {
     const s = await status(out);
-    return s.counts.running! + s.counts.pending! === 0 ? s : null;
+    return ended(s) ? s : null;
   }, 120);
   const cancelled = afterCancel.tasks.find((t) => t.task === 0)!;
   expect(cancelled.state).toBe('cancelled');
@@ -100,9 +101,15 @@ test('a 2×3×5 campaign with a task cancelled midway finishes on a second submi
   expect(second).toMatchObject({ round: 2, tasks: 1, submitted: 5 - cancelled.done, resubmitted: 5 - cancelled.done, done: 25 + cancelled.done });
   const finished = await until('round 2 to finish', async () => {
     const s = await status(out);
-    return s.counts.done === 30 ? s : null;
+    return ended(s) ? s : null;
   }, 120);
+  expect(finished.counts.done).toBe(30);
   expect(finished.tasks.find((t) => t.round === 1 && t.task === 0)!.resubmittedIn).toBe(2);
+
+  // Measuring here what the tasks measured but nobody collected yet is refused.
+  const local = await cli(['experiment', spec, '--out', out]);
+  expect(local.code).toBe(1);
+  expect(local.stderr).toMatch(/its SLURM tasks measured 30 point\(s\) not collected yet/);
 
   const collected = await cli(['experiment', '--collect', out, '--json']);
   expect(collected.code).toBe(0);
@@ -120,9 +127,10 @@ test('a 2×3×5 campaign with a task cancelled midway finishes on a second submi
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { schema: string; design: { points: number } };
   expect(summary).toMatchObject({ schema: 'taintlens/summary@1', design: { points: 30 } });
 
-  // Collecting again adds nothing; submitting again submits nothing.
+  // Collecting again adds nothing; submitting again submits nothing; the store is the engine's own.
   expect(JSON.parse((await cli(['experiment', '--collect', out, '--json'])).stdout)).toMatchObject({ collected: 0, already: 30 });
   expect(JSON.parse((await cli(['experiment', spec, '--slurm', '--out', out, '--json'])).stdout)).toMatchObject({ round: null, submitted: 0, done: 30 });
+  expect(JSON.parse((await cli(['experiment', spec, '--out', out, '--json'])).stdout)).toMatchObject({ measured: 0, resumed: 30 });
 
   // A task file of another campaign is refused, and the store is left as it was.
   const record = join(out, 'slurm', 'round-1', 'task-1.jsonl.campaign.json');

@@ -64,10 +64,16 @@ export function registerExperiment(program: Command): void {
     const { prepareExperimentDir, writeEnvironment, writeSummary } = await import('../../experiment/experiment-dir.js');
     const { writeJsonAtomic } = await import('../../util/atomic-write.js');
     const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
     const spec = readSpec(specFile!);
     const cli = parseExperimentOptions({ ...options, mode: spec.mode });
     const bytes = readWasmFile(spec.module);
     refuseInstrumented(bytes, spec.module);
+    if (form === 'run') {
+      const { readRounds } = await import('../../experiment/slurm/round.js');
+      const { refuseUncollected } = await import('../../experiment/slurm/measured.js');
+      refuseUncollected(out, readRounds(out), join(out, 'measurements.jsonl'));
+    }
     const paths = prepareExperimentDir(out);
     writeJsonAtomic(paths.spec, JSON.parse(readFileSync(specFile!, 'utf8')));
     writeEnvironment(paths);

@@ -49,3 +49,19 @@ export function checkRounds(dir: string, rounds: RoundRecord[], identity: Campai
     }
   }
 }
+
+/** Refuses to run a campaign here while its SLURM tasks hold points the store does not: they would be measured twice. */
+export function refuseUncollected(dir: string, rounds: RoundRecord[], store: string): void {
+  if (rounds.length === 0) return;
+  const stored = pointsInFile(store);
+  const latest = rounds.at(-1)!;
+  let uncollected = 0;
+  for (const record of rounds) {
+    record.tasks.forEach((_, task) => {
+      for (const key of taskPoints(dir, record, task, latest.identity).keys()) if (!stored.has(key)) uncollected++;
+    });
+  }
+  if (uncollected > 0) {
+    throw fileError(dir, `its SLURM tasks measured ${uncollected} point(s) not collected yet: run \`taintlens experiment --collect ${dir}\` first, so that none is measured again`);
+  }
+}

@@ -59,7 +59,11 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   checkRounds(options.dir, rounds, identity);
   const stored = prepareOutput(options.measurements, identity);
   const states = new Map<string, PointState>();
-  if (rounds.length > 0) for (const point of campaignStatus(options.dir).points) states.set(pointKey(point.params), point.state);
+  if (rounds.length > 0) {
+    const status = campaignStatus(options.dir);
+    if (!status.queue) throw new UserError('squeue: not found on PATH: without it the tasks still queued are unknown, and resubmitting could measure points twice');
+    for (const point of status.points) states.set(pointKey(point.params), point.state);
+  }
   for (const key of stored) states.set(key, 'done');
 
   const todo = design.points.filter((p) => !['done', 'running', 'pending'].includes(states.get(pointKey(p)) ?? 'unsubmitted'));
