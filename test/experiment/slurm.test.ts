@@ -152,3 +152,25 @@ test('sbatch refusing the array is one line, and nothing of the round is left', 
   expect(stderr).toMatch(/sbatch refused the job array: .*invalid partition/i);
   expect(existsSync(join(out, 'slurm', 'round-1.json'))).toBe(false);
 });
+
+test('a task that fails at a point shows as failed with its exit code; the point it measured stays done', async (ctx) => {
+  if (!cluster) return ctx.skip(skipReason);
+  // The mini-app traps at size 100000 (its arrays do not fit in memory).
+  const failing = join(dir, 'failing.json');
+  writeFileSync(failing, JSON.stringify({
+    module: resolve('native/wasm/miniapp.wasm'), invoke: 'run', args: ['{size}', '1', '1', '2', '3'],
+    parameters: { size: [4, 100000] }, repetitions: 1, metrics: ['instructions'], mode: 'none',
+  }));
+  const out = join(dir, 'failing');
+  const submitted = await cli(['experiment', failing, '--slurm', '--chunk', '2', '--out', out, '--json']);
+  expect(submitted.code).toBe(0);
+  const s = await until('the task to end', async () => {
+    const now = await status(out);
+    return now.tasks.every((t) => t.state !== 'running' && t.state !== 'pending') ? now : null;
+  });
+  expect(s.tasks).toHaveLength(1);
+  expect(s.tasks[0]).toMatchObject({ state: 'failed', done: 1, points: 2 });
+  expect(s.tasks[0]!.detail).toMatch(/^exit 1; see .*task-0\.log$/);
+  expect(s.points.map((p) => [p.params.size, p.state])).toEqual([[4, 'done'], [100000, 'failed']]);
+  expect(readFileSync(join(out, 'slurm', 'round-1', 'task-0.log'), 'utf8')).toMatch(/at point size=100000 \(nothing stored for it\): trap in run: unreachable/);
+});
