@@ -16,6 +16,7 @@ writeFileSync(spec, JSON.stringify({
 test.each([
   ['--status with a spec', ['experiment', spec, '--status', dir], /--status takes no spec/],
   ['--status with --collect', ['experiment', '--status', dir, '--collect', dir], /give one of --status, --collect/],
+  ['--collect with --jobs', ['experiment', '--collect', dir, '--jobs', '2'], /--collect goes alone, without --jobs/],
   ['--chunk without --slurm', ['experiment', spec, '--out', join(dir, 'x'), '--chunk', '2'], /--chunk goes with --slurm/],
   ['a bad --chunk', ['experiment', spec, '--out', join(dir, 'x'), '--slurm', '--chunk', '0'], /--chunk must be a whole number ≥ 1/],
   ['no spec and no --status', ['experiment', '--out', join(dir, 'x')], /missing required argument 'spec'/],

@@ -26,7 +26,11 @@ function chooseForm(spec: string | undefined, options: ExperimentOptions): 'run'
   const slurmOnly = (['partition', 'time', 'chunk'] as const).filter((o) => options[o] !== undefined);
   if (forms.length === 1) {
     if (spec !== undefined) throw new UserError(`${forms[0]} takes no spec (it reads the campaign folder), got '${spec}'`, 2);
-    if (options.slurm || options.out !== undefined || slurmOnly.length > 0) throw new UserError(`${forms[0]} goes alone (without --slurm, --out, --${slurmOnly[0] ?? 'partition'})`, 2);
+    const extra = [
+      ...(options.slurm ? ['--slurm'] : []), ...(options.out !== undefined ? ['--out'] : []),
+      ...(['partition', 'time', 'chunk', 'trace', 'jobs', 'design'] as const).filter((o) => options[o] !== undefined).map((o) => `--${o}`),
+    ];
+    if (extra.length > 0) throw new UserError(`${forms[0]} goes alone, without ${extra.join(', ')}`, 2);
     return forms[0] === '--status' ? 'status' : forms[0] === '--collect' ? 'collect' : 'task';
   }
   if (spec === undefined) throw new UserError("missing required argument 'spec' (or give --status DIR / --collect DIR)", 2);

@@ -59,16 +59,18 @@ export function campaignRounds(dir: string): RoundRecord[] {
 export function campaignStatus(dir: string): CampaignStatus {
   const rounds = campaignRounds(dir);
   const latest = rounds.at(-1)!;
-  const queued = queuedTasks(rounds.flatMap((r) => (r.jobId === null ? [] : [r.jobId])));
-  const accounted = accountedTasks(rounds.flatMap((r) => (r.jobId === null ? [] : [r.jobId])));
+  const jobIds = rounds.flatMap((r) => (r.jobId === null ? [] : [r.jobId]));
+  const queued = queuedTasks(jobIds);
+  const accounted = accountedTasks(jobIds);
 
   // Measured: the store first, then each task's file.
   const measuredBy = new Map<string, { round: number | null; task: number | null }>();
   for (const key of pointsInFile(join(dir, 'measurements.jsonl')).keys()) measuredBy.set(key, { round: null, task: null });
-  const own = rounds.map((record) => record.tasks.map((_, task) => taskPoints(dir, record, task, latest.identity)));
-  rounds.forEach((record, r) => own[r]!.forEach((points, task) => {
-    for (const key of points.keys()) if (!measuredBy.has(key)) measuredBy.set(key, { round: record.round, task });
-  }));
+  for (const record of rounds) {
+    record.tasks.forEach((_, task) => {
+      for (const key of taskPoints(dir, record, task, latest.identity).keys()) if (!measuredBy.has(key)) measuredBy.set(key, { round: record.round, task });
+    });
+  }
 
   const tasks: TaskStatus[] = [];
   const lastTaskOf = new Map<string, TaskStatus>();
