@@ -22,10 +22,8 @@ import type { RegionSelection } from '../modes.js';
 
 export const ROUND_SCHEMA = 'taintlens/slurm-round@1';
 
-/** Everything a task needs to run its points, with no spec or taint run of its own. */
-export interface TaskDefinition
-  extends Pick<ExperimentDefinition, 'invoke' | 'args' | 'argv' | 'parameters' | 'repetitions' | 'metrics' | 'mode' | 'trace' | 'timeoutMs'> {
-  /** The module's absolute path. */
+/** The experiment as each task runs it: no spec, no taint run, the module by its absolute path. */
+export interface TaskDefinition extends Omit<ExperimentDefinition, 'file' | 'bytes' | 'taint' | 'design'> {
   module: string;
   regions: string[] | null;
   /** Points a task measures at once (its --cpus-per-task). */

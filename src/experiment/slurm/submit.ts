@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { packageRoot } from '../../util/package-root.js';
-import { planExperiment, type ExperimentDefinition } from '../experiment.js';
+import { campaignOf, planExperiment, type ExperimentDefinition } from '../experiment.js';
 import { identityOf } from '../identity.js';
 import { prepareOutput } from '../resume.js';
 import { pointKey, type Point } from '../grid.js';
@@ -50,11 +50,7 @@ export interface Submission {
 
 export async function submitCampaign(def: ExperimentDefinition, options: SubmitOptions): Promise<Submission> {
   const { selection, design } = await planExperiment(def);
-  const campaign = {
-    file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv, parameters: def.parameters,
-    repeat: def.repetitions, metrics: def.metrics, mode: def.mode, regions: selection.functions,
-  };
-  const identity = identityOf(campaign);
+  const identity = identityOf(campaignOf(def, selection.functions));
   const rounds = readRounds(options.dir);
   checkRounds(options.dir, rounds, identity);
   const stored = prepareOutput(options.measurements, identity);
@@ -75,13 +71,10 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const tasks: Point[][] = [];
   for (let i = 0; i < todo.length; i += chunk) tasks.push(todo.slice(i, i + chunk));
   const round = (rounds.at(-1)?.round ?? 0) + 1;
+  const { file, bytes: _bytes, taint: _taint, design: _design, ...experiment } = def;
   const record: RoundRecord = {
     schema: ROUND_SCHEMA, round, jobId: null, submitted: new Date().toISOString(), spec: resolve(options.spec), identity,
-    definition: {
-      module: resolve(def.file), invoke: def.invoke, args: def.args, argv: def.argv, parameters: def.parameters,
-      repetitions: def.repetitions, metrics: def.metrics, mode: def.mode, regions: selection.functions, trace: def.trace,
-      timeoutMs: def.timeoutMs, jobs: options.jobs,
-    },
+    definition: { ...experiment, module: resolve(file), regions: selection.functions, jobs: options.jobs },
     selection, design, sbatch: { partition: options.partition, time: options.time }, tasks,
   };
   const dir = resolve(options.dir);

@@ -5,6 +5,7 @@ import { readWasmFile } from '../../../instrument/module-io.js';
 import { fileError, UserError } from '../../util/errors.js';
 import { runCampaign, type CampaignSummary } from '../campaign.js';
 import { identityDifference, identityOf } from '../identity.js';
+import { campaignOf } from '../experiment.js';
 import { campaignDirOf, readRound, taskFiles } from './round.js';
 
 export function taskIndexFromEnvironment(): number {
@@ -23,15 +24,10 @@ export async function runSlurmTask(recordFile: string, index: number): Promise<C
   const def = record.definition;
   const bytes = readWasmFile(def.module);
   const files = taskFiles(campaignDirOf(recordFile), record.round, index);
-  const campaign = {
-    file: def.module, bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv, parameters: def.parameters,
-    repeat: def.repetitions, metrics: def.metrics, mode: def.mode, regions: def.regions,
-  };
+  const { module, regions, jobs, ...experiment } = def;
+  const campaign = campaignOf({ ...experiment, file: module, bytes }, regions);
   const difference = identityDifference(record.identity, identityOf(campaign));
-  if (difference) throw fileError(def.module, `changed since the campaign was submitted (${difference}): submit it again`);
-  const summary = await runCampaign({
-    ...campaign, timeoutMs: def.timeoutMs, trace: def.trace, jobs: def.jobs, points,
-    output: files.measurements, statsOutput: files.points,
-  });
+  if (difference) throw fileError(module, `changed since the campaign was submitted (${difference}): submit it again`);
+  const summary = await runCampaign({ ...campaign, jobs, points, output: files.measurements, statsOutput: files.points });
   return { ...summary, output: files.measurements };
 }
