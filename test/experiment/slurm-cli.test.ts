@@ -1,13 +1,14 @@
 // The SLURM forms of `taintlens experiment` without a cluster: bad usage (exit 2), no sbatch on
 // PATH, a folder with no SLURM campaign, a spec error naming the file and the field. The cluster
 // itself is in slurm.test.ts.
-import { expect, test } from 'vitest';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { afterAll, expect, test } from 'vitest';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'taintlens-slurm-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const spec = join(dir, 'hot.json');
 writeFileSync(spec, JSON.stringify({
   module: resolve('native/wasm/hot_helper.wasm'), args: ['{n}', '5'], parameters: { n: [10, 20] }, repetitions: 1, metrics: ['instructions'], mode: 'none',

@@ -6,7 +6,7 @@
 // left, and collect has every point exactly once.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cli } from '../helpers/cli.js';
@@ -38,6 +38,7 @@ beforeAll(async () => {
 afterAll(() => {
   cluster?.stop();
   delete process.env.SLURM_CONF;
+  rmSync(dir, { recursive: true, force: true });
 });
 
 interface Status {

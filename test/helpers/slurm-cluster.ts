@@ -37,10 +37,16 @@ export async function startLocalCluster(): Promise<{ cluster: LocalCluster } | {
   const check = spawnSync('bash', [script, 'check'], { encoding: 'utf8' });
   if (check.status !== 0) return { skip: `no local SLURM cluster: ${check.stdout.trim() || check.stderr.trim()}` };
   const dir = mkdtempSync(join(tmpdir(), 'taintlens-slurm-'));
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stop);
     spawnSync('bash', [script, 'down', dir], { encoding: 'utf8' });
     rmSync(dir, { recursive: true, force: true });
   };
+  // Should the test process end without its afterAll (a crash), the daemons still stop.
+  process.on('exit', stop);
   const up = spawnSync('bash', [script, 'up', dir, String(await freePortPair())], { encoding: 'utf8', timeout: 60_000 });
   if (up.status !== 0) {
     const why = (up.stderr || up.stdout).trim().split('\n').at(-1) ?? `exit ${up.status}`;
