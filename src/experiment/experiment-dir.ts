@@ -2,12 +2,13 @@
 // per-region statistics of every point), spec.json (a copy of the spec) and environment.json (what
 // it ran on). points.jsonl keeps each point's statistics as it is measured, so an interrupted
 // campaign resumes with them; summary.json is rewritten from it at the end.
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { cpus, platform, release, arch, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../util/atomic-write.js';
 import { fileError } from '../util/errors.js';
 import { schemaId } from '../util/schema.js';
+import { packageRoot } from '../util/package-root.js';
 import { readPointSummaries, type ExperimentRun } from './experiment.js';
 import type { PointSummary } from './summary.js';
 
@@ -33,25 +34,10 @@ export function prepareExperimentDir(dir: string): ExperimentDir {
   };
 }
 
-/** Our package's version: the nearest package.json above this file (source or dist/). */
-function taintlensVersion(): string | null {
-  for (let url = new URL('./package.json', import.meta.url); ; ) {
-    try {
-      const json = JSON.parse(readFileSync(url, 'utf8')) as { name?: string; version?: string };
-      if (json.name === 'taintlens') return json.version ?? null;
-    } catch {
-      // not here: one folder up
-    }
-    const up = new URL('../package.json', url);
-    if (up.href === url.href) return null;
-    url = up;
-  }
-}
-
 export function writeEnvironment(paths: ExperimentDir): void {
   const cpu = cpus();
   writeJsonAtomic(paths.environment, {
-    schema: schemaId('environment'), taintlens: taintlensVersion(), node: process.version, v8: process.versions.v8,
+    schema: schemaId('environment'), taintlens: packageRoot()?.version ?? null, node: process.version, v8: process.versions.v8,
     platform: platform(), release: release(), arch: arch(), cpu: cpu[0]?.model ?? null, cores: cpu.length,
     memoryBytes: totalmem(), date: new Date().toISOString(),
   });

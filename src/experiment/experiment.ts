@@ -3,7 +3,8 @@
 // campaign. Each front end only turns its input into an ExperimentDefinition and prints.
 import { readFileSync } from 'node:fs';
 import { argumentsAt, type Point, type VariedParameter } from './grid.js';
-import { runCampaign, type CampaignSummary, type Metric } from './campaign.js';
+import { runCampaign, type CampaignOptions, type CampaignSummary, type Metric } from './campaign.js';
+import type { CampaignDefinition } from './identity.js';
 import { selectRegions, taintReportFor, type SelectionInput } from './select.js';
 import { autoDesign, gridDesign, type Design } from './design.js';
 import type { MeasureMode, RegionSelection } from './modes.js';
@@ -46,7 +47,8 @@ export function basePoint(parameters: VariedParameter[]): Point {
   return Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
 }
 
-export async function runExperiment(def: ExperimentDefinition, out: ExperimentOutputs): Promise<ExperimentRun> {
+/** The mode's region functions and the design, both from runs at the base point. */
+export async function planExperiment(def: ExperimentDefinition): Promise<{ selection: RegionSelection; design: Design }> {
   const base = basePoint(def.parameters);
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
@@ -55,13 +57,27 @@ export async function runExperiment(def: ExperimentDefinition, out: ExperimentOu
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
+  return { selection, design };
+}
+
+/** What the campaign runner needs of an experiment (all but where it writes), with the mode's regions. */
+export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace'>;
+
+/** The one mapping from an experiment to its campaign: a local run and every SLURM task use it. */
+export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, regions: string[] | null): CampaignOfExperiment {
+  return {
+    file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
+    parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
+    trace: def.trace, mode: def.mode, regions,
+  };
+}
+
+export async function runExperiment(def: ExperimentDefinition, out: ExperimentOutputs): Promise<ExperimentRun> {
+  const { selection, design } = await planExperiment(def);
   const progress = out.progress?.(design.points.length);
   try {
     const campaign = await runCampaign({
-      file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
-      parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
-      output: out.output, jobs: out.jobs, trace: def.trace, points: design.points,
-      mode: def.mode, regions: selection.functions,
+      ...campaignOf(def, selection.functions), output: out.output, jobs: out.jobs, points: design.points,
       ...(out.statsOutput ? { statsOutput: out.statsOutput } : {}),
       ...(progress ? { progress } : {}),
     });

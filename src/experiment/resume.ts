@@ -16,11 +16,7 @@ export function prepareOutput(output: string, identity: CampaignIdentity): Set<s
     writeIdentity(output, identity, null);
     return done;
   }
-  const torn = !text.endsWith('\n');
-  const lines = text.split('\n');
-  const fragment = lines.pop()!;
-  // A point's lines go out in one write: when it was torn, its complete lines go too.
-  if (torn) dropTornPoint(lines, fragment);
+  const { lines, torn } = completeLines(text);
   const names = identity.parameters.map((p) => p.name).sort();
   lines.forEach((line, index) => {
     if (!line.trim()) return;
@@ -49,6 +45,18 @@ export function prepareOutput(output: string, identity: CampaignIdentity): Set<s
 }
 
 /**
+ * The lines of a measurements file that hold whole points: a torn last write (a kill mid-write) is
+ * cut off together with the complete lines of its point, since a point's lines go out in one write.
+ */
+export function completeLines(text: string): { lines: string[]; torn: boolean } {
+  const torn = text !== '' && !text.endsWith('\n');
+  const lines = text.split('\n');
+  const fragment = lines.pop()!;
+  if (torn) dropTornPoint(lines, fragment);
+  return { lines, torn };
+}
+
+/**
  * Removes the complete lines written with a torn last line: those of the fragment's point (its
  * params come first), or, when the fragment is too short to tell, those of the last point.
  */
@@ -69,7 +77,7 @@ function dropTornPoint(lines: string[], fragment: string): void {
   }
 }
 
-function measuredParams(line: string): Point | null {
+export function measuredParams(line: string): Point | null {
   try {
     const entry = JSON.parse(line) as unknown;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return null;

@@ -1,23 +1,66 @@
-// `taintlens experiment SPEC --out DIR`: the spec front end of the experiment engine.
-import type { Command } from 'commander';
+// `taintlens experiment SPEC --out DIR`: the spec front end of the experiment engine; with --slurm
+// it submits the campaign as a SLURM job array instead (experiment-slurm.ts).
+import { Option, type Command } from 'commander';
 import { startProgress } from '../../util/progress.js';
+import { UserError } from '../../util/errors.js';
 import { emit } from '../output.js';
 import { addExperimentOptions, describeSelection, parseExperimentOptions, type ExperimentCliOptions } from '../experiment-options.js';
 import { renderTable } from '../../report/table.js';
+import { collectSlurm, runSlurmArrayTask, showSlurmStatus, submitToSlurm, type SlurmCliOptions } from './experiment-slurm.js';
 
-interface ExperimentOptions extends ExperimentCliOptions {
-  out: string;
-  json?: boolean;
+interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions {
+  out?: string;
+  slurm?: boolean;
+  status?: string;
+  collect?: string;
+  slurmTask?: string;
+}
+
+/** Which of the command's forms was asked for; anything else is bad usage. */
+function chooseForm(spec: string | undefined, options: ExperimentOptions): 'run' | 'slurm' | 'status' | 'collect' | 'task' {
+  const forms = [
+    ...(options.status !== undefined ? ['--status'] : []), ...(options.collect !== undefined ? ['--collect'] : []),
+    ...(options.slurmTask !== undefined ? ['--slurm-task'] : []),
+  ];
+  if (forms.length > 1) throw new UserError(`give one of ${forms.join(', ')}`, 2);
+  const slurmOnly = (['partition', 'time', 'chunk'] as const).filter((o) => options[o] !== undefined);
+  if (forms.length === 1) {
+    if (spec !== undefined) throw new UserError(`${forms[0]} takes no spec (it reads the campaign folder), got '${spec}'`, 2);
+    const extra = [
+      ...(options.slurm ? ['--slurm'] : []), ...(options.out !== undefined ? ['--out'] : []),
+      ...(['partition', 'time', 'chunk', 'trace', 'jobs', 'design'] as const).filter((o) => options[o] !== undefined).map((o) => `--${o}`),
+    ];
+    if (extra.length > 0) throw new UserError(`${forms[0]} goes alone, without ${extra.join(', ')}`, 2);
+    return forms[0] === '--status' ? 'status' : forms[0] === '--collect' ? 'collect' : 'task';
+  }
+  if (spec === undefined) throw new UserError("missing required argument 'spec' (or give --status DIR / --collect DIR)", 2);
+  if (options.out === undefined) throw new UserError("required option '--out <dir>' not specified", 2);
+  if (!options.slurm && slurmOnly.length > 0) throw new UserError(`--${slurmOnly[0]} goes with --slurm`, 2);
+  return options.slurm ? 'slurm' : 'run';
 }
 
 export function registerExperiment(program: Command): void {
   addExperimentOptions(
-    program.command('experiment <spec>')
-      .description('run the measurement campaign a JSON spec describes; writes DIR/measurements.jsonl (Extra-P JSON Lines), DIR/summary.json, the spec and the environment')
-      .requiredOption('--out <dir>', 'folder for the results; an interrupted campaign in it resumes')
+    program.command('experiment [spec]')
+      .usage('SPEC --out DIR [--slurm [--partition P] [--time T] [--chunk N]] | --status DIR | --collect DIR')
+      .description('run the measurement campaign a JSON spec describes; writes DIR/measurements.jsonl (Extra-P JSON Lines), DIR/summary.json, the spec and the environment. With --slurm, submit it as a SLURM job array; --status and --collect follow and merge it')
+      .option('--out <dir>', 'folder for the results; an interrupted campaign in it resumes')
+      .option('--slurm', 'submit the points not yet measured (or left by cancelled or failed tasks) as a SLURM job array with sbatch')
+      .option('--partition <name>', 'with --slurm: the SLURM partition (sbatch --partition)')
+      .option('--time <limit>', 'with --slurm: time limit per array task (sbatch --time, e.g. 30 or 1:00:00)')
+      .option('--chunk <n>', 'with --slurm: points per array task (default: 1)')
+      .option('--status <dir>', 'report a SLURM campaign: each task and point done, pending, running, cancelled or failed')
+      .option('--collect <dir>', 'merge the points a SLURM campaign measured into DIR/measurements.jsonl, each exactly once')
+      .addOption(new Option('--slurm-task <record>', 'run one array task of a SLURM round (the job script does)').hideHelp())
       .option('--json', 'machine-readable output'),
     null,
-  ).action(async (specFile: string, options: ExperimentOptions) => {
+  ).action(async (specFile: string | undefined, options: ExperimentOptions) => {
+    const form = chooseForm(specFile, options);
+    const json = options.json === true;
+    if (form === 'status') return showSlurmStatus(options.status!, json);
+    if (form === 'collect') return collectSlurm(options.collect!, json);
+    if (form === 'task') return runSlurmArrayTask(options.slurmTask!, json);
+    const out = options.out!;
     const { readSpec } = await import('../../experiment/spec.js');
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { refuseInstrumented } = await import('../../../instrument/instrumented.js');
@@ -25,25 +68,33 @@ export function registerExperiment(program: Command): void {
     const { prepareExperimentDir, writeEnvironment, writeSummary } = await import('../../experiment/experiment-dir.js');
     const { writeJsonAtomic } = await import('../../util/atomic-write.js');
     const { readFileSync } = await import('node:fs');
-    const spec = readSpec(specFile);
+    const { join } = await import('node:path');
+    const spec = readSpec(specFile!);
     const cli = parseExperimentOptions({ ...options, mode: spec.mode });
     const bytes = readWasmFile(spec.module);
     refuseInstrumented(bytes, spec.module);
-    const paths = prepareExperimentDir(options.out);
-    writeJsonAtomic(paths.spec, JSON.parse(readFileSync(specFile, 'utf8')));
+    if (form === 'run') {
+      const { readRounds } = await import('../../experiment/slurm/round.js');
+      const { refuseUncollected } = await import('../../experiment/slurm/measured.js');
+      refuseUncollected(out, readRounds(out), join(out, 'measurements.jsonl'));
+    }
+    const paths = prepareExperimentDir(out);
+    writeJsonAtomic(paths.spec, JSON.parse(readFileSync(specFile!, 'utf8')));
     writeEnvironment(paths);
-    const run = await runExperiment({
+    const definition = {
       ...spec, file: spec.module, bytes,
       trace: options.trace === undefined ? spec.trace : cli.trace,
       design: options.design === undefined ? spec.design : cli.design,
-    }, {
+    };
+    if (form === 'slurm') return submitToSlurm(definition, specFile!, { dir: out, measurements: paths.measurements }, options.jobs === undefined ? 1 : cli.jobs, options);
+    const run = await runExperiment(definition, {
       output: paths.measurements, statsOutput: paths.points, jobs: cli.jobs,
       progress: (points) => startProgress(points, 'experiment', options.json !== true && process.stderr.isTTY === true),
     });
     const summary = writeSummary(paths, spec.module, run);
     const { campaign, design } = run;
     emit(options.json === true, {
-      schema: 'taintlens/experiment@1', spec: specFile, out: options.out, ...campaign,
+      schema: 'taintlens/experiment@1', spec: specFile, out, ...campaign,
       measurements: paths.measurements, summary: paths.summary,
       mode: summary.mode, instrumentedFunctions: summary.instrumentedFunctions, dropped: summary.dropped, design: summary.design, volume: summary.volume,
     }, () => {
