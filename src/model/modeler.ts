@@ -306,7 +306,15 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     seen.add(seriesKey(series));
     const prior = taint ? priorFor(taint, series.callpath, series.params) : undefined;
     const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
-    const space = prior && prior.status === 'restricted' ? { degrees: prior.degrees, masks: prior.allowed } : undefined;
+    // The exact search bounds each term by the loop depths (which also say which parameters
+    // multiply), not by the loop levels' parameter sets: an (x − k) bound expands into terms
+    // without x (`(a − 1)·b = a·b − b`), which no level's set allows.
+    const space: ExactSpace | undefined =
+      prior && prior.status === 'restricted'
+        ? prior.depths.length > 0
+          ? { degrees: prior.degrees, depths: prior.depths }
+          : { degrees: prior.degrees, masks: prior.allowed }
+        : undefined;
     let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space);
     let countsShape: CountsShape | undefined;
     if (result.exact) exactForms.push({ series, terms: result.terms });
