@@ -174,7 +174,7 @@ export class Modeler {
    * Models one series, optionally restricted to the allowed term masks of a prior; with `minimax`,
    * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
    */
-  model(series: Series, allowed?: readonly number[], minimax = false, space?: ExactSpace): SeriesModel {
+  model(series: Series, allowed?: readonly number[], minimax = false, space?: ExactSpace, depths?: readonly number[]): SeriesModel {
     const m = series.params.length;
     const points = series.points.filter((point) => point.values.length > 0);
     const ps: PointSet = this.cache.get(
@@ -207,10 +207,10 @@ export class Modeler {
     }
     const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
     const bounds = minimax && spread.repetitions > 1 ? repetitionBounds(points) : undefined;
-    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options, bounds);
+    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed, ...(depths ? { depths } : {}) } : undefined, options, bounds);
     // Measurements that contradict the prior significantly win: the prior's model would misfit and
     // mispredict, and the flag says why the model depends on what the code cannot.
-    const contradicted = result.contention.length > 0 || result.interaction;
+    const contradicted = result.contention.length > 0 || result.interaction || (result.beyondNest?.length ?? 0) > 0;
     const chosen = contradicted && result.unrestricted ? result.unrestricted : result.fit;
     const other = contradicted ? result.fit : result.unrestricted;
     const terms = termsOf(chosen, series.params);
@@ -315,7 +315,8 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
           ? { degrees: prior.degrees, depths: prior.depths }
           : { degrees: prior.degrees, masks: prior.allowed }
         : undefined;
-    let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space);
+    const depths = prior && prior.status === 'restricted' ? prior.degrees : undefined;
+    let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space, depths);
     let countsShape: CountsShape | undefined;
     if (result.exact) exactForms.push({ series, terms: result.terms });
     else if (!result.inexact) {
