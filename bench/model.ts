@@ -4,6 +4,7 @@
 //
 //   node dist/bench/model.js [--seed 1] [--per-family 200] [--paths 1000] [--design default] [--json]
 //   node dist/bench/model.js --calibrate [--seed 1] [--per-family 200]   (the Extra-P-like baseline on every named design)
+//   node dist/bench/model.js --exact-seeds 1,2,3,4,5 [--per-family 200]  (only the exact-data rows, one per seed)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +78,66 @@ function methodsFor(cases: Parameters<Method>[0]): Array<[string, Method]> {
   ];
 }
 
+// Exact data: instruction counts of random loop nests (several terms per parameter subset,
+// (n−k) and triangular bounds, log-trip loops), without and with the taint dependency as prior.
+interface ExactRow {
+  seed: number;
+  data: string;
+  method: string;
+  outcome: NestOutcome;
+  msPerPath: number;
+}
+const NEST_DESIGNS: Array<[string, NestDesign]> = [
+  [`2 params, t×n ${NEST_DESIGN_2.values.map((v) => v.length).join('×')}`, NEST_DESIGN_2],
+  [`3 params, a×b×c ${NEST_DESIGN_3.values.map((v) => v.length).join('×')}`, NEST_DESIGN_3],
+];
+function exactDataRows(runSeed: number): ExactRow[] {
+  const result: ExactRow[] = [];
+  for (const [data, design] of NEST_DESIGNS) {
+    const cases = nestCases(runSeed + 11, perFamily, design);
+    const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
+    for (const [method, prior] of [['ours', undefined], ['ours + prior (dependency)', nestTaint]] as const) {
+      const start = performance.now();
+      const report = modelExperiment(
+        { source: 'nests', params: [...design.params], series: cases.map((c) => c.series) },
+        { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
+      );
+      const msPerPath = (performance.now() - start) / cases.length;
+      result.push({ seed: runSeed, data, method, outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))), msPerPath });
+    }
+  }
+  return result;
+}
+function exactTable(list: readonly ExactRow[], withSeed: boolean): string {
+  return renderTable(list, [
+    ...(withSeed ? [{ header: 'seed', value: (r: ExactRow) => String(r.seed), align: 'right' as const }] : []),
+    { header: 'data', value: (r) => r.data },
+    { header: 'method', value: (r) => r.method },
+    { header: 'exact', value: (r) => pct(r.outcome.exact, r.outcome.count), align: 'right' },
+    { header: 'leading', value: (r) => pct(r.outcome.leading, r.outcome.count), align: 'right' },
+    { header: 'false dep.', value: (r) => pct(r.outcome.falseDependency, r.outcome.count), align: 'right' },
+    { header: 'inexact', value: (r) => pct(r.outcome.inexact, r.outcome.count), align: 'right' },
+    { header: 'unidentifiable', value: (r) => pct(r.outcome.unidentifiable, r.outcome.count), align: 'right' },
+    { header: 'ms/path', value: (r) => r.msPerPath.toFixed(1), align: 'right' },
+  ]);
+}
+
+const exactSeedsAt = process.argv.indexOf('--exact-seeds');
+if (exactSeedsAt >= 0) {
+  const seeds = (process.argv[exactSeedsAt + 1] ?? '').split(',').map(Number);
+  if (seeds.length === 0 || seeds.some((value) => !Number.isInteger(value))) {
+    console.error('--exact-seeds: a comma-separated list of integers, e.g. 1,2,3');
+    process.exit(2);
+  }
+  const all = seeds.flatMap(exactDataRows);
+  if (json) process.stdout.write(JSON.stringify({ schema: schemaId('bench'), benchmark: 'model-exact', perFamily, exactData: all }, null, 2) + '\n');
+  else {
+    console.log(`Exact data, ${perFamily} random loop nests per row and seed (nests of seed s are drawn with seed s + 11):`);
+    console.log(exactTable(all, true));
+  }
+  process.exit(0);
+}
+
 if (process.argv.includes('--calibrate')) {
   // The Extra-P-like baseline on every named design, next to the issue's Extra-P figures: which
   // design reproduces them? (docs/model.md, "Calibration".)
@@ -140,32 +201,7 @@ for (const noise of NOISES) {
   }
 }
 
-// Exact data: instruction counts of random loop nests (several terms per parameter subset,
-// (n−k) and triangular bounds, log-trip loops), without and with the taint dependency as prior.
-interface ExactRow {
-  data: string;
-  method: string;
-  outcome: NestOutcome;
-  msPerPath: number;
-}
-const exactRows: ExactRow[] = [];
-const NEST_DESIGNS: Array<[string, NestDesign]> = [
-  [`2 params, t×n ${NEST_DESIGN_2.values.map((v) => v.length).join('×')}`, NEST_DESIGN_2],
-  [`3 params, a×b×c ${NEST_DESIGN_3.values.map((v) => v.length).join('×')}`, NEST_DESIGN_3],
-];
-for (const [data, design] of NEST_DESIGNS) {
-  const cases = nestCases(seed + 11, perFamily, design);
-  const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
-  for (const [method, prior] of [['ours', undefined], ['ours + prior (dependency)', nestTaint]] as const) {
-    const start = performance.now();
-    const report = modelExperiment(
-      { source: 'nests', params: [...design.params], series: cases.map((c) => c.series) },
-      { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
-    );
-    const msPerPath = (performance.now() - start) / cases.length;
-    exactRows.push({ data, method, outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))), msPerPath });
-  }
-}
+const exactRows = exactDataRows(seed);
 
 // Timing: 1,000 two-parameter call paths (mixed families, ±5%), in memory and from a JSONL file.
 function timingExperiment(count: number): { experiment: Experiment; taint: unknown } {
@@ -336,16 +372,16 @@ if (json) {
       'triangular, log2 x; integer/half-integer coefficients); exact: the closed form with the true terms and coefficients; ' +
       'leading: the true leading term(s); inexact: flagged as no exact form found:',
   );
+  console.log(exactTable(exactRows, false));
+  // The issue's bar for the prior: no false dependencies, anywhere it is used.
+  const priorRows = [...rows, ...extraRows].filter((r) => r.method.includes('prior'));
+  const falseWithPrior = priorRows.reduce((sum, r) => sum + r.rates.falseDependency, 0);
+  const modelsWithPrior = priorRows.reduce((sum, r) => sum + r.rates.count, 0);
+  const exactPrior = exactRows.filter((r) => r.method.includes('prior'));
   console.log(
-    renderTable(exactRows, [
-      { header: 'data', value: (r) => r.data },
-      { header: 'method', value: (r) => r.method },
-      { header: 'exact', value: (r) => pct(r.outcome.exact, r.outcome.count), align: 'right' },
-      { header: 'leading', value: (r) => pct(r.outcome.leading, r.outcome.count), align: 'right' },
-      { header: 'false dep.', value: (r) => pct(r.outcome.falseDependency, r.outcome.count), align: 'right' },
-      { header: 'inexact', value: (r) => pct(r.outcome.inexact, r.outcome.count), align: 'right' },
-      { header: 'ms/path', value: (r) => r.msPerPath.toFixed(1), align: 'right' },
-    ]),
+    `\nFalse dependencies with the taint prior: ${falseWithPrior} of ${modelsWithPrior.toLocaleString('en-US')} noisy models ` +
+      `(${priorRows.length} rows above), ${exactPrior.reduce((sum, r) => sum + r.outcome.falseDependency, 0)} of ` +
+      `${exactPrior.reduce((sum, r) => sum + r.outcome.count, 0)} exact-data models.`,
   );
   console.log(
     `\nTime (${ROUNDS} rounds; in-process rounds run after the recovery runs, with the JIT warm; ` +

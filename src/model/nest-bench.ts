@@ -169,6 +169,12 @@ export interface NestOutcome {
   leading: number;
   falseDependency: number;
   inexact: number;
+  /**
+   * Nests whose count uses as many functions of some parameter (the constant included) as the grid
+   * has values of it: any values along that parameter fit, so no model can be checked, and the
+   * modeler must say `inexact`.
+   */
+  unidentifiable: number;
 }
 
 function termKey(term: Term): string {
@@ -192,7 +198,7 @@ function sameTerms(truth: readonly Term[], model: readonly Term[]): boolean {
 
 /** Scores models (by call path) against the nests' true counts. */
 export function scoreNests(cases: readonly NestCase[], models: ReadonlyMap<string, { terms: Term[]; flags: string[]; exact: boolean; leading?: string }>): NestOutcome {
-  const outcome: NestOutcome = { count: 0, exact: 0, leading: 0, falseDependency: 0, inexact: 0 };
+  const outcome: NestOutcome = { count: 0, exact: 0, leading: 0, falseDependency: 0, inexact: 0, unidentifiable: 0 };
   for (const c of cases) {
     const model = models.get(c.series.callpath);
     if (!model) throw new Error(`no model for ${c.series.callpath}`);
@@ -202,6 +208,17 @@ export function scoreNests(cases: readonly NestCase[], models: ReadonlyMap<strin
     const truthParams = new Set(c.truth.flatMap((t) => t.factors.map((f) => f.param)));
     if (model.terms.some((t) => t.factors.some((f) => !truthParams.has(f.param)))) outcome.falseDependency++;
     if (model.flags.includes('inexact')) outcome.inexact++;
+    if (unidentifiable(c)) outcome.unidentifiable++;
   }
   return outcome;
+}
+
+/** The count uses at least as many functions of one parameter (with the constant) as it has values. */
+export function unidentifiable(c: NestCase): boolean {
+  return c.series.params.some((param, l) => {
+    const values = new Set(c.series.points.map((point) => point.coords[l]!)).size;
+    const functions = new Set(c.truth.map((term) => term.factors.filter((f) => f.param === param).map((f) => `${f.exponent},${f.log}`).join('') || '0,0'));
+    functions.add('0,0');
+    return functions.size >= values;
+  });
 }
