@@ -365,6 +365,7 @@ export function searchModel(
   for (let l = 0; l < m; l++) if (candidates[l]!.length === 0) usableMask &= ~(1 << l);
   const boundedCandidates = bounds ? ranked.map((list) => list.slice(0, options.boundedTopK)) : undefined;
   const boundedWithin = bounds ? rankedWithin.map((list) => list.slice(0, options.boundedTopK)) : undefined;
+  const sameBoundedCandidates = boundedWithin?.every((list, l) => list.length === boundedCandidates![l]!.length && list.every((s, k) => s === boundedCandidates![l]![k])) ?? false;
   /** The record's shapes keep to the loop depths. */
   const recordWithin = (h: number): boolean => {
     if (!depths) return true;
@@ -482,6 +483,9 @@ export function searchModel(
       const masks = list[recStructure[h]!]!;
       const structurePenalty = options.boundedPenaltyScale * (options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length);
       let result = boundedCache.get(recStructure[h]!);
+      // The unrestricted choice for the structure, when it keeps to the depths, is the restricted one too.
+      const shared = restricted ? boundedCaches[0]!.get(recStructure[h]!) : undefined;
+      if (result === undefined && shared && sameBoundedCandidates && [...shared.choice].every((s, l) => s < 0 || withinDepth(l, s))) result = shared;
       if (result === undefined) {
         result = restricted
           ? boundedShapes(ps, masks, boundedWithin!, bounds!, shapePenalty, withinDepth)
