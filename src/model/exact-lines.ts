@@ -41,12 +41,7 @@ export function linewiseExact(
   const n = y.length;
   const sets: Fn[][][] = [];
   for (let l = 0; l < m; l++) {
-    const functions: Fn[] = [];
-    for (const mono of candidates) {
-      const fn = { exponent: mono.exponents[l]!, log: mono.logs[l]! };
-      if ((fn.exponent > 0 || fn.log > 0) && !functions.some((f) => f.exponent === fn.exponent && f.log === fn.log)) functions.push(fn);
-    }
-    const found = smallestSets(coords, y, l, functions, Math.max(0, distinct[l]! - 2));
+    const found = smallestSets(coords, y, l, functionsOf(candidates, l), Math.max(0, distinct[l]! - 2));
     if (!found) return undefined;
     sets.push(found);
   }
@@ -63,6 +58,21 @@ export function linewiseExact(
     while (l < m && ++pick[l]! >= sets[l]!.length) pick[l++] = 0;
     if (l === m) return undefined;
   }
+}
+
+/** Some set of at most `maxSize` of the candidates' functions of parameter l holds every line along l. */
+export function linesExplained(coords: readonly Float64Array[], y: Float64Array, l: number, candidates: readonly Monomial[], maxSize: number): boolean {
+  return smallestSets(coords, y, l, functionsOf(candidates, l), maxSize) !== undefined;
+}
+
+/** The distinct non-constant functions of parameter l among the candidates. */
+function functionsOf(candidates: readonly Monomial[], l: number): Fn[] {
+  const functions: Fn[] = [];
+  for (const mono of candidates) {
+    const fn = { exponent: mono.exponents[l]!, log: mono.logs[l]! };
+    if ((fn.exponent > 0 || fn.log > 0) && !functions.some((f) => f.exponent === fn.exponent && f.log === fn.log)) functions.push(fn);
+  }
+  return functions;
 }
 
 /** The lines along parameter l: points agreeing in every other parameter, with enough values of l. */

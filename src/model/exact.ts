@@ -13,7 +13,7 @@
 import { evalShape } from './exponents.js';
 import { LeastSquares } from './linalg.js';
 import { leadingTerms } from './leading.js';
-import { linewiseExact } from './exact-lines.js';
+import { linesExplained, linewiseExact } from './exact-lines.js';
 import type { Point, Term } from './types.js';
 
 /** Largest residual, relative to the largest value, that still counts as reproducing a point. */
@@ -85,21 +85,9 @@ export function exactModel(
   usable: readonly boolean[],
   prior?: ExactSpace,
 ): ExactModel | undefined {
-  const m = coords.length;
   const distinct = coords.map((column) => new Set(column).size);
   const logsAllowed = coords.map((column) => column.every((x) => x >= 1));
-  const cap = (l: number, degree: number) => (usable[l] ? Math.max(0, Math.min(degree, distinct[l]! - 2)) : 0);
-  const defaultSpace: ExactSpace = { degrees: Array.from({ length: m }, (_, l) => cap(l, DEFAULT_DEGREE)) };
-  const spaces: ExactSpace[] = [];
-  if (prior) {
-    spaces.push({
-      degrees: prior.degrees.map((d, l) => cap(l, d)),
-      ...(prior.masks ? { masks: prior.masks } : {}),
-      ...(prior.depths && prior.depths.length > 0 ? { depths: prior.depths } : {}),
-    });
-  }
-  spaces.push(defaultSpace);
-  for (const space of spaces) {
+  for (const space of searchSpaces(distinct, usable, prior)) {
     // Smaller spaces first (degree bound 1, 2, … per parameter): fewer candidates than points
     // lets the whole space be fitted, and the fewest, lowest terms are preferred anyway.
     const top = Math.max(0, ...space.degrees);
@@ -121,6 +109,36 @@ export function exactModel(
     }
   }
   return undefined;
+}
+
+/** The prior's space (when given), then the default one; degrees capped by the values measured. */
+function searchSpaces(distinct: readonly number[], usable: readonly boolean[], prior?: ExactSpace): ExactSpace[] {
+  const cap = (l: number, degree: number) => (usable[l] ? Math.max(0, Math.min(degree, distinct[l]! - 2)) : 0);
+  const spaces: ExactSpace[] = [];
+  if (prior) {
+    spaces.push({
+      degrees: prior.degrees.map((d, l) => cap(l, d)),
+      ...(prior.masks ? { masks: prior.masks } : {}),
+      ...(prior.depths && prior.depths.length > 0 ? { depths: prior.depths } : {}),
+    });
+  }
+  spaces.push({ degrees: distinct.map((_, l) => cap(l, DEFAULT_DEGREE)) });
+  return spaces;
+}
+
+/**
+ * Where no exact form was found: the parameters along whose lines no set of the spaces' functions
+ * of it, with a value to spare, fits the data. Either the count is outside the space there, or it
+ * uses as many functions of the parameter as the grid has values of it (1, n, n·log2 n, log2 n,
+ * n²·log2 n on five sizes), which more values of it would tell apart.
+ */
+export function unexplainedAlong(coords: readonly Float64Array[], y: Float64Array, usable: readonly boolean[], prior?: ExactSpace): number[] {
+  const distinct = coords.map((column) => new Set(column).size);
+  const logsAllowed = coords.map((column) => column.every((x) => x >= 1));
+  const spaces = searchSpaces(distinct, usable, prior).map((space) => monomials(space, logsAllowed));
+  return coords
+    .map((_, l) => l)
+    .filter((l) => usable[l] && !spaces.some((candidates) => linesExplained(coords, y, l, candidates, Math.max(0, distinct[l]! - 2))));
 }
 
 /**

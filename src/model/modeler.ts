@@ -17,7 +17,7 @@ import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit
 import type { Aggregate, Experiment, Series, Term } from './types.js';
 import { smape } from './smape.js';
 export { smape } from './smape.js';
-import { isExactData, exactModel, type ExactModel, type ExactSpace } from './exact.js';
+import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
@@ -139,6 +139,8 @@ export interface SeriesModel {
   exact?: ExactModel;
   /** Every repetition identical, but no form of the space reproduces the points. */
   inexact: boolean;
+  /** With `inexact`: the parameters along whose lines no function set of the space, with a value to spare, fits. */
+  unexplained?: string[];
   /** Relative variance of the aggregated values from the repetitions (NaN without repetitions). */
   noiseVar: number;
   alternative?: { terms: Term[]; basis: AlternativeBasis };
@@ -185,8 +187,10 @@ export class Modeler {
     for (let i = 0; i < points.length; i++) y[i] = aggregate(points[i]!.values, this.aggregateBy, this.scratch);
     const spread = spreadOf(points, this.aggregateBy);
     const exactData = isExactData(points);
+    let unexplained: string[] | undefined;
     if (exactData) {
       const exact = exactModel(ps.coords, y, series.params, ps.usable, space);
+      if (!exact && points.length > 1) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
       if (exact) {
         return {
           terms: exact.terms,
@@ -226,6 +230,7 @@ export class Modeler {
       fit: chosen,
       terms,
       inexact: exactData && points.length > 1,
+      ...(unexplained ? { unexplained } : {}),
       noiseVar: spread.noiseVar,
       alternative,
       contention: result.contention.map((l) => series.params[l]!),
@@ -311,7 +316,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     // without x (`(a − 1)·b = a·b − b`), which no level's set allows.
     const space: ExactSpace | undefined =
       prior && prior.status === 'restricted'
-        ? prior.depths.length > 0
+        ? prior.depths && prior.depths.length > 0
           ? { degrees: prior.degrees, depths: prior.depths }
           : { degrees: prior.degrees, masks: prior.allowed }
         : undefined;
@@ -339,7 +344,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       }
     }
     for (const l of result.fit?.refined ?? []) flags.push(`refined:${series.params[l]}`);
-    if (result.inexact) flags.push('inexact');
+    if (result.inexact) flags.push('inexact', ...(result.unexplained ?? []).map((p) => `more-values:${p}`));
     if (result.exact && result.exact.margin < MIN_CHECKS) flags.push('few-checks');
     if (countsShape) flags.push(countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`);
     if (prior && prior.status === 'restricted') flags.push(...nestFlags(result.terms, prior.degrees, series.params));

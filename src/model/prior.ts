@@ -73,7 +73,7 @@ export interface CallpathPrior {
    * series parameter: a term x^e·log2^g(x)·… of its cost has e + g ≤ that depth in every
    * parameter (each loop level multiplies by at most x, or by log2 x). Empty: no bound known.
    */
-  depths: number[][];
+  depths?: number[][];
 }
 
 /**

@@ -110,7 +110,15 @@ describe('exact counts under the loop-depth prior', () => {
       const model = modelOf(series, report);
       expect(model.exact).toBe(false);
       expect(model.flags).toContain('inexact');
+      // n is what lacks values (four functions of it beside the constant, five sizes); t does not.
+      expect(model.flags).toContain('more-values:n');
+      expect(model.flags).not.toContain('more-values:t');
     }
+    // A sixth size checks the form.
+    const wider = countSeries('lognest', ['t', 'n'], [T, [...N, 512]], ([t, n]) => 52 * t! + 35 * n! + 52 * n! * log2(n!) - 26 * log2(n!) - 26 * n! ** 2 * log2(n!));
+    const model = modelOf(wider, taint(['t', 'n'], [{ name: 'lognest', dependency: 't*n*n*n' }]));
+    expect(model.exact).toBe(true);
+    expect(model.leading).toBe('-26 * n^2 * log2(n) + 52 * t');
   });
 });
 
