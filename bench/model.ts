@@ -29,7 +29,10 @@ import {
 import { DEFAULT_GROWTH, modelExperiment } from '../src/model/modeler.js';
 import { FAMILY_TEXT, NAMED_DESIGNS, rng, syntheticFunction, syntheticSeries, syntheticTaintReport, type Family } from '../src/model/synthetic.js';
 import type { Experiment, Series } from '../src/model/types.js';
-import { NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, scoreNests, type NestDesign, type NestOutcome } from '../src/model/nest-bench.js';
+import {
+  NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNests, scoreNestTimes, type NestDesign, type NestOutcome,
+  type NestTimeOutcome,
+} from '../src/model/nest-bench.js';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);
@@ -122,6 +125,42 @@ function exactTable(list: readonly ExactRow[], withSeed: boolean): string {
   ]);
 }
 
+// The same nests' time (counts × a cost per instruction, ±5% uniform jitter, 5 repetitions): free
+// PMNF search, with the taint prior, and shaped by the exact counts measured beside it.
+interface TimeRow {
+  data: string;
+  method: string;
+  outcome: NestTimeOutcome;
+  msPerPath: number;
+}
+const TIME_NESTS = Math.max(1, Math.round(perFamily / 2));
+function nestTimeRows(runSeed: number): TimeRow[] {
+  const result: TimeRow[] = [];
+  for (const [data, design] of NEST_DESIGNS) {
+    const cases = nestCases(runSeed + 11, TIME_NESTS, design);
+    const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
+    const times = nestTimeSeries(cases, 0.05, runSeed + 13);
+    const counts = cases.map((c) => c.series);
+    const methods: Array<[string, Series[], typeof nestTaint | undefined]> = [
+      ['time alone', times, undefined],
+      ['time + prior (dependency)', times, nestTaint],
+      ['time shaped by counts', [...times, ...counts], undefined],
+      ['time shaped by counts + prior', [...times, ...counts], nestTaint],
+    ];
+    for (const [method, series, prior] of methods) {
+      const start = performance.now();
+      const report = modelExperiment(
+        { source: 'nests', params: [...design.params], series },
+        { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
+      );
+      const msPerPath = (performance.now() - start) / cases.length;
+      const models = new Map(report.models.filter((m) => m.metric === 'time').map((m) => [m.callpath, m]));
+      result.push({ data, method, outcome: scoreNestTimes(cases, models), msPerPath });
+    }
+  }
+  return result;
+}
+
 const exactSeedsAt = process.argv.indexOf('--exact-seeds');
 if (exactSeedsAt >= 0) {
   const seeds = (process.argv[exactSeedsAt + 1] ?? '').split(',').map(Number);
@@ -202,6 +241,7 @@ for (const noise of NOISES) {
 }
 
 const exactRows = exactDataRows(seed);
+const timeRows = nestTimeRows(seed);
 
 // Timing: 1,000 two-parameter call paths (mixed families, ±5%), in memory and from a JSONL file.
 function timingExperiment(count: number): { experiment: Experiment; taint: unknown } {
@@ -290,6 +330,7 @@ if (json) {
         normalNoise: normalRows.map(compact),
         beyondExtrap: extraRows.map(compact),
         exactData: exactRows,
+        nestTime: timeRows,
         timing: timings,
       },
       null,
@@ -373,15 +414,31 @@ if (json) {
       'leading: the true leading term(s); inexact: flagged as no exact form found:',
   );
   console.log(exactTable(exactRows, false));
+  console.log(
+    `\nThe same nests' time (${TIME_NESTS} per row: counts × a cost per instruction, ±5% uniform jitter, 5 repetitions); ` +
+      'leading: the leading terms grow like the count\'s (coefficients aside); counts-shaped: fitted with the counts\' term set:',
+  );
+  console.log(
+    renderTable(timeRows, [
+      { header: 'data', value: (r) => r.data },
+      { header: 'method', value: (r) => r.method },
+      { header: 'leading', value: (r) => pct(r.outcome.leading, r.outcome.count), align: 'right' },
+      { header: 'false dep.', value: (r) => pct(r.outcome.falseDependency, r.outcome.count), align: 'right' },
+      { header: 'counts-shaped', value: (r) => pct(r.outcome.countsShaped, r.outcome.count), align: 'right' },
+      { header: 'ms/path', value: (r) => r.msPerPath.toFixed(1), align: 'right' },
+    ]),
+  );
   // The issue's bar for the prior: no false dependencies, anywhere it is used.
   const priorRows = [...rows, ...extraRows].filter((r) => r.method.includes('prior'));
   const falseWithPrior = priorRows.reduce((sum, r) => sum + r.rates.falseDependency, 0);
   const modelsWithPrior = priorRows.reduce((sum, r) => sum + r.rates.count, 0);
   const exactPrior = exactRows.filter((r) => r.method.includes('prior'));
+  const timePrior = timeRows.filter((r) => r.method.includes('prior'));
   console.log(
     `\nFalse dependencies with the taint prior: ${falseWithPrior} of ${modelsWithPrior.toLocaleString('en-US')} noisy models ` +
       `(${priorRows.length} rows above), ${exactPrior.reduce((sum, r) => sum + r.outcome.falseDependency, 0)} of ` +
-      `${exactPrior.reduce((sum, r) => sum + r.outcome.count, 0)} exact-data models.`,
+      `${exactPrior.reduce((sum, r) => sum + r.outcome.count, 0)} exact-data models, ` +
+      `${timePrior.reduce((sum, r) => sum + r.outcome.falseDependency, 0)} of ${timePrior.reduce((sum, r) => sum + r.outcome.count, 0)} nest-time models.`,
   );
   console.log(
     `\nTime (${ROUNDS} rounds; in-process rounds run after the recovery runs, with the JIT warm; ` +

@@ -9,6 +9,7 @@ import { nestFlags } from '../../src/model/exact-flags.js';
 import { loopDepth } from '../../src/model/exponents.js';
 import { formatModel } from '../../src/model/format.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../../src/model/modeler.js';
+import { NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNestTimes } from '../../src/model/nest-bench.js';
 import { dependencyDepths } from '../../src/model/prior.js';
 import { DEFAULT_DESIGN, rng, syntheticTaintReport } from '../../src/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
@@ -155,3 +156,23 @@ describe('noisy data under the loop-depth prior', () => {
     }
   });
 });
+
+describe('three parameters', () => {
+  test('random a × b × c nests: exact counts, and ±5% time shaped by them, get the leading term right', () => {
+    const cases = nestCases(77, 8, NEST_DESIGN_3);
+    const report = taint3(cases);
+    const times = nestTimeSeries(cases, 0.05, 78);
+    const result = modelExperiment(
+      { source: 'nests', params: [...NEST_DESIGN_3.params], series: [...times, ...cases.map((c) => c.series)] },
+      { aggregate: 'median', growth: DEFAULT_GROWTH, taint: report },
+    );
+    const counts = result.models.filter((m) => m.metric === 'instructions');
+    expect(counts.every((m) => m.exact)).toBe(true);
+    const outcome = scoreNestTimes(cases, new Map(result.models.filter((m) => m.metric === 'time').map((m) => [m.callpath, m])));
+    expect(outcome).toEqual({ count: 8, leading: 8, falseDependency: 0, countsShaped: 8 });
+  });
+});
+
+function taint3(cases: ReturnType<typeof nestCases>) {
+  return parseTaintReport(nestTaintReport(cases, NEST_DESIGN_3), 'nest-taint.json');
+}
