@@ -4,6 +4,7 @@
 //
 //   node dist/bench/model.js [--seed 1] [--per-family 200] [--paths 1000] [--design default] [--json]
 //   node dist/bench/model.js --calibrate [--seed 1] [--per-family 200]   (the Extra-P-like baseline on every named design)
+//   node dist/bench/model.js --exact-seeds 1,2,3,4,5 [--per-family 200]  (only the exact-data rows, one per seed)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,10 @@ import {
 import { DEFAULT_GROWTH, modelExperiment } from '../src/model/modeler.js';
 import { FAMILY_TEXT, NAMED_DESIGNS, rng, syntheticFunction, syntheticSeries, syntheticTaintReport, type Family } from '../src/model/synthetic.js';
 import type { Experiment, Series } from '../src/model/types.js';
-import { NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, scoreNests, type NestDesign, type NestOutcome } from '../src/model/nest-bench.js';
+import {
+  NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNests, scoreNestTimes, type NestDesign, type NestOutcome,
+  type NestTimeOutcome,
+} from '../src/model/nest-bench.js';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);
@@ -75,6 +79,102 @@ function methodsFor(cases: Parameters<Method>[0]): Array<[string, Method]> {
     ['ours, least squares', ourMethod(undefined, 'median', 'least-squares')],
     ['ours, least squares + prior (nests)', ourMethod(withLoops, 'median', 'least-squares')],
   ];
+}
+
+// Exact data: instruction counts of random loop nests (several terms per parameter subset,
+// (n−k) and triangular bounds, log-trip loops), without and with the taint dependency as prior.
+interface ExactRow {
+  seed: number;
+  data: string;
+  method: string;
+  outcome: NestOutcome;
+  msPerPath: number;
+}
+const NEST_DESIGNS: Array<[string, NestDesign]> = [
+  [`2 params, t×n ${NEST_DESIGN_2.values.map((v) => v.length).join('×')}`, NEST_DESIGN_2],
+  [`3 params, a×b×c ${NEST_DESIGN_3.values.map((v) => v.length).join('×')}`, NEST_DESIGN_3],
+];
+function exactDataRows(runSeed: number): ExactRow[] {
+  const result: ExactRow[] = [];
+  for (const [data, design] of NEST_DESIGNS) {
+    const cases = nestCases(runSeed + 11, perFamily, design);
+    const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
+    for (const [method, prior] of [['ours', undefined], ['ours + prior (dependency)', nestTaint]] as const) {
+      const start = performance.now();
+      const report = modelExperiment(
+        { source: 'nests', params: [...design.params], series: cases.map((c) => c.series) },
+        { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
+      );
+      const msPerPath = (performance.now() - start) / cases.length;
+      result.push({ seed: runSeed, data, method, outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))), msPerPath });
+    }
+  }
+  return result;
+}
+function exactTable(list: readonly ExactRow[], withSeed: boolean): string {
+  return renderTable(list, [
+    ...(withSeed ? [{ header: 'seed', value: (r: ExactRow) => String(r.seed), align: 'right' as const }] : []),
+    { header: 'data', value: (r) => r.data },
+    { header: 'method', value: (r) => r.method },
+    { header: 'exact', value: (r) => pct(r.outcome.exact, r.outcome.count), align: 'right' },
+    { header: 'leading', value: (r) => pct(r.outcome.leading, r.outcome.count), align: 'right' },
+    { header: 'false dep.', value: (r) => pct(r.outcome.falseDependency, r.outcome.count), align: 'right' },
+    { header: 'inexact', value: (r) => pct(r.outcome.inexact, r.outcome.count), align: 'right' },
+    { header: 'unidentifiable', value: (r) => pct(r.outcome.unidentifiable, r.outcome.count), align: 'right' },
+    { header: 'ms/path', value: (r) => r.msPerPath.toFixed(1), align: 'right' },
+  ]);
+}
+
+// The same nests' time (counts × a cost per instruction, ±5% uniform jitter, 5 repetitions): free
+// PMNF search, with the taint prior, and shaped by the exact counts measured beside it.
+interface TimeRow {
+  data: string;
+  method: string;
+  outcome: NestTimeOutcome;
+  msPerPath: number;
+}
+const TIME_NESTS = Math.max(1, Math.round(perFamily / 2));
+function nestTimeRows(runSeed: number): TimeRow[] {
+  const result: TimeRow[] = [];
+  for (const [data, design] of NEST_DESIGNS) {
+    const cases = nestCases(runSeed + 11, TIME_NESTS, design);
+    const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
+    const times = nestTimeSeries(cases, 0.05, runSeed + 13);
+    const counts = cases.map((c) => c.series);
+    const methods: Array<[string, Series[], typeof nestTaint | undefined]> = [
+      ['time alone', times, undefined],
+      ['time + prior (dependency)', times, nestTaint],
+      ['time shaped by counts', [...times, ...counts], undefined],
+      ['time shaped by counts + prior', [...times, ...counts], nestTaint],
+    ];
+    for (const [method, series, prior] of methods) {
+      const start = performance.now();
+      const report = modelExperiment(
+        { source: 'nests', params: [...design.params], series },
+        { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
+      );
+      const msPerPath = (performance.now() - start) / cases.length;
+      const models = new Map(report.models.filter((m) => m.metric === 'time').map((m) => [m.callpath, m]));
+      result.push({ data, method, outcome: scoreNestTimes(cases, models), msPerPath });
+    }
+  }
+  return result;
+}
+
+const exactSeedsAt = process.argv.indexOf('--exact-seeds');
+if (exactSeedsAt >= 0) {
+  const seeds = (process.argv[exactSeedsAt + 1] ?? '').split(',').map(Number);
+  if (seeds.length === 0 || seeds.some((value) => !Number.isInteger(value))) {
+    console.error('--exact-seeds: a comma-separated list of integers, e.g. 1,2,3');
+    process.exit(2);
+  }
+  const all = seeds.flatMap(exactDataRows);
+  if (json) process.stdout.write(JSON.stringify({ schema: schemaId('bench'), benchmark: 'model-exact', perFamily, exactData: all }, null, 2) + '\n');
+  else {
+    console.log(`Exact data, ${perFamily} random loop nests per row and seed (nests of seed s are drawn with seed s + 11):`);
+    console.log(exactTable(all, true));
+  }
+  process.exit(0);
 }
 
 if (process.argv.includes('--calibrate')) {
@@ -140,32 +240,8 @@ for (const noise of NOISES) {
   }
 }
 
-// Exact data: instruction counts of random loop nests (several terms per parameter subset,
-// (n−k) and triangular bounds, log-trip loops), without and with the taint dependency as prior.
-interface ExactRow {
-  data: string;
-  method: string;
-  outcome: NestOutcome;
-  msPerPath: number;
-}
-const exactRows: ExactRow[] = [];
-const NEST_DESIGNS: Array<[string, NestDesign]> = [
-  [`2 params, t×n ${NEST_DESIGN_2.values.map((v) => v.length).join('×')}`, NEST_DESIGN_2],
-  [`3 params, a×b×c ${NEST_DESIGN_3.values.map((v) => v.length).join('×')}`, NEST_DESIGN_3],
-];
-for (const [data, design] of NEST_DESIGNS) {
-  const cases = nestCases(seed + 11, perFamily, design);
-  const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
-  for (const [method, prior] of [['ours', undefined], ['ours + prior (dependency)', nestTaint]] as const) {
-    const start = performance.now();
-    const report = modelExperiment(
-      { source: 'nests', params: [...design.params], series: cases.map((c) => c.series) },
-      { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
-    );
-    const msPerPath = (performance.now() - start) / cases.length;
-    exactRows.push({ data, method, outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))), msPerPath });
-  }
-}
+const exactRows = exactDataRows(seed);
+const timeRows = nestTimeRows(seed);
 
 // Timing: 1,000 two-parameter call paths (mixed families, ±5%), in memory and from a JSONL file.
 function timingExperiment(count: number): { experiment: Experiment; taint: unknown } {
@@ -254,6 +330,7 @@ if (json) {
         normalNoise: normalRows.map(compact),
         beyondExtrap: extraRows.map(compact),
         exactData: exactRows,
+        nestTime: timeRows,
         timing: timings,
       },
       null,
@@ -336,16 +413,32 @@ if (json) {
       'triangular, log2 x; integer/half-integer coefficients); exact: the closed form with the true terms and coefficients; ' +
       'leading: the true leading term(s); inexact: flagged as no exact form found:',
   );
+  console.log(exactTable(exactRows, false));
   console.log(
-    renderTable(exactRows, [
+    `\nThe same nests' time (${TIME_NESTS} per row: counts × a cost per instruction, ±5% uniform jitter, 5 repetitions); ` +
+      'leading: the leading terms grow like the count\'s (coefficients aside); counts-shaped: fitted with the counts\' term set:',
+  );
+  console.log(
+    renderTable(timeRows, [
       { header: 'data', value: (r) => r.data },
       { header: 'method', value: (r) => r.method },
-      { header: 'exact', value: (r) => pct(r.outcome.exact, r.outcome.count), align: 'right' },
       { header: 'leading', value: (r) => pct(r.outcome.leading, r.outcome.count), align: 'right' },
       { header: 'false dep.', value: (r) => pct(r.outcome.falseDependency, r.outcome.count), align: 'right' },
-      { header: 'inexact', value: (r) => pct(r.outcome.inexact, r.outcome.count), align: 'right' },
+      { header: 'counts-shaped', value: (r) => pct(r.outcome.countsShaped, r.outcome.count), align: 'right' },
       { header: 'ms/path', value: (r) => r.msPerPath.toFixed(1), align: 'right' },
     ]),
+  );
+  // The issue's bar for the prior: no false dependencies, anywhere it is used.
+  const priorRows = [...rows, ...extraRows].filter((r) => r.method.includes('prior'));
+  const falseWithPrior = priorRows.reduce((sum, r) => sum + r.rates.falseDependency, 0);
+  const modelsWithPrior = priorRows.reduce((sum, r) => sum + r.rates.count, 0);
+  const exactPrior = exactRows.filter((r) => r.method.includes('prior'));
+  const timePrior = timeRows.filter((r) => r.method.includes('prior'));
+  console.log(
+    `\nFalse dependencies with the taint prior: ${falseWithPrior} of ${modelsWithPrior.toLocaleString('en-US')} noisy models ` +
+      `(${priorRows.length} rows above), ${exactPrior.reduce((sum, r) => sum + r.outcome.falseDependency, 0)} of ` +
+      `${exactPrior.reduce((sum, r) => sum + r.outcome.count, 0)} exact-data models, ` +
+      `${timePrior.reduce((sum, r) => sum + r.outcome.falseDependency, 0)} of ${timePrior.reduce((sum, r) => sum + r.outcome.count, 0)} nest-time models.`,
   );
   console.log(
     `\nTime (${ROUNDS} rounds; in-process rounds run after the recovery runs, with the JIT warm; ` +

@@ -189,7 +189,8 @@ const FLAG_TEXT: Record<string, string> = {
   inexact: 'every repetition is identical (exact data), but no polynomial/log closed form reproduces every point: the model shown is only the best inexact fit',
   'few-checks': `the exact closed form leaves fewer than ${MIN_CHECKS} points beyond its coefficients to check it: measure more sizes`,
   'lower-order': 'lower-order terms outweigh the leading term at the largest measured point: the grid shows little of the leading term (see where it would show, below)',
-  'beyond-nest': 'an exponent above the loop depth the taint report gives for this parameter (a trip count that is not linear in it, or work the nest does not explain)',
+  'beyond-nest': 'grows faster than the loop depth the taint report gives for this parameter allows (x^e·log2^g x needs ⌈e⌉ + g nested loops): a trip count that is not linear in it, or work the nest does not explain; the model follows the measurements',
+  'more-values': 'exact data: along this parameter no closed form of the space fits with a value to spare: measure more values of it (a count with as many functions of it as values, e.g. 1, n, n·log2 n, log2 n, n²·log2 n on five sizes), unless the count is outside the space',
   'counts-shaped': 'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
   'counts-disagree': 'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
 };

@@ -82,6 +82,7 @@ export function boundedShapes(
   candidates: readonly (readonly number[])[],
   bounds: RepetitionBounds,
   shapePenalty: (l: number, s: number) => number,
+  shapeOk: (l: number, s: number) => boolean = () => true,
 ): { choice: Int32Array; score: number } | null {
   const n = ps.n;
   const rows = 2 * n;
@@ -181,7 +182,7 @@ export function boundedShapes(
       for (let shape = 0; shape < ps.shapes.length; shape++) {
         // `best` moves as moves succeed; each move starts from the current best.
         const from = best as Int32Array;
-        if (shape === from[l] || !ps.allowedShape[l]![shape]) continue;
+        if (shape === from[l] || !ps.allowedShape[l]![shape] || !shapeOk(l, shape)) continue;
         if (Math.abs(ps.shapes[shape]!.exponent - ps.shapes[from[l]!]!.exponent) > NEIGHBOURHOOD) continue;
         trial.set(from);
         trial[l] = shape;

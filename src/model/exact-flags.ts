@@ -4,7 +4,7 @@
 // reject that shape, and then the two disagree (memory-bound code, contention). Also the checks of
 // a model against its loop nest.
 import { ROOT_CALLPATH } from './design.js';
-import { sameExponent } from './exponents.js';
+import { loopDepth } from './exponents.js';
 import { evaluateModel } from './format.js';
 import { relativeWeights } from './search.js';
 import { smape } from './smape.js';
@@ -140,14 +140,18 @@ export function fitCountsShape(
   };
 }
 
-/** `beyond-nest:p` for each parameter whose exponent exceeds the loop depth over it in the prior. */
+/**
+ * `beyond-nest:p` for each parameter a term grows in faster than the loop depth over it allows:
+ * x^e·log2^g(x) needs ⌈e⌉ + g nested loops over x (each multiplies by at most x or log2 x).
+ */
 export function nestFlags(terms: readonly Term[], degrees: readonly number[], params: readonly string[]): string[] {
   const flags: string[] = [];
   params.forEach((p, l) => {
     const degree = degrees[l]!;
     if (degree <= 0) return;
-    const beyond = terms.some((term) => term.factors.some((f) => f.param === p && f.exponent > degree && !sameExponent(f.exponent, degree)));
+    const beyond = terms.some((term) => term.factors.some((f) => f.param === p && loopDepth(f.exponent, f.log) > degree));
     if (beyond) flags.push(`beyond-nest:${p}`);
   });
   return flags;
 }
+

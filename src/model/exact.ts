@@ -13,6 +13,7 @@
 import { evalShape } from './exponents.js';
 import { LeastSquares } from './linalg.js';
 import { leadingTerms } from './leading.js';
+import { linesExplained, linewiseExact } from './exact-lines.js';
 import type { Point, Term } from './types.js';
 
 /** Largest residual, relative to the largest value, that still counts as reproducing a point. */
@@ -22,8 +23,8 @@ export const DEFAULT_DEGREE = 3;
 /** Fractions up to this denominator are tried for the coefficients. */
 const MAX_DENOMINATOR = 64;
 
-/** A monomial: per parameter, its exponent and whether it carries a log2 factor. */
-interface Monomial {
+/** A monomial: per parameter, its exponent and the power of its log2 factor. */
+export interface Monomial {
   exponents: number[];
   logs: number[];
 }
@@ -33,6 +34,13 @@ export interface ExactSpace {
   degrees: number[];
   /** Parameter subsets (bit masks) a monomial may range over; undefined: every subset. */
   masks?: readonly number[];
+  /**
+   * Loop depths per parameter, one vector per loop nest (the taint dependency's monomials): a
+   * monomial x^e·log2^g(x)·… is in the space when e + g ≤ the depth over x in every parameter for
+   * one of them (each loop level multiplies by at most x or by log2 x, so log2²(n) needs two
+   * levels over n). Without depths, at most one log2 factor per parameter.
+   */
+  depths?: readonly (readonly number[])[];
 }
 
 export interface ExactModel {
@@ -77,15 +85,9 @@ export function exactModel(
   usable: readonly boolean[],
   prior?: ExactSpace,
 ): ExactModel | undefined {
-  const m = coords.length;
   const distinct = coords.map((column) => new Set(column).size);
   const logsAllowed = coords.map((column) => column.every((x) => x >= 1));
-  const cap = (l: number, degree: number) => (usable[l] ? Math.max(0, Math.min(degree, distinct[l]! - 2)) : 0);
-  const defaultSpace: ExactSpace = { degrees: Array.from({ length: m }, (_, l) => cap(l, DEFAULT_DEGREE)) };
-  const spaces: ExactSpace[] = [];
-  if (prior) spaces.push({ degrees: prior.degrees.map((d, l) => cap(l, d)), ...(prior.masks ? { masks: prior.masks } : {}) });
-  spaces.push(defaultSpace);
-  for (const space of spaces) {
+  for (const space of searchSpaces(distinct, usable, prior)) {
     // Smaller spaces first (degree bound 1, 2, … per parameter): fewer candidates than points
     // lets the whole space be fitted, and the fewest, lowest terms are preferred anyway.
     const top = Math.max(0, ...space.degrees);
@@ -97,7 +99,7 @@ export function exactModel(
     if (top === 0) stages.push({ degrees: space.degrees, logs: false });
     for (const stage of stages) {
       const candidates = monomials({ ...space, degrees: stage.degrees }, stage.logs ? logsAllowed : coords.map(() => false));
-      const found = smallestExact(coords, y, candidates, (monomials) => Math.min(...axisMargins(monomials, distinct)) >= 1);
+      const found = smallestExact(coords, y, candidates, distinct, (monomials) => Math.min(...axisMargins(monomials, distinct)) >= 1);
       if (!found) continue;
       const margin = Math.min(y.length - found.monomials.length, ...axisMargins(found.monomials, distinct));
       // A form with as many functions of a parameter as it has values interpolates: no check.
@@ -107,6 +109,36 @@ export function exactModel(
     }
   }
   return undefined;
+}
+
+/** The prior's space (when given), then the default one; degrees capped by the values measured. */
+function searchSpaces(distinct: readonly number[], usable: readonly boolean[], prior?: ExactSpace): ExactSpace[] {
+  const cap = (l: number, degree: number) => (usable[l] ? Math.max(0, Math.min(degree, distinct[l]! - 2)) : 0);
+  const spaces: ExactSpace[] = [];
+  if (prior) {
+    spaces.push({
+      degrees: prior.degrees.map((d, l) => cap(l, d)),
+      ...(prior.masks ? { masks: prior.masks } : {}),
+      ...(prior.depths && prior.depths.length > 0 ? { depths: prior.depths } : {}),
+    });
+  }
+  spaces.push({ degrees: distinct.map((_, l) => cap(l, DEFAULT_DEGREE)) });
+  return spaces;
+}
+
+/**
+ * Where no exact form was found: the parameters along whose lines no set of the spaces' functions
+ * of it, with a value to spare, fits the data. Either the count is outside the space there, or it
+ * uses as many functions of the parameter as the grid has values of it (1, n, n·log2 n, log2 n,
+ * n²·log2 n on five sizes), which more values of it would tell apart.
+ */
+export function unexplainedAlong(coords: readonly Float64Array[], y: Float64Array, usable: readonly boolean[], prior?: ExactSpace): number[] {
+  const distinct = coords.map((column) => new Set(column).size);
+  const logsAllowed = coords.map((column) => column.every((x) => x >= 1));
+  const spaces = searchSpaces(distinct, usable, prior).map((space) => monomials(space, logsAllowed));
+  return coords
+    .map((_, l) => l)
+    .filter((l) => usable[l] && !spaces.some((candidates) => linesExplained(coords, y, l, candidates, Math.max(0, distinct[l]! - 2))));
 }
 
 /**
@@ -132,13 +164,17 @@ function monomials(space: ExactSpace, logs: readonly boolean[]): Monomial[] {
     if (mask === 0 || (mask & usable) !== mask) continue;
     const members = [];
     for (let l = 0; l < m; l++) if (mask & (1 << l)) members.push(l);
-    // Per member: (exponent, log) options, x^1..x^D, then log2(x)·x^0..x^(D−1).
+    // Per member: (exponent, log) options with e + g ≤ D: x^1..x^D, then log2(x)·x^0..x^(D−1),
+    // then (with loop depths) higher powers of the logarithm.
+    const maxLog = space.depths ? Infinity : 1;
     const options = members.map((l) => {
       const list: [number, number][] = [];
-      for (let e = 1; e <= space.degrees[l]!; e++) list.push([e, 0]);
-      if (logs[l]) for (let e = 0; e < space.degrees[l]!; e++) list.push([e, 1]);
+      const degree = space.degrees[l]!;
+      for (let g = 0; g <= (logs[l] ? Math.min(maxLog, degree) : 0); g++) for (let e = g === 0 ? 1 : 0; e + g <= degree; e++) list.push([e, g]);
       return list;
     });
+    const inDepths = (mono: Monomial) =>
+      !space.depths || space.depths.some((depth) => mono.exponents.every((e, l) => e + mono.logs[l]! <= (depth[l] ?? 0)));
     const pick = new Array<number>(members.length).fill(0);
     for (;;) {
       const mono: Monomial = { exponents: new Array(m).fill(0), logs: new Array(m).fill(0) };
@@ -147,14 +183,19 @@ function monomials(space: ExactSpace, logs: readonly boolean[]): Monomial[] {
         mono.exponents[l] = e;
         mono.logs[l] = g;
       });
-      result.push(mono);
+      if (inDepths(mono)) result.push(mono);
       let k = 0;
       while (k < members.length && ++pick[k]! >= options[k]!.length) pick[k++] = 0;
       if (k === members.length) break;
     }
   }
-  const weight = (mono: Monomial) => mono.exponents.reduce((a, b) => a + b, 0) + 0.5 * mono.logs.reduce((a, b) => a + b, 0);
+  const weight = monomialWeight;
   return [result[0]!, ...result.slice(1).sort((a, b) => weight(a) - weight(b))];
+}
+
+/** Growth order of a monomial: its total degree, a log2 factor counting half a degree. */
+export function monomialWeight(mono: Monomial): number {
+  return mono.exponents.reduce((a, b) => a + b, 0) + 0.5 * mono.logs.reduce((a, b) => a + b, 0);
 }
 
 function column(coords: readonly Float64Array[], mono: Monomial): Float64Array {
@@ -178,6 +219,7 @@ function smallestExact(
   coords: readonly Float64Array[],
   y: Float64Array,
   candidates: readonly Monomial[],
+  distinct: readonly number[],
   checked: (monomials: readonly Monomial[]) => boolean,
 ): Found | undefined {
   const n = y.length;
@@ -232,21 +274,31 @@ function smallestExact(
     if (!found) chosen = [];
   }
   // Backward elimination: drop the column that matters least while the fit stays exact.
-  for (let dropped = true; dropped && chosen.length > 1; ) {
-    if (!exact(chosen)) break;
-    dropped = false;
-    const coefficients = fitOf(chosen)!;
-    const order = chosen
-      .map((c, t) => ({ t, size: Math.abs(coefficients[t]!) * columns[c]!.reduce((a, b) => Math.max(a, Math.abs(b)), 0) }))
-      .sort((a, b) => a.size - b.size);
-    for (const { t } of order) {
-      const without = chosen.filter((_, u) => u !== t);
-      if (exact(without)) {
-        chosen = without;
-        dropped = true;
-        break;
+  const eliminate = (start: number[]): number[] => {
+    let kept = start;
+    for (let dropped = true; dropped && kept.length > 1; ) {
+      if (!exact(kept)) break;
+      dropped = false;
+      const coefficients = fitOf(kept)!;
+      const order = kept
+        .map((c, t) => ({ t, size: Math.abs(coefficients[t]!) * columns[c]!.reduce((a, b) => Math.max(a, Math.abs(b)), 0) }))
+        .sort((a, b) => a.size - b.size);
+      for (const { t } of order) {
+        const without = kept.filter((_, u) => u !== t);
+        if (exact(without)) {
+          kept = without;
+          dropped = true;
+          break;
+        }
       }
     }
+    return kept;
+  };
+  chosen = eliminate(chosen);
+  if (chosen.length === 0 || !accepted(chosen)) {
+    // The functions of each parameter, read off the lines along it, then all their products.
+    const separable = linewiseExact(coords, y, candidates, columns, distinct, (set) => exact(set) !== undefined);
+    if (separable) chosen = eliminate(separable);
   }
   if (chosen.length === 0 || !accepted(chosen)) {
     // No form, or one that interpolates: every small set of candidates, smallest first.

@@ -70,3 +70,11 @@ export function evalShape(x: number, exponent: number, log: number): number {
   }
   return value;
 }
+
+/**
+ * The fewest nested loops over x whose trip counts (each at most x, or log2 x) make x^e·log2^g(x):
+ * ⌈e⌉ + g. The taint report's loop depth over a parameter bounds it from above.
+ */
+export function loopDepth(exponent: number, log: number): number {
+  return Math.ceil(exponent - 1e-9) + log;
+}

@@ -17,7 +17,7 @@ import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit
 import type { Aggregate, Experiment, Series, Term } from './types.js';
 import { smape } from './smape.js';
 export { smape } from './smape.js';
-import { isExactData, exactModel, type ExactModel, type ExactSpace } from './exact.js';
+import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
@@ -139,6 +139,8 @@ export interface SeriesModel {
   exact?: ExactModel;
   /** Every repetition identical, but no form of the space reproduces the points. */
   inexact: boolean;
+  /** With `inexact`: the parameters along whose lines no function set of the space, with a value to spare, fits. */
+  unexplained?: string[];
   /** Relative variance of the aggregated values from the repetitions (NaN without repetitions). */
   noiseVar: number;
   alternative?: { terms: Term[]; basis: AlternativeBasis };
@@ -174,7 +176,7 @@ export class Modeler {
    * Models one series, optionally restricted to the allowed term masks of a prior; with `minimax`,
    * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
    */
-  model(series: Series, allowed?: readonly number[], minimax = false, space?: ExactSpace): SeriesModel {
+  model(series: Series, allowed?: readonly number[], minimax = false, space?: ExactSpace, depths?: readonly number[]): SeriesModel {
     const m = series.params.length;
     const points = series.points.filter((point) => point.values.length > 0);
     const ps: PointSet = this.cache.get(
@@ -185,8 +187,10 @@ export class Modeler {
     for (let i = 0; i < points.length; i++) y[i] = aggregate(points[i]!.values, this.aggregateBy, this.scratch);
     const spread = spreadOf(points, this.aggregateBy);
     const exactData = isExactData(points);
+    let unexplained: string[] | undefined;
     if (exactData) {
       const exact = exactModel(ps.coords, y, series.params, ps.usable, space);
+      if (!exact && points.length > 1) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
       if (exact) {
         return {
           terms: exact.terms,
@@ -207,10 +211,10 @@ export class Modeler {
     }
     const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
     const bounds = minimax && spread.repetitions > 1 ? repetitionBounds(points) : undefined;
-    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed } : undefined, options, bounds);
+    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed, ...(depths ? { depths } : {}) } : undefined, options, bounds);
     // Measurements that contradict the prior significantly win: the prior's model would misfit and
     // mispredict, and the flag says why the model depends on what the code cannot.
-    const contradicted = result.contention.length > 0 || result.interaction;
+    const contradicted = result.contention.length > 0 || result.interaction || (result.beyondNest?.length ?? 0) > 0;
     const chosen = contradicted && result.unrestricted ? result.unrestricted : result.fit;
     const other = contradicted ? result.fit : result.unrestricted;
     const terms = termsOf(chosen, series.params);
@@ -226,6 +230,7 @@ export class Modeler {
       fit: chosen,
       terms,
       inexact: exactData && points.length > 1,
+      ...(unexplained ? { unexplained } : {}),
       noiseVar: spread.noiseVar,
       alternative,
       contention: result.contention.map((l) => series.params[l]!),
@@ -306,8 +311,17 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     seen.add(seriesKey(series));
     const prior = taint ? priorFor(taint, series.callpath, series.params) : undefined;
     const allowed = prior && prior.status !== 'missing' ? prior.allowed : undefined;
-    const space = prior && prior.status === 'restricted' ? { degrees: prior.degrees, masks: prior.allowed } : undefined;
-    let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space);
+    // The exact search bounds each term by the loop depths (which also say which parameters
+    // multiply), not by the loop levels' parameter sets: an (x − k) bound expands into terms
+    // without x (`(a − 1)·b = a·b − b`), which no level's set allows.
+    const space: ExactSpace | undefined =
+      prior && prior.status === 'restricted'
+        ? prior.depths && prior.depths.length > 0
+          ? { degrees: prior.degrees, depths: prior.depths }
+          : { degrees: prior.degrees, masks: prior.allowed }
+        : undefined;
+    const depths = prior && prior.status === 'restricted' ? prior.degrees : undefined;
+    let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space, depths);
     let countsShape: CountsShape | undefined;
     if (result.exact) exactForms.push({ series, terms: result.terms });
     else if (!result.inexact) {
@@ -330,7 +344,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       }
     }
     for (const l of result.fit?.refined ?? []) flags.push(`refined:${series.params[l]}`);
-    if (result.inexact) flags.push('inexact');
+    if (result.inexact) flags.push('inexact', ...(result.unexplained ?? []).map((p) => `more-values:${p}`));
     if (result.exact && result.exact.margin < MIN_CHECKS) flags.push('few-checks');
     if (countsShape) flags.push(countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`);
     if (prior && prior.status === 'restricted') flags.push(...nestFlags(result.terms, prior.degrees, series.params));

@@ -169,6 +169,12 @@ export interface NestOutcome {
   leading: number;
   falseDependency: number;
   inexact: number;
+  /**
+   * Nests whose count uses as many functions of some parameter (the constant included) as the grid
+   * has values of it: any values along that parameter fit, so no model can be checked, and the
+   * modeler must say `inexact`.
+   */
+  unidentifiable: number;
 }
 
 function termKey(term: Term): string {
@@ -192,7 +198,7 @@ function sameTerms(truth: readonly Term[], model: readonly Term[]): boolean {
 
 /** Scores models (by call path) against the nests' true counts. */
 export function scoreNests(cases: readonly NestCase[], models: ReadonlyMap<string, { terms: Term[]; flags: string[]; exact: boolean; leading?: string }>): NestOutcome {
-  const outcome: NestOutcome = { count: 0, exact: 0, leading: 0, falseDependency: 0, inexact: 0 };
+  const outcome: NestOutcome = { count: 0, exact: 0, leading: 0, falseDependency: 0, inexact: 0, unidentifiable: 0 };
   for (const c of cases) {
     const model = models.get(c.series.callpath);
     if (!model) throw new Error(`no model for ${c.series.callpath}`);
@@ -202,6 +208,61 @@ export function scoreNests(cases: readonly NestCase[], models: ReadonlyMap<strin
     const truthParams = new Set(c.truth.flatMap((t) => t.factors.map((f) => f.param)));
     if (model.terms.some((t) => t.factors.some((f) => !truthParams.has(f.param)))) outcome.falseDependency++;
     if (model.flags.includes('inexact')) outcome.inexact++;
+    if (unidentifiable(c)) outcome.unidentifiable++;
+  }
+  return outcome;
+}
+
+/** The count uses at least as many functions of one parameter (with the constant) as it has values. */
+export function unidentifiable(c: NestCase): boolean {
+  return c.series.params.some((param, l) => {
+    const values = new Set(c.series.points.map((point) => point.coords[l]!)).size;
+    const functions = new Set(c.truth.map((term) => term.factors.filter((f) => f.param === param).map((f) => `${f.exponent},${f.log}`).join('') || '0,0'));
+    functions.add('0,0');
+    return functions.size >= values;
+  });
+}
+
+/**
+ * The nests' run time: each count times a cost per instruction, with ±noise uniform jitter per
+ * repetition (metric `time`, `reps` repetitions), under the same call paths as the counts.
+ */
+export function nestTimeSeries(cases: readonly NestCase[], noise: number, seed: number, reps = 5): Series[] {
+  const random = rng(seed);
+  return cases.map((c) => ({
+    ...c.series,
+    metric: 'time',
+    points: c.series.points.map((point) => ({
+      coords: [...point.coords],
+      values: Array.from({ length: reps }, () => 1e-6 * point.values[0]! * (1 + noise * (2 * random() - 1))),
+    })),
+  }));
+}
+
+export interface NestTimeOutcome {
+  count: number;
+  /** The model's leading terms grow like the count's (same factors; coefficients aside). */
+  leading: number;
+  /** The model uses a parameter the count does not. */
+  falseDependency: number;
+  /** Fitted with the counts' term set (`counts-shaped`). */
+  countsShaped: number;
+}
+
+/** Scores time models (by call path) by their leading terms against the nests' counts. */
+export function scoreNestTimes(cases: readonly NestCase[], models: ReadonlyMap<string, { terms: Term[]; flags: string[] }>): NestTimeOutcome {
+  const outcome: NestTimeOutcome = { count: 0, leading: 0, falseDependency: 0, countsShaped: 0 };
+  const growth = (terms: readonly Term[]) => new Set(leadingTerms(terms).map(termKey));
+  for (const c of cases) {
+    const model = models.get(c.series.callpath);
+    if (!model) throw new Error(`no time model for ${c.series.callpath}`);
+    outcome.count++;
+    const truth = growth(c.truth);
+    const found = growth(model.terms);
+    if (truth.size === found.size && [...truth].every((key) => found.has(key))) outcome.leading++;
+    const truthParams = new Set(c.truth.flatMap((t) => t.factors.map((f) => f.param)));
+    if (model.terms.some((t) => t.factors.some((f) => !truthParams.has(f.param)))) outcome.falseDependency++;
+    if (model.flags.some((flag) => flag.startsWith('counts-shaped'))) outcome.countsShaped++;
   }
   return outcome;
 }

@@ -68,6 +68,12 @@ export interface CallpathPrior {
   branchParams: string[];
   /** Per series parameter: the loop depth over it in the dependency (0 when it is not there). */
   degrees: number[];
+  /**
+   * Per monomial of the dependency (one loop nest's innermost level), the loop depth over each
+   * series parameter: a term x^e·log2^g(x)·… of its cost has e + g ≤ that depth in every
+   * parameter (each loop level multiplies by at most x, or by log2 x). Empty: no bound known.
+   */
+  depths?: number[][];
 }
 
 /**
@@ -91,6 +97,19 @@ export function dependencyDegrees(text: string, known: readonly string[] = []): 
     for (const [name, count] of counts) degrees.set(name, Math.max(degrees.get(name) ?? 0, count));
   }
   return degrees;
+}
+
+/**
+ * Per monomial of a dependency expression, how often each of `params` multiplies in it
+ * (`t*n*n + n` over [t, n] → [[1, 2], [0, 1]]); monomials that name none of them are left out.
+ */
+export function dependencyDepths(text: string, params: readonly string[], known: readonly string[] = []): number[][] {
+  const depths = new Map<string, number[]>();
+  for (const monomial of parseProducts(text, known)) {
+    const depth = params.map((p) => monomial.filter((name) => name === p).length);
+    if (depth.some((d) => d > 0)) depths.set(depth.join(','), depth);
+  }
+  return [...depths.values()];
 }
 
 /** The monomials of a dependency expression, each with its parameters as often as they multiply. */
@@ -192,7 +211,7 @@ export function priorFor(report: TaintReport, callpath: string, params: readonly
     return params.filter((p) => set.has(p));
   };
   const branchParams = measured(report.branches.filter((branch) => branch.function === name).flatMap((branch) => branch.params));
-  const unrestricted = { params: [], allowed: [], fromLoops: false, ownParams: [], branchParams, degrees: params.map(() => 0) };
+  const unrestricted = { params: [], allowed: [], fromLoops: false, ownParams: [], branchParams, degrees: params.map(() => 0), depths: [] };
   if (!fn) return { function: name, status: 'missing', ...unrestricted };
   const index = new Map(params.map((p, l) => [p, l]));
   const maskOf = (names: readonly string[]) => names.reduce((mask, p) => (index.has(p) ? mask | (1 << index.get(p)!) : mask), 0);
@@ -236,7 +255,17 @@ export function priorFor(report: TaintReport, callpath: string, params: readonly
     ownParams: report.loops.length === 0 ? dependsOn : params.filter((_, l) => own & (1 << l)),
     branchParams,
     degrees: degreesOf(fn.dependency, report.parameters, params),
+    depths: depthsOf(fn.dependency, report.parameters, params),
   };
+}
+
+function depthsOf(dependency: string | null, known: readonly string[], params: readonly string[]): number[][] {
+  if (dependency === null) return [];
+  try {
+    return dependencyDepths(dependency, params, known);
+  } catch {
+    return [];
+  }
 }
 
 function degreesOf(dependency: string | null, known: readonly string[], params: readonly string[]): number[] {

@@ -19,7 +19,7 @@
 //    refinement of exponents off the grid.
 // Hypotheses that differ only in trailing terms share one QR factorization (prefix RSS), and all
 // columns come from the PointSet's caches, so a two-parameter call path costs 86 small QRs.
-import { EXTRAP_SHAPES, sameExponent, type Shape } from './exponents.js';
+import { EXTRAP_SHAPES, loopDepth, sameExponent, type Shape } from './exponents.js';
 import { boundedShapes, type RepetitionBounds } from './bounded.js';
 import { LeastSquares } from './linalg.js';
 import type { PointSet } from './pointset.js';
@@ -94,6 +94,11 @@ export function defaultSearchOptions(m: number): SearchOptions {
 /** The taint prior for one call path: the parameter subsets (bit masks) a term may range over. */
 export interface MaskPrior {
   allowed: readonly number[];
+  /**
+   * Per parameter, the loop depth over it (0: no bound): the prior's model keeps to shapes
+   * x^e·log2^g(x) with ⌈e⌉ + g ≤ that depth, since each loop level multiplies by at most x or log2 x.
+   */
+  depths?: readonly number[];
 }
 
 export interface FactorSpec {
@@ -130,6 +135,8 @@ export interface SearchResult {
   contention: number[];
   /** The measurements demand a combination of allowed parameters the prior excludes. */
   interaction: boolean;
+  /** Parameters the measurements demand to grow faster than their loop depth allows. */
+  beyondNest?: number[];
   /** Noise variance used for the selection (relative). */
   sigma2: number;
 }
@@ -338,13 +345,36 @@ export function searchModel(
   if (n < 3) usableMask = 0;
 
   // With bounds, more shapes go on to the bounded choice than into the hypotheses' product.
+  // With loop depths, the prior's model draws on the best shapes within them, so those join the
+  // product too (the unrestricted model keeps the best shapes of all).
+  const depths = prior?.depths?.some((d) => d > 0) ? prior.depths : undefined;
+  const withinDepth = (l: number, s: number): boolean => {
+    const depth = depths?.[l] ?? 0;
+    return depth <= 0 || loopDepth(ps.shapes[s]!.exponent, ps.shapes[s]!.log) <= depth;
+  };
   const ranked: number[][] = [];
+  const rankedWithin: number[][] = [];
   const productTopK = bounds ? options.boundedProductTopK : options.topK;
   const keep = bounds ? Math.max(productTopK, options.boundedTopK) : productTopK;
-  for (let l = 0; l < m; l++) ranked.push(usableMask & (1 << l) ? rankShapes(ps, l, y, weights, keep) : []);
-  const candidates = ranked.map((list) => list.slice(0, productTopK));
+  for (let l = 0; l < m; l++) {
+    const all = usableMask & (1 << l) ? rankShapes(ps, l, y, weights, depths ? ps.shapes.length : keep) : [];
+    ranked.push(all.slice(0, keep));
+    rankedWithin.push(depths ? all.filter((s) => withinDepth(l, s)).slice(0, keep) : ranked[l]!);
+  }
+  const candidates = ranked.map((list, l) => [...new Set([...list.slice(0, productTopK), ...rankedWithin[l]!.slice(0, productTopK)])]);
   for (let l = 0; l < m; l++) if (candidates[l]!.length === 0) usableMask &= ~(1 << l);
   const boundedCandidates = bounds ? ranked.map((list) => list.slice(0, options.boundedTopK)) : undefined;
+  const boundedWithin = bounds ? rankedWithin.map((list) => list.slice(0, options.boundedTopK)) : undefined;
+  const sameBoundedCandidates = boundedWithin?.every((list, l) => list.length === boundedCandidates![l]!.length && list.every((s, k) => s === boundedCandidates![l]![k])) ?? false;
+  /** The record's shapes keep to the loop depths. */
+  const recordWithin = (h: number): boolean => {
+    if (!depths) return true;
+    for (let l = 0; l < m; l++) {
+      const s = recShapes[h * m + l]!;
+      if (s >= 0 && !withinDepth(l, s)) return false;
+    }
+    return true;
+  };
 
   const list = structures(usableMask, options.maxTerms);
   // Records of every hypothesis fitted: structure index, shapes, rss.
@@ -424,7 +454,7 @@ export function searchModel(
       bestAllScore = score;
       bestAll = h;
     }
-    if (allowedSet && score < bestAllowedScore && list[recStructure[h]!]!.every((mask) => allowedSet.has(mask))) {
+    if (allowedSet && score < bestAllowedScore && list[recStructure[h]!]!.every((mask) => allowedSet.has(mask)) && recordWithin(h)) {
       bestAllowedScore = score;
       bestAllowed = h;
     }
@@ -433,12 +463,15 @@ export function searchModel(
   const shapePenalty = (_: number, s: number) => (rare[s] ? options.rareShapePenalty : 0);
   // Under bounded noise: the few best structures by least squares, each with its best-covering
   // shapes, compete on the bounded likelihood plus the same structure penalties.
-  const boundedCache = new Map<number, ReturnType<typeof boundedShapes>>();
+  const boundedCaches = [new Map<number, ReturnType<typeof boundedShapes>>(), new Map<number, ReturnType<typeof boundedShapes>>()];
   const boundedPick = (allowed: ((masks: readonly number[]) => boolean) | undefined): { h: number; choice: Int32Array | null } => {
     const bestOf = new Map<number, { h: number; score: number }>();
+    const restricted = allowed !== undefined && depths !== undefined;
+    const boundedCache = boundedCaches[restricted ? 1 : 0]!;
     for (let h = 0; h < recRss.length; h++) {
       const si = recStructure[h]!;
       if (allowed && !allowed(list[si]!)) continue;
+      if (restricted && !recordWithin(h)) continue;
       const score = scoreOf(h);
       const current = bestOf.get(si);
       if (!current || score < current.score) bestOf.set(si, { h, score });
@@ -450,8 +483,13 @@ export function searchModel(
       const masks = list[recStructure[h]!]!;
       const structurePenalty = options.boundedPenaltyScale * (options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length);
       let result = boundedCache.get(recStructure[h]!);
+      // The unrestricted choice for the structure, when it keeps to the depths, is the restricted one too.
+      const shared = restricted ? boundedCaches[0]!.get(recStructure[h]!) : undefined;
+      if (result === undefined && shared && sameBoundedCandidates && [...shared.choice].every((s, l) => s < 0 || withinDepth(l, s))) result = shared;
       if (result === undefined) {
-        result = boundedShapes(ps, masks, boundedCandidates!, bounds!, shapePenalty);
+        result = restricted
+          ? boundedShapes(ps, masks, boundedWithin!, bounds!, shapePenalty, withinDepth)
+          : boundedShapes(ps, masks, boundedCandidates!, bounds!, shapePenalty);
         boundedCache.set(recStructure[h]!, result);
       }
       if (!result) continue;
@@ -463,19 +501,19 @@ export function searchModel(
     return pick;
   };
 
-  const materialize = (h: number, allowedMasks: readonly number[], preset: Int32Array | null): Fit => {
+  const materialize = (h: number, allowedMasks: readonly number[], preset: Int32Array | null, shapeOk?: (l: number, s: number) => boolean): Fit => {
     const masks = list[recStructure[h]!]!;
     const indices = preset ? Int32Array.from(preset) : Int32Array.from(recShapes.slice(h * m, h * m + m));
     const factors = Array.from(indices, (s) => (s >= 0 ? { exponent: ps.shapes[s]!.exponent, log: ps.shapes[s]!.log } : null));
     const fit = finishFit(ps, y, ws, { masks: [...masks], factors, own: masks.map(() => null), coefficients: [], rss: 0, score: 0, refined: [] }, sigma2, options);
     if (options.localSearch) {
       for (let l = 0; l < m; l++) if (!fit.factors[l]) indices[l] = -1;
-      localSearch(ps, y, ws, fit, indices, allowedMasks, sigma2, noiseVar, options);
+      localSearch(ps, y, ws, fit, indices, allowedMasks, sigma2, noiseVar, options, shapeOk);
     }
     return fit;
   };
-  const refine = (fit: Fit): Fit => {
-    maybeRefine(ps, y, ws, fit, sigma2, noiseVar, options);
+  const refine = (fit: Fit, maxExponent?: (l: number, log: number) => number): Fit => {
+    maybeRefine(ps, y, ws, fit, sigma2, noiseVar, options, maxExponent);
     return fit;
   };
 
@@ -495,20 +533,34 @@ export function searchModel(
     ? boundedPick((masks) => masks.every((mask) => allowedSet!.has(mask)))
     : { h: bestAllowed, choice: null };
   if (pickAllowed.h === pickAll.h) return { fit: unrestricted, unrestricted, contention: [], interaction: false, sigma2 };
-  const restricted = materialize(pickAllowed.h >= 0 ? pickAllowed.h : 0, allMasks.filter((mask) => prior.allowed.includes(mask)), pickAllowed.choice);
+  const restricted = materialize(
+    pickAllowed.h >= 0 ? pickAllowed.h : 0,
+    allMasks.filter((mask) => prior.allowed.includes(mask)),
+    pickAllowed.choice,
+    depths ? withinDepth : undefined,
+  );
   const contention: number[] = [];
+  const beyondNest: number[] = [];
   let interaction = false;
   if (restricted.score - unrestricted.score > options.contentionThreshold) {
     const allowedParams = unionOf(prior.allowed);
     const used = unionOf(unrestricted.masks);
     for (let l = 0; l < m; l++) if (used & (1 << l) && !(allowedParams & (1 << l))) contention.push(l);
-    if (contention.length === 0) interaction = true;
+    const combines = unrestricted.masks.some((mask) => !prior.allowed.includes(mask));
+    if (contention.length === 0 && combines) interaction = true;
+    if (contention.length === 0 && !combines && depths) {
+      for (let l = 0; l < m; l++) {
+        const factor = unrestricted.factors[l];
+        if (factor && depths[l]! > 0 && loopDepth(factor.exponent, factor.log) > depths[l]!) beyondNest.push(l);
+      }
+    }
+    if (contention.length === 0 && !combines && beyondNest.length === 0) interaction = true;
   } else {
     // The prior's model explains the data: only then may its exponents be refined (refining a
     // model the measurements contradict would only bend it towards the missing term).
-    refine(restricted);
+    refine(restricted, depths ? (l, log) => (depths[l]! > 0 ? depths[l]! - log : Infinity) : undefined);
   }
-  return { fit: restricted, unrestricted, contention, interaction, sigma2 };
+  return { fit: restricted, unrestricted, contention, interaction, ...(beyondNest.length > 0 ? { beyondNest } : {}), sigma2 };
 }
 
 /** Evaluates the columns of a fit with explicit (possibly refined or untied) factors. */
@@ -658,6 +710,7 @@ function localSearch(
   sigma2: number,
   noiseVar: number,
   options: SearchOptions,
+  shapeOk: (l: number, s: number) => boolean = () => true,
 ): void {
   // Identical repetitions (noise 0): any misfit is beyond the noise, so the search always runs,
   // and moves are judged against the tied models' misfit (against the zero noise, every extra
@@ -717,7 +770,7 @@ function localSearch(
       if (!sharedUse(l)) continue;
       const keep = shapes[l]!;
       for (let s = 0; s < ps.shapes.length; s++) {
-        if (s === keep || !ps.allowedShape[l]![s]) continue;
+        if (s === keep || !ps.allowedShape[l]![s] || !shapeOk(l, s)) continue;
         shapes[l] = s;
         consider(masks, own, shapes);
       }
@@ -729,7 +782,7 @@ function localSearch(
       const l = Math.log2(masks[t]!);
       const keep = own[t]!;
       for (let s = -1; s < ps.shapes.length; s++) {
-        if (s === keep || (s >= 0 && (!ps.allowedShape[l]![s] || s === shapes[l])) || (s < 0 && shapes[l]! < 0)) continue;
+        if (s === keep || (s >= 0 && (!ps.allowedShape[l]![s] || !shapeOk(l, s) || s === shapes[l])) || (s < 0 && shapes[l]! < 0)) continue;
         own[t] = s;
         consider(masks, own, shapes);
       }
@@ -743,7 +796,7 @@ function localSearch(
       const keep = shapes[l]!;
       own[t] = keep;
       for (let s = 0; s < ps.shapes.length; s++) {
-        if (s === keep || !ps.allowedShape[l]![s]) continue;
+        if (s === keep || !ps.allowedShape[l]![s] || !shapeOk(l, s)) continue;
         shapes[l] = s;
         consider(masks, own, shapes);
       }
@@ -776,7 +829,7 @@ function localSearch(
         }
         const l = Math.log2(mask);
         for (let s = 0; s < ps.shapes.length; s++) {
-          if (!ps.allowedShape[l]![s]) continue;
+          if (!ps.allowedShape[l]![s] || !shapeOk(l, s)) continue;
           if (shapes[l]! >= 0) {
             if (masks.some((existing, t) => existing === mask && (own[t]! >= 0 ? own[t] : shapes[l]) === s)) continue;
             nextOwn[masks.length] = s === shapes[l] ? -1 : s;
@@ -808,13 +861,22 @@ function localSearch(
 }
 
 /** Refines exponents when the model misfits well beyond the repetition noise. */
-function maybeRefine(ps: PointSet, y: Float64Array, ws: Workspace, fit: Fit, sigma2: number, noiseVar: number, options: SearchOptions): void {
+function maybeRefine(
+  ps: PointSet,
+  y: Float64Array,
+  ws: Workspace,
+  fit: Fit,
+  sigma2: number,
+  noiseVar: number,
+  options: SearchOptions,
+  maxExponent?: (l: number, log: number) => number,
+): void {
   if (!options.refine || !Number.isFinite(noiseVar) || fit.masks.length === 0) return;
   // Identical repetitions (noise 0): any misfit beyond rounding is beyond the noise.
   const noise = Math.max(noiseVar, MIN_SIGMA2);
   const dof = ps.n - fit.masks.length - 1;
   if (dof > 0 && fit.rss / dof > options.refineThreshold * noise) {
-    refineExponents(ps, y, ws, fit, noise, options);
+    refineExponents(ps, y, ws, fit, noise, options, maxExponent);
     fit.score = scoreFit(fit, sigma2, options);
   }
 }
@@ -825,7 +887,15 @@ function maybeRefine(ps: PointSet, y: Float64Array, ws: Workspace, fit: Fit, sig
  * step; coordinate by coordinate, twice. Kept only when the fit improves significantly against the
  * repetition noise (one more free parameter per refined exponent).
  */
-function refineExponents(ps: PointSet, y: Float64Array, ws: Workspace, fit: Fit, noiseVar: number, options: SearchOptions): void {
+function refineExponents(
+  ps: PointSet,
+  y: Float64Array,
+  ws: Workspace,
+  fit: Fit,
+  noiseVar: number,
+  options: SearchOptions,
+  maxExponentOf: (l: number, log: number) => number = () => Infinity,
+): void {
   const grid = [...new Set(ps.shapes.map((shape) => shape.exponent))].sort((a, b) => a - b);
   const logs = [...new Set(ps.shapes.map((shape) => shape.log))].sort((a, b) => a - b);
   const maxExponent = Math.max(...grid) + 0.5;
@@ -850,7 +920,9 @@ function refineExponents(ps: PointSet, y: Float64Array, ws: Workspace, fit: Fit,
         if (log > 0 && !ps.shapes.some((shape, s) => shape.log === log && allowed[s])) continue;
         let bestStep = 0;
         let bestStepRss = Infinity;
-        for (let e = 0; e <= maxExponent + 1e-9; e += step) {
+        const top = Math.min(maxExponent, maxExponentOf(l, log));
+        if (top < 0) continue;
+        for (let e = 0; e <= top + 1e-9; e += step) {
           const value = rssAt(l, e, log);
           if (value < bestStepRss) {
             bestStepRss = value;
@@ -858,7 +930,7 @@ function refineExponents(ps: PointSet, y: Float64Array, ws: Workspace, fit: Fit,
           }
         }
         let a = Math.max(0, bestStep - step);
-        let b = bestStep + step;
+        let b = Math.min(bestStep + step, top);
         let c = b - phi * (b - a);
         let d = a + phi * (b - a);
         let fc = rssAt(l, c, log);

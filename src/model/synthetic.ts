@@ -1,7 +1,7 @@
 // Seeded synthetic PMNF functions and measurements for the benchmark and the tests: two
 // parameters on a 5×5 grid, repetitions with uniform multiplicative noise, and the taint report a
 // program with that cost structure would produce.
-import { EXTRAP_SHAPES, evalShape, type Shape } from './exponents.js';
+import { EXTRAP_SHAPES, evalShape, loopDepth, type Shape } from './exponents.js';
 import type { Series, Term } from './types.js';
 
 /** A small, fast, seedable PRNG (mulberry32). */
@@ -140,13 +140,20 @@ export function syntheticFunction(random: () => number, family: Family, name: st
   const termP = (weight = scale): Term => ({ coefficient: weight() / maxP, factors: [factorP] });
   const termN = (weight = scale): Term => ({ coefficient: weight() / maxN, factors: [factorN] });
   const termPN = (): Term => ({ coefficient: scale() / (maxP * maxN), factors: [factorP, factorN] });
-  const loop = (id: string, parent: string | null, param: string): SyntheticLoop => ({
-    id: `${name}.${id}`,
-    function: name,
-    parent: parent === null ? null : `${name}.${parent}`,
-    params: [param],
-    iterations: null,
-  });
+  // Each parameter's loops nest as deep as its shape needs (p^2·log2 p: three levels over p), so the
+  // report's loop depth over it bounds the exponents as a taint analysis of such code would.
+  const depth = { [pName]: loopDepth(shapeP.exponent, shapeP.log), [nName]: loopDepth(shapeN.exponent, shapeN.log) };
+  const levels = (param: string) => new Array<string>(depth[param]!).fill(param);
+  const product = (...params: string[]) => params.flatMap(levels).join('*');
+  /** A chain of loops, outermost first, under `parent`; returns the loops (the innermost last). */
+  const chain = (id: string, parent: string | null, ...params: string[]): SyntheticLoop[] =>
+    params.flatMap(levels).map((param, k) => ({
+      id: `${name}.${id}${k}`,
+      function: name,
+      parent: k === 0 ? (parent === null ? null : `${name}.${parent}`) : `${name}.${id}${k - 1}`,
+      params: [param],
+      iterations: null,
+    }));
   const terms: Term[] = [{ coefficient: constant, factors: [] }];
   let dependency: string | null = null;
   let loops: SyntheticLoop[] = [];
@@ -156,28 +163,28 @@ export function syntheticFunction(random: () => number, family: Family, name: st
     case 'single': {
       const onP = random() < 0.5;
       terms.push(onP ? termP() : termN());
-      dependency = onP ? pName : nName;
-      loops = [loop('L0', null, dependency)];
+      dependency = product(onP ? pName : nName);
+      loops = chain('L', null, onP ? pName : nName);
       break;
     }
     case 'additive':
       terms.push(termP(), termN());
-      dependency = `${pName} + ${nName}`;
-      loops = [loop('L0', null, pName), loop('L1', null, nName)];
+      dependency = `${product(pName)} + ${product(nName)}`;
+      loops = [...chain('L', null, pName), ...chain('M', null, nName)];
       break;
     case 'multiplicative': {
       terms.push(termPN());
       const pOuter = random() < 0.5;
-      dependency = pOuter ? `${pName}*${nName}` : `${nName}*${pName}`;
-      loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
+      dependency = pOuter ? product(pName, nName) : product(nName, pName);
+      loops = chain('L', null, pOuter ? pName : nName, pOuter ? nName : pName);
       break;
     }
     case 'mixed': {
       // A nest whose outer loop also does work of its own: outer·inner + outer.
       const pOuter = random() < 0.5;
       terms.push(termPN(), pOuter ? termP(outerScale) : termN(outerScale));
-      dependency = pOuter ? `${pName}*${nName}` : `${nName}*${pName}`;
-      loops = [loop('L0', null, pOuter ? pName : nName), loop('L1', 'L0', pOuter ? nName : pName)];
+      dependency = pOuter ? product(pName, nName) : product(nName, pName);
+      loops = chain('L', null, pOuter ? pName : nName, pOuter ? nName : pName);
       break;
     }
     case 'full': {
@@ -186,8 +193,8 @@ export function syntheticFunction(random: () => number, family: Family, name: st
       terms.push(termPN(), termP(pOuter ? outerScale : scale), termN(pOuter ? scale : outerScale));
       const outer = pOuter ? pName : nName;
       const inner = pOuter ? nName : pName;
-      dependency = `${outer}*${inner} + ${inner}`;
-      loops = [loop('L0', null, outer), loop('L1', 'L0', inner), loop('L2', null, inner)];
+      dependency = `${product(outer, inner)} + ${product(inner)}`;
+      loops = [...chain('L', null, outer, inner), ...chain('M', null, inner)];
       break;
     }
   }
