@@ -22,7 +22,6 @@ export interface RankedModel {
   time: ModelSummary | null;
   /** Of all call paths' predicted instructions at the target. */
   shareAtTarget: number;
-  flags: string[];
 }
 
 export interface ModelSummary {
@@ -52,7 +51,8 @@ export interface ModelStep {
   /** Per call path (the top `plots` ranked ones): per metric and parameter. */
   plots: Record<string, ParameterPlot[]>;
   warnings: string[];
-  scalabilityBugs: string[];
+  /** Call paths whose model of a metric grows faster than the main work and matters at the target. */
+  scalabilityBugs: Array<{ callpath: string; metric: string; flag: string }>;
 }
 
 /** The config's target, and 4× the largest measured value for every parameter it leaves out. */
@@ -72,7 +72,6 @@ export function runModelStep(measurementsFile: string, taintFile: string, parame
     return {
       rank: m.rank, callpath: m.callpath, instructions: summary(m), time: time ? summary(time) : null,
       shareAtTarget: total > 0 ? Math.max(0, m.prediction) / total : 0,
-      flags: [...new Set([...m.flags, ...(time?.flags ?? [])])],
     };
   });
   const base = Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
@@ -88,7 +87,8 @@ export function runModelStep(measurementsFile: string, taintFile: string, parame
   return {
     params: report.params, target: report.target, ranked, plots: plotted,
     warnings: report.warnings.map((w) => w.message),
-    scalabilityBugs: ranked.filter((r) => r.flags.some((f) => f.startsWith('scalability-bug'))).map((r) => r.callpath),
+    scalabilityBugs: ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])].flatMap((m, i) =>
+      m.flags.filter((flag) => flag.startsWith('scalability-bug')).map((flag) => ({ callpath: r.callpath, metric: i === 0 ? RANK_METRIC : TIME_METRIC, flag })))),
   };
 }
 

@@ -5,6 +5,7 @@ import { formatRatio, formatShare, formatValue } from '../report/html/format.js'
 import type { AnalysisReport } from './report.js';
 import type { AnalysisFiles } from './analyze.js';
 
+const longest = (flags: string[][]) => Math.max(5, ...flags.flat().map((flag) => flag.length));
 const at = (point: Record<string, number>) => Object.entries(point).map(([k, v]) => `${k}=${v}`).join(', ');
 
 export function renderSummary(report: AnalysisReport, files: AnalysisFiles, width: number): string {
@@ -23,10 +24,13 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, widt
     { header: 'predicted', value: (r) => formatValue(r.instructions.prediction), align: 'right' },
     { header: 'share', value: (r) => formatShare(r.shareAtTarget), align: 'right' },
     { header: 'ms', value: (r) => (r.time ? formatValue(r.time.prediction) : '-'), align: 'right' },
-    // A flag is never cut: the column keeps at least the longest one.
-    { header: 'flags', value: (r) => r.flags.join(' '), shrink: 'wrap', min: Math.max(5, ...models.ranked.flatMap((r) => r.flags.map((f) => f.length))) },
+    // A flag is never cut: a column keeps at least the longest one.
+    { header: 'flags', value: (r) => r.instructions.flags.join(' '), shrink: 'wrap', min: longest(models.ranked.map((r) => r.instructions.flags)) },
+    { header: 'time flags', value: (r) => r.time?.flags.join(' ') ?? '-', shrink: 'wrap', min: longest(models.ranked.map((r) => r.time?.flags ?? [])) },
   ], { width }));
-  lines.push('', models.scalabilityBugs.length === 0 ? 'scalability bugs: none' : `scalability bugs: ${models.scalabilityBugs.map(displayPath).join(', ')}`);
+  lines.push('', models.scalabilityBugs.length === 0
+    ? 'scalability bugs: none'
+    : `scalability bugs: ${models.scalabilityBugs.map((b) => `${displayPath(b.callpath)} (${b.metric}, ${b.flag})`).join(', ')}`);
   for (const warning of models.warnings) lines.push(`warning: ${warning}`);
   if (blame.report) {
     for (const point of blame.report.blamePoints) {

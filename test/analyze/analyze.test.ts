@@ -17,8 +17,9 @@ import type { BlameReport } from '../../src/blame/types.js';
 const root = resolve(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'taintlens-analyze-'));
 const out = join(dir, 'report');
-const config = join(root, 'examples', 'miniapp.quick.analysis.json');
-const kernel = join(root, 'build', 'kernels', 'miniapp.wasm');
+// Relative to the repository root, where the CLI runs: the report shows them as a user typed them.
+const config = join('examples', 'miniapp.quick.analysis.json');
+const kernel = join('build', 'kernels', 'miniapp.wasm');
 let report: AnalysisReport;
 let stdout: string;
 
@@ -88,45 +89,6 @@ test('ranked models match the mini-app: the EOS (size³·cost) first, the forces
   expect(stdout).toContain(`report: ${join(out, 'report.html')}`);
 });
 
-test('a second run in the same folder resumes: nothing measured again, the same models', async () => {
-  const again = await taintlens(['analyze', kernel, '--config', config, '--out', out, '--json']);
-  expect(again.code).toBe(0);
-  const second = JSON.parse(again.stdout) as AnalysisReport;
-  expect(second.experiment.points).toEqual({ measured: 0, resumed: 25 });
-  expect(second.models.ranked.map((r) => r.instructions.model)).toEqual(report.models.ranked.map((r) => r.instructions.model));
-  expect(second.overhead).toEqual(report.overhead);
-});
-
-test('the blame section: bars and a table from a BlameReport, or a plain line saying why there is none', async () => {
-  const blame: BlameReport = {
-    schema: 'taintlens/blame@1', module: kernel, period: 1000, totalSamples: 200,
-    blamePoints: [{
-      function: 'run', samples: 200, variables: [
-        { name: 'd.p', kind: 'heap', bytes: 1728, allocationSite: 'run->Domain#constructor->__new', samples: 120, percent: 60 },
-        { name: 'd.e', kind: 'heap', bytes: 1728, allocationSite: 'run->Domain#constructor->__new', samples: 70, percent: 35 },
-        { name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: 10, percent: 5 },
-      ],
-    }],
-  };
-  const html = await renderHtmlReport({ ...report, blame: { point: report.base, report: blame, missing: null } });
-  const section = html.slice(html.indexOf('<section id="blame">'), html.indexOf('<section id="overhead">'));
-  expect(section).toContain('<svg');
-  expect(section.match(/<path[^>]*aria-roledescription="bar"/g) ?? section.match(/role-mark mark-rect|mark-rect role-mark/g)).not.toBeNull();
-  for (const name of ['d.p', 'd.e', 'other']) expect(section).toContain(`>${name}<`);
-  expect(section).toContain('60.0%');
-  expect(section).toContain('run-&gt;Domain#constructor-&gt;__new');
-  const none = readFileSync(join(out, 'report.html'), 'utf8');
-  expect(none.slice(none.indexOf('<section id="blame">'), none.indexOf('<section id="overhead">'))).toMatch(/No blame table: no blame analysis/);
-  // The merge point passes the run options through to the blame analysis.
-  const calls: unknown[] = [];
-  const outcome = await runBlameStep(kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }, async (file, options) => {
-    calls.push([file, options]);
-    return blame;
-  });
-  expect(outcome).toEqual({ report: blame, missing: null });
-  expect(calls).toEqual([[kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }]]);
-});
-
 /** The system browser; playwright-core never downloads one. */
 function findChromium(): string | null {
   const candidates = [process.env.TAINTLENS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -179,6 +141,7 @@ test.skipIf(!chromium)(`report.html in headless Chromium: every section and plot
       expect(row[3]).toBe(formatValue(r.instructions.prediction));
       expect(row[4]).toBe(formatShare(r.shareAtTarget));
       expect(row[6]).toBe(r.time ? formatValue(r.time.prediction) : '-');
+      expect(row[7]).toBe(r.instructions.flags.join(' '));
     });
     const titles = await page.$$eval('#ranking-table tbody tr td:nth-child(2) span', (spans) => spans.map((s) => s.getAttribute('title')));
     expect(titles).toEqual(report.models.ranked.map((r) => r.callpath));
@@ -197,3 +160,43 @@ test.skipIf(!chromium)(`report.html in headless Chromium: every section and plot
     await browser.close();
   }
 });
+
+test('a second run in the same folder resumes: nothing measured again, the same models', async () => {
+  const again = await taintlens(['analyze', kernel, '--config', config, '--out', out, '--json']);
+  expect(again.code).toBe(0);
+  const second = JSON.parse(again.stdout) as AnalysisReport;
+  expect(second.experiment.points).toEqual({ measured: 0, resumed: 25 });
+  expect(second.models.ranked.map((r) => r.instructions.model)).toEqual(report.models.ranked.map((r) => r.instructions.model));
+  expect(second.overhead).toEqual(report.overhead);
+});
+
+test('the blame section: bars and a table from a BlameReport, or a plain line saying why there is none', async () => {
+  const blame: BlameReport = {
+    schema: 'taintlens/blame@1', module: kernel, period: 1000, totalSamples: 200,
+    blamePoints: [{
+      function: 'run', samples: 200, variables: [
+        { name: 'd.p', kind: 'heap', bytes: 1728, allocationSite: 'run->Domain#constructor->__new', samples: 120, percent: 60 },
+        { name: 'd.e', kind: 'heap', bytes: 1728, allocationSite: 'run->Domain#constructor->__new', samples: 70, percent: 35 },
+        { name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: 10, percent: 5 },
+      ],
+    }],
+  };
+  const html = await renderHtmlReport({ ...report, blame: { point: report.base, report: blame, missing: null } });
+  const section = html.slice(html.indexOf('<section id="blame">'), html.indexOf('<section id="overhead">'));
+  expect(section).toContain('<svg');
+  expect(section.match(/<path[^>]*aria-roledescription="bar"/g) ?? section.match(/role-mark mark-rect|mark-rect role-mark/g)).not.toBeNull();
+  for (const name of ['d.p', 'd.e', 'other']) expect(section).toContain(`>${name}<`);
+  expect(section).toContain('60.0%');
+  expect(section).toContain('run-&gt;Domain#constructor-&gt;__new');
+  const none = readFileSync(join(out, 'report.html'), 'utf8');
+  expect(none.slice(none.indexOf('<section id="blame">'), none.indexOf('<section id="overhead">'))).toMatch(/No blame table: no blame analysis/);
+  // The merge point passes the run options through to the blame analysis.
+  const calls: unknown[] = [];
+  const outcome = await runBlameStep(kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }, async (file, options) => {
+    calls.push([file, options]);
+    return blame;
+  });
+  expect(outcome).toEqual({ report: blame, missing: null });
+  expect(calls).toEqual([[kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }]]);
+});
+

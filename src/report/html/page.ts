@@ -27,7 +27,7 @@ function section(id: string, title: string, body: string): string {
 }
 
 function flagLegend(ranked: readonly RankedModel[]): string {
-  const kinds = [...new Set(ranked.flatMap((r) => r.flags.map((f) => f.split(':')[0]!)))];
+  const kinds = [...new Set(ranked.flatMap((r) => [...r.instructions.flags, ...(r.time?.flags ?? [])].map((f) => f.split(':')[0]!)))];
   if (kinds.length === 0) return '';
   const text = (kind: string) => kind === 'scalability-bug'
     ? 'grows faster than the main work of the program and matters at the target'
@@ -35,20 +35,23 @@ function flagLegend(ranked: readonly RankedModel[]): string {
   return `<dl class="legend">${kinds.map((k) => `<dt>${esc(k)}</dt><dd>${esc(text(k))}</dd>`).join('')}</dl>`;
 }
 
+/** Flags side by side, each kept on one line. */
+const flagList = (flags: readonly string[]) => ({ html: flags.map((flag) => `<span class="flag">${esc(flag)}</span>`).join(' ') });
+
 function rankingSection(report: AnalysisReport): string {
   const { models } = report;
   const rows = models.ranked.map((r) => [
     String(r.rank), { html: `<span title="${esc(r.callpath)}">${esc(displayPath(r.callpath))}</span>` }, code(r.instructions.model),
     formatValue(r.instructions.prediction), formatShare(r.shareAtTarget), code(r.time?.model ?? '-'),
-    r.time ? formatValue(r.time.prediction) : '-', r.flags.join(' '),
+    r.time ? formatValue(r.time.prediction) : '-', flagList(r.instructions.flags), r.time ? flagList(r.time.flags) : '-',
   ]);
   const bugs = models.scalabilityBugs.length === 0
     ? '<p>No scalability bug: no call path grows faster than the main work.</p>'
-    : `<p class="warn">Scalability bugs: ${models.scalabilityBugs.map((c) => `<code>${esc(displayPath(c))}</code>`).join(', ')}</p>`;
+    : `<p class="warn">Scalability bugs: ${models.scalabilityBugs.map((b) => `<code>${esc(displayPath(b.callpath))}</code> (${esc(b.metric)}, ${esc(b.flag)})`).join(', ')}</p>`;
   const warnings = models.warnings.map((w) => `<p class="warn">warning: ${esc(w)}</p>`).join('');
   return section('ranking', `Ranked call paths at ${at(models.target)}`,
     `<p>Instruction counts (exact) and time (ms), modeled with the taint prior and extrapolated to the target; ranked by predicted instructions.</p>
-${table('ranking-table', ['rank', 'call path', 'instructions model', 'predicted', 'share', 'time model (ms)', 'predicted ms', 'flags'], rows, [0, 3, 4, 6])}
+${table('ranking-table', ['rank', 'call path', 'instructions model', 'predicted', 'share', 'time model (ms)', 'predicted ms', 'flags', 'time flags'], rows, [0, 3, 4, 6])}
 ${bugs}${warnings}${flagLegend(models.ranked)}`);
 }
 
