@@ -4,7 +4,7 @@
 // It runs the built CLI (bin/taintlens.js on dist/, as npx does): its worker threads start three
 // times faster than in source mode, where each loads the TypeScript loader.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -200,3 +200,27 @@ test('the blame section: bars and a table from a BlameReport, or a plain line sa
   expect(calls).toEqual([[kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }]]);
 });
 
+
+test('without named parameters the taint run proposes them: the one reaching the most work, varied over its base times the scale', async () => {
+  const proposing = join(dir, 'propose.json');
+  writeFileSync(proposing, JSON.stringify({
+    invoke: 'run', args: ['{n}', '{m}'], base: { n: 100, m: 10 }, maxParameters: 1, repetitions: 1, overhead: false, blame: false, plots: 1,
+  }));
+  const run = await taintlens(['analyze', join('native', 'wasm', 'hot_helper.wasm'), '--config', proposing, '--out', join(dir, 'propose'), '--json']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const proposed = JSON.parse(run.stdout) as AnalysisReport;
+  const rows = Object.fromEntries(proposed.taint.coverage.map((row) => [row.name, row]));
+  // hot_helper's sweep over n does nearly all the work; m only bounds a small relaxation.
+  expect(rows.n!.chosen).toBe(true);
+  expect(rows.n!.why).toBe('reaches the most work (#1)');
+  expect(rows.n!.share).toBeGreaterThan(rows.m!.share);
+  expect(rows.m!.chosen).toBe(false);
+  expect(rows.m!.why).toBe('only #2: at most 1 proposed');
+  expect(proposed.experiment.parameters).toEqual([{ name: 'n', values: [100, 200, 300, 400, 500], base: 100 }]);
+  expect(proposed.models.target).toEqual({ n: 2000 });
+  expect(short(proposed.models.ranked[0]!.callpath)).toBe('run->sweep');
+  expect(proposed.models.ranked[0]!.instructions.model).toMatch(/ \* n$/);
+  expect(proposed.overhead).toBeNull();
+  expect(proposed.blame.missing).toMatch(/turned off/);
+});
