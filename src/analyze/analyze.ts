@@ -74,8 +74,8 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
     blame: { point: base, report: blame.report, missing: blame.missing }, overhead, seconds,
   };
   const files = { report: join(dir, 'report.json'), html: join(dir, 'report.html') };
-  const html = renderHtmlReport(report);
+  const html = await renderHtmlReport(report);
   writeJsonAtomic(files.report, report);
-  writeFileAtomic(files.html, await html);
+  writeFileAtomic(files.html, html);
   return { report, files };
 }

@@ -24,9 +24,9 @@ export function registerAnalyze(program: Command): void {
       const { prepareExperimentDir } = await import('../../experiment/experiment-dir.js');
       const { analyze } = await import('../../analyze/analyze.js');
       const { renderSummary } = await import('../../analyze/summary.js');
-      const config = readAnalysisConfig(options.config);
       const bytes = readWasmFile(file);
       refuseInstrumented(bytes, file);
+      const config = readAnalysisConfig(options.config);
       prepareExperimentDir(options.out);
       const { report, files } = await analyze({
         file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
