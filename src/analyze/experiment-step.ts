@@ -11,7 +11,7 @@ import type { AnalysisConfig } from './config.js';
 
 export interface ExperimentStep {
   measurements: string;
-  /** `base`: the first value, where the design's one-parameter lines cross and selective mode's taint run happens. */
+  /** `base`: the first value, where the design's one-parameter lines cross. */
   parameters: Array<{ name: string; values: number[]; base: number }>;
   design: SummaryDocument['design'];
   mode: string;
