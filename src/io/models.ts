@@ -175,7 +175,7 @@ export function entryTerms(entry: ModelEntry): Term[] {
   return entry.terms.map((term) => ({ coefficient: term.coefficient, factors: term.factors.map((f) => ({ ...f })) }));
 }
 
-const FLAG_TEXT: Record<string, string> = {
+export const FLAG_TEXT: Record<string, string> = {
   unreliable: 'repetitions vary by more than 10% (coefficient of variation): the model is uncertain',
   contention: 'the measurements grow with a parameter the code cannot depend on (contention or an outside effect); the model follows the measurements',
   'too-narrow': 'the code depends on a parameter the measurements do not show (experiment too narrow?)',

@@ -118,7 +118,7 @@ function header(report: LoopProfileReport): string {
 }
 
 /** Parents before children, siblings by inclusive cost (the costliest first), ties in first-run order. */
-function treeOrder(loops: readonly LoopEntry[]): LoopEntry[] {
+export function treeOrder(loops: readonly LoopEntry[]): LoopEntry[] {
   const children = new Map<string | null, LoopEntry[]>();
   for (const loop of loops) {
     const list = children.get(loop.parent) ?? [];

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const COMMANDS = ['run', 'instrument', 'loops', 'measure', 'model', 'taint', 'fuzz'] as const;
+const COMMANDS = ['run', 'instrument', 'loops', 'measure', 'model', 'taint', 'analyze', 'fuzz'] as const;
 const WITH_ARGUMENT = COMMANDS.filter((c) => c !== 'fuzz');
 /** Options a command requires, so the parser gets as far as what a test is about. */
-const REQUIRED: Partial<Record<(typeof COMMANDS)[number], string[]>> = { instrument: ['--mode', 'loops'], measure: ['-o', 'never-written.jsonl'] };
+const REQUIRED: Partial<Record<(typeof COMMANDS)[number], string[]>> = { instrument: ['--mode', 'loops'], measure: ['-o', 'never-written.jsonl'], analyze: ['--config', 'examples/miniapp.quick.analysis.json'] };
 
 describe('bad usage exits 2', () => {
   test.each(COMMANDS)('%s: an unknown option', async (command) => {

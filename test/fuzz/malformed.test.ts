@@ -34,6 +34,7 @@ function moduleCommands(): Array<[string, (file: string) => string[]]> {
     instrument: (file) => ['--mode', 'loops', '-o', `${file}.out.wasm`],
     taint: () => ['--args', '64', '--timeout', '10'],
     measure: (file) => ['--vary', 'n=arg0:8,16', '-o', `${file}.jsonl`, '--timeout', '10'],
+    analyze: (file) => ['--config', join(import.meta.dirname, '..', '..', 'examples', 'miniapp.quick.analysis.json'), '--out', `${file}.analysis`],
   };
   // Commands added later: give their required options some value, so the module is what fails.
   const required = (c: Command) => (file: string) =>

@@ -6,6 +6,7 @@ import { registerLoops } from './loops.js';
 import { registerMeasure } from './measure.js';
 import { registerExperiment } from './experiment.js';
 import { registerOverhead } from './overhead.js';
+import { registerAnalyze } from './analyze.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -16,6 +17,7 @@ export const commands: RegisterCommand[] = [
   registerMeasure,
   registerExperiment,
   registerOverhead,
+  registerAnalyze,
   (await import('./model.js')).registerModel,
   (await import('./taint.js')).registerTaint,
   (await import('../../fuzz/command.js')).registerFuzz,
