@@ -19,6 +19,11 @@ export function shippedLibraryDir(): string {
   return here.includes(`${join('dist', 'src')}`) ? join(here, '..', '..', '..', 'library') : join(here, '..', '..', 'library');
 }
 
+/** The databases always loaded: WASI/AssemblyScript imports and taintlens_mp (SPMD message passing). */
+export function shippedLibraries(): Library[] {
+  return ['wasi.json', 'taintlens_mp.json'].map((name) => loadLibrary(join(shippedLibraryDir(), name)));
+}
+
 export function loadLibrary(file: string): Library {
   const text = readInputText(file);
   let data: unknown;

@@ -12,6 +12,8 @@ import { unnamedNote } from '../../report/names.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
+import { ranksTable } from '../../report/ranks-report.js';
+import { loopRanksTable } from '../../report/loop-ranks-report.js';
 
 function parseCount(text: string): number {
   const value = Number(text);
@@ -52,6 +54,10 @@ export function registerLoops(program: Command): void {
       const top = options.top ?? (options.all ? undefined : DEFAULT_TOP);
       const parts = [loopTable(report, { top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+      if (report.spmd) {
+        const layout = { wide: options.wide === true, width: outputWidth() };
+        parts.push('', ranksTable(report.spmd, options.wide ? undefined : outputWidth()), '', loopRanksTable(report, Math.min(top ?? 10, 10), layout));
+      }
       if (report.spread) parts.push(describeSpread(report.spread));
       if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost));
       if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));

@@ -2,13 +2,12 @@
 // analysis). Parameters are marked in the program (TAINTLENS_PARAM / param<T>) or from the command
 // line (--param NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR, NAME=file:PATH).
 import type { Command } from 'commander';
-import { join } from 'node:path';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { passGuestStreams } from '../guest-streams.js';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
-import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
+import { loadLibrary, mergeLibraries, shippedLibraries } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
 import { renderTaintReport } from '../../taint/text.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
@@ -56,7 +55,7 @@ export function registerTaint(program: Command): void {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     const params = options.param.map(parseParamSpec);
-    const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
+    const libraries = [...shippedLibraries(), ...options.library.map(loadLibrary)];
     const instrument = parseInstrumentOptions(options);
     const granularity = parseGranularity(options.shadow);
     for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);

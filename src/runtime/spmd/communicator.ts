@@ -40,8 +40,10 @@ export class Communicator {
     return this.shared.size;
   }
 
+  /** Every rank starts its export together (a barrier outside the timed call), so first-call waits show the program's own skew, not thread start-up. */
   start(): void {
     this.shared.setState(this.rank, 'running');
+    this.barrier();
   }
 
   finish(): void {
