@@ -25,6 +25,8 @@ export interface ExperimentDefinition {
   trace: number;
   design: 'grid' | 'auto';
   timeoutMs: number;
+  /** SPMD ranks when fixed (`--ranks`, spec `"ranks": 4`); a varied count is a parameter (`ranks:` target). */
+  ranks?: number;
 }
 
 export interface ExperimentRun {
@@ -61,7 +63,7 @@ export async function runExperiment(def: ExperimentDefinition, out: ExperimentOu
       file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
       parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
       output: out.output, jobs: out.jobs, trace: def.trace, points: design.points,
-      mode: def.mode, regions: selection.functions,
+      mode: def.mode, regions: selection.functions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}),
       ...(out.statsOutput ? { statsOutput: out.statsOutput } : {}),
       ...(progress ? { progress } : {}),
     });

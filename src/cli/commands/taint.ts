@@ -12,6 +12,7 @@ import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
 import { renderTaintReport } from '../../taint/text.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
 import { UserError } from '../../util/errors.js';
+import { rankNote } from '../../taint/rank-note.js';
 
 function parseImplicitFlow(text: string): boolean {
   if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
@@ -63,12 +64,12 @@ export function registerTaint(program: Command): void {
     const bytes = readWasmFile(file);
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
-      params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow,
+      params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
     if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
     passGuestStreams(run.json, report);
-    emit(run.json, report, () => renderTaintReport(report, options.all === true));
+    emit(run.json, report, () => renderTaintReport(report, options.all === true) + rankNote(report));
   });
 }
