@@ -127,7 +127,7 @@ export class SharedState {
     const parts: string[] = [];
     for (let r = 0; r < this.size; r++) {
       const { state, peer } = this.stateOf(r);
-      const from = state === 'recv' || state === 'sendrecv' ? ` from ${peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && state !== 'done' && state !== 'running' ? ` (root ${peer})` : '';
+      const from = state === 'recv' || state === 'sendrecv' ? ` from ${peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && state !== 'done' && state !== 'running' ? ` waiting for ${peer}` : '';
       parts.push(`rank ${r} ${state === 'done' || state === 'running' ? state : `in ${state}`}${from}`);
     }
     return parts.join(', ');
