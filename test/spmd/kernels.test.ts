@@ -31,6 +31,26 @@ describe('SPMD kernels', () => {
     }
   });
 
+  test('large halos travel in chunks (a 16.8 kB column through 16 KiB slots) and still give the single-run result', async () => {
+    const single = await json(['run', kernel('spmd_stencil'), '--args', '2100,1']);
+    const run = await json(['run', kernel('spmd_stencil'), '--args', '2100,1', '--ranks', '2']);
+    expect(rankResults(run)).toEqual([single.result, single.result]);
+  });
+
+  test('spmd_sweep: the pipeline\'s receives per rank follow the wavefront (end ranks receive in one direction only)', async () => {
+    const run = await json(['run', kernel('spmd_sweep'), '--args', '32,1', '--ranks', '4']);
+    // 32 rows in blocks of 4: 8 receives per direction a rank has an upstream neighbour in.
+    expect(run.spmd.perRank.map((r: { communication: { recv: { calls: number } } }) => r.communication.recv.calls)).toEqual([8, 16, 16, 8]);
+    expect(run.spmd.perRank[0].communication.recv.steady.calls).toBe(7);
+  });
+
+  test('the AssemblyScript SPMD kernel (assembly/taintlens_mp.ts) gives the single-rank result on 3 ranks', async () => {
+    const file = join(root, 'build', 'kernels', 'spmd_sum.wasm');
+    const single = await json(['run', file, '--args', '1000,3']);
+    const run = await json(['run', file, '--args', '1000,3', '--ranks', '3']);
+    expect(rankResults(run)).toEqual([single.result, single.result, single.result]);
+  });
+
   test('spmd_cg: ranks agree, and the residual matches the single run to rounding (dot products sum in another order)', async () => {
     const single = await json(['run', kernel('spmd_cg'), '--args', '64,10']);
     const run = await json(['run', kernel('spmd_cg'), '--args', '64,10', '--ranks', '4']);
