@@ -10,11 +10,7 @@
 #include "kernel_support.h"
 #include "taintlens.h"
 #include "mpi.h"
-
-static int first_row(int n, int size, int rank) {
-  int base = n / size, extra = n % size;
-  return rank * base + (rank < extra ? rank : extra);
-}
+#include "spmd_support.h"
 
 __attribute__((noinline)) static double dot(int rows, const double *x, const double *y) {
   double local = 0.0, global = 0.0;
@@ -42,13 +38,10 @@ __attribute__((noinline)) static void exchange(int rank, int size, int rows, dou
 
 double run(int n, int iters) {
   TAINTLENS_PARAM(n, "n");
-  MPI_Init(0, 0);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (n < size) __builtin_trap();
-  int first = first_row(n, size, rank);
-  int rows = first_row(n, size, rank + 1) - first;
+  spmd_start(n, &rank, &size);
+  int first = spmd_block_start(n, size, rank);
+  int rows = spmd_block_start(n, size, rank + 1) - first;
   double *x = arena_alloc(sizeof(double) * (size_t)rows);
   double *r = arena_alloc(sizeof(double) * (size_t)rows);
   double *p = (double *)arena_alloc(sizeof(double) * (size_t)(rows + 2)) + 1;

@@ -12,12 +12,7 @@
 #include "kernel_support.h"
 #include "taintlens.h"
 #include "mpi.h"
-
-/* Owned columns [first, first+width) of rank `rank` out of `size`. */
-static int first_column(int n, int size, int rank) {
-  int base = n / size, extra = n % size;
-  return rank * base + (rank < extra ? rank : extra);
-}
+#include "spmd_support.h"
 
 __attribute__((noinline)) static void pack(int n, int stride, const double *grid, int column, double *out) {
   for (int i = 0; i < n; i++) out[i] = grid[i * stride + column];
@@ -47,13 +42,10 @@ __attribute__((noinline)) static double update(int n, int width, const double *a
 
 int run(int n, int steps) {
   TAINTLENS_PARAM(n, "n");
-  MPI_Init(0, 0);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (n < size) __builtin_trap(); /* every rank needs a column */
-  int first = first_column(n, size, rank);
-  int width = first_column(n, size, rank + 1) - first;
+  spmd_start(n, &rank, &size);
+  int first = spmd_block_start(n, size, rank);
+  int width = spmd_block_start(n, size, rank + 1) - first;
   int stride = width + 2;
   int left = (rank + size - 1) % size, right = (rank + 1) % size;
   double *a = arena_alloc(sizeof(double) * (size_t)(n * stride));
@@ -76,12 +68,7 @@ int run(int n, int steps) {
     a = b;
     b = swap;
   }
-  uint32_t local_sum = 0;
-  for (int i = 0; i < n; i++)
-    for (int j = 1; j <= width; j++)
-      local_sum += (uint32_t)(a[i * stride + j] * 1048576.0) * (uint32_t)(i * 7 + (first + j - 1) * 13 + 1);
-  int sum = 0, mine = (int)local_sum;
-  MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int sum = spmd_checksum(n, width, stride, first, a);
   MPI_Finalize();
   return sum ^ (int)(change * 1048576.0);
 }

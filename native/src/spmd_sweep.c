@@ -10,11 +10,7 @@
 #include "kernel_support.h"
 #include "taintlens.h"
 #include "mpi.h"
-
-static int first_column(int n, int size, int rank) {
-  int base = n / size, extra = n % size;
-  return rank * base + (rank < extra ? rank : extra);
-}
+#include "spmd_support.h"
 
 /* Rows [row, row+rows) of the owned columns, left to right (dir 1) or right to left (dir -1). */
 __attribute__((noinline)) static void sweep_block(int row, int rows, int width, double *grid, const double *edge, const double *source, int dir) {
@@ -39,14 +35,11 @@ __attribute__((noinline)) static void last_column(int row, int rows, int width, 
 
 int run(int n, int steps) {
   TAINTLENS_PARAM(n, "n");
-  MPI_Init(0, 0);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (n < size) __builtin_trap();
+  spmd_start(n, &rank, &size);
   int block = 4;
-  int first = first_column(n, size, rank);
-  int width = first_column(n, size, rank + 1) - first;
+  int first = spmd_block_start(n, size, rank);
+  int width = spmd_block_start(n, size, rank + 1) - first;
   int stride = width + 2;
   double *grid = arena_alloc(sizeof(double) * (size_t)(n * stride));
   double *source = arena_alloc(sizeof(double) * (size_t)(n * stride));
@@ -70,12 +63,7 @@ int run(int n, int steps) {
       }
     }
   }
-  uint32_t local_sum = 0;
-  for (int i = 0; i < n; i++)
-    for (int j = 1; j <= width; j++)
-      local_sum += (uint32_t)(grid[i * stride + j] * 1048576.0) * (uint32_t)(i * 7 + (first + j - 1) * 13 + 1);
-  int sum = 0, mine = (int)local_sum;
-  MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int sum = spmd_checksum(n, width, stride, first, grid);
   MPI_Finalize();
   return sum;
 }

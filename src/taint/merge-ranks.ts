@@ -3,7 +3,7 @@
 // rank skip a neighbour, rank 0 roots collectives), ran when it ran on any rank, and its iterations
 // add up. A function's dependency is the one with the most terms over the ranks (ties: the lowest
 // rank). Every rank's parameters per loop stay in `ranks`, for rank-dependent behaviour.
-import type { TaintReport } from './report.js';
+import { coverageOf, type TaintReport } from './report.js';
 
 export interface RankTaint {
   rank: number;
@@ -50,19 +50,11 @@ export function mergeRankReports(reports: TaintReport[]): MergedTaintReport {
     const widest = same.reduce((best, f) => (terms(f.dependency) > terms(best.dependency) ? f : best), same[0]!);
     return { ...fn, params: union(same.map((f) => f.params)), dependency: widest.dependency, pruned: widest.pruned, executed: same.some((f) => f.executed) };
   });
-  const coverage: TaintReport['coverage'] = {};
-  for (const p of parameters) {
-    coverage[p] = {
-      loops: loops.filter((l) => l.params.includes(p)).map((l) => l.id),
-      functions: functions.filter((f) => f.params.includes(p)).map((f) => f.name),
-      branches: branches.filter((b) => b.params.includes(p)).map((b) => b.id),
-    };
-  }
   return {
     ...first,
     parameters,
-    loops, functions, branches, imports, coverage,
-    prunable: parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0),
+    loops, functions, branches, imports,
+    ...coverageOf(parameters, loops, functions, branches),
     notExecuted: { loops: loops.filter((l) => !l.executed).map((l) => l.id), branches: branches.filter((b) => !b.executed).map((b) => b.id) },
     warnings: [...new Set(all.flatMap((r) => r.warnings))],
     ranks: all.map((r, rank) => ({ rank, loops: Object.fromEntries(r.loops.filter((l) => l.executed).map((l) => [l.id, l.params])) })),

@@ -90,10 +90,11 @@ describe('SPMD failures', () => {
   });
 
   test('a rank that never returns hits the time limit: exit 124, with what every rank was doing', async () => {
-    const { code, stderr, seconds } = await failing(['run', spin, '--ranks', '3', '--timeout', '1.5']);
+    // 4 s: threads start slowly on a busy machine (a rank not yet in its export shows as starting).
+    const { code, stderr, seconds } = await failing(['run', spin, '--ranks', '3', '--timeout', '4']);
     expect(code).toBe(124);
-    expect(stderr).toMatch(/spin\.wasm: time limit exceeded: run ran longer than 1\.5 s \(raise it with --timeout\); rank 0 in barrier.*, rank 1 running, rank 2 in barrier/);
-    expect(seconds).toBeLessThan(10);
+    expect(stderr).toMatch(/spin\.wasm: time limit exceeded: run ran longer than 4 s \(raise it with --timeout\); rank 0 in barrier.*, rank 1 running, rank 2 in barrier/);
+    expect(seconds).toBeLessThan(12);
   });
 
   test('ranks in different collectives, and mismatched tags, are named', async () => {

@@ -204,7 +204,10 @@ export class Communicator {
   private checkDeadlock(): void {
     const progress = this.shared.progress();
     let anyoneRunning = false;
-    for (let r = 0; r < this.size; r++) if (this.shared.stateOf(r).state === 'running') anyoneRunning = true;
+    for (let r = 0; r < this.size; r++) {
+      const { state } = this.shared.stateOf(r);
+      if (state === 'running' || state === 'starting') anyoneRunning = true;
+    }
     if (anyoneRunning || progress !== this.lastProgress) {
       this.lastProgress = progress;
       this.stableChecks = 0;

@@ -11,7 +11,7 @@ export const USER_PLANE = 0;
 export const COLLECTIVE_PLANE = 1;
 
 /** What a rank is doing, as kept in its state word (read by the deadlock check and the timeout message). */
-export const STATE = { running: 0, send: 1, recv: 2, barrier: 3, bcast: 4, reduce: 5, allreduce: 6, sendrecv: 7, done: 8 } as const;
+export const STATE = { starting: 0, running: 1, send: 2, recv: 3, barrier: 4, bcast: 5, reduce: 6, allreduce: 7, sendrecv: 8, done: 9 } as const;
 export type StateName = keyof typeof STATE;
 const STATE_NAMES = Object.keys(STATE) as StateName[];
 
@@ -74,7 +74,7 @@ export class SharedState {
   }
 
   stateOf(rank: number): { state: StateName; peer: number } {
-    return { state: STATE_NAMES[Atomics.load(this.words, this.doorbell(rank) + 1)] ?? 'running', peer: Atomics.load(this.words, this.doorbell(rank) + 2) };
+    return { state: STATE_NAMES[Atomics.load(this.words, this.doorbell(rank) + 1)] ?? 'starting', peer: Atomics.load(this.words, this.doorbell(rank) + 2) };
   }
 
   abort(): void {
@@ -127,9 +127,14 @@ export class SharedState {
     const parts: string[] = [];
     for (let r = 0; r < this.size; r++) {
       const { state, peer } = this.stateOf(r);
-      const from = state === 'recv' || state === 'sendrecv' ? ` from ${peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && state !== 'done' && state !== 'running' ? ` waiting for ${peer}` : '';
-      parts.push(`rank ${r} ${state === 'done' || state === 'running' ? state : `in ${state}`}${from}`);
+      const from = state === 'recv' || state === 'sendrecv' ? ` from ${peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && !idle(state) ? ` waiting for ${peer}` : '';
+      parts.push(`rank ${r} ${idle(state) ? state : `in ${state}`}${from}`);
     }
     return parts.join(', ');
   }
+}
+
+/** States that are not a communication call (shown as they are, not as `in ...`). */
+function idle(state: StateName): boolean {
+  return state === 'starting' || state === 'running' || state === 'done';
 }
