@@ -14,6 +14,9 @@ export interface RankSummary {
   communicationMs: number;
   instructions?: number;
   communication: Record<string, OpStats>;
+  /** What a WASI rank printed (absent when nothing; the command's own output is rank 0's). */
+  stdout?: string;
+  stderr?: string;
 }
 
 export interface SpmdSummary {
@@ -30,7 +33,7 @@ export function spmdSummary(ranks: RankOutcome[], instructions?: number[]): Spmd
   const perRank = ranks.map(({ rank, repetitions }) => {
     const rep = repetitions[0]!;
     const communicationMs = Object.values(rep.communication).reduce((sum, op) => sum + op.totalMs, 0);
-    return { rank, result: rep.result, ms: rep.ms, communicationMs, ...(instructions ? { instructions: instructions[rank]! } : {}), communication: rep.communication };
+    return { rank, result: rep.result, ms: rep.ms, communicationMs, ...(instructions ? { instructions: instructions[rank]! } : {}), communication: rep.communication, ...(rep.stdout ? { stdout: rep.stdout } : {}), ...(rep.stderr ? { stderr: rep.stderr } : {}) };
   });
   const totals = new Map<string, number>();
   for (const r of perRank) for (const [op, stats] of Object.entries(r.communication)) totals.set(op, (totals.get(op) ?? 0) + stats.totalMs);
