@@ -2,7 +2,8 @@
  * SPMD pipelined wavefront sweep in the style of Sweep3D (reduced to two dimensions), against the
  * MPI subset of mpi.h. An n x n grid is split into P blocks of columns; cell (i, j) depends on
  * (i-1, j) and (i, j-1), so a sweep moves as a wavefront: rank r waits for the last column of rank
- * r-1, `block` rows at a time, computes those rows of its columns and passes its own last column on.
+ * r-1, `block` rows at a time (n/16, at least 4), computes those rows of its columns and passes its
+ * own last column on.
  * Every step sweeps twice, left to right and right to left (two "octants"). The pipeline takes
  * n/block + P - 1 stages per sweep: the fill (the leading edge, visible in each rank's first
  * receive) grows with P. The checksum equals the P=1 run's.
@@ -37,7 +38,7 @@ int run(int n, int steps) {
   TAINTLENS_PARAM(n, "n");
   int rank, size;
   spmd_start(n, &rank, &size);
-  int block = 4;
+  int block = n / 16 > 4 ? n / 16 : 4; /* 16 stages per sweep and rank (for n >= 64), plus the fill */
   int first = spmd_block_start(n, size, rank);
   int width = spmd_block_start(n, size, rank + 1) - first;
   int stride = width + 2;
