@@ -56,12 +56,13 @@ export function registerTaint(program: Command): void {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     const params = options.param.map(parseParamSpec);
-    const libraries = [...shippedLibraries(), ...options.library.map(loadLibrary)];
+    const userLibraries = options.library.map(loadLibrary);
     const instrument = parseInstrumentOptions(options);
     const granularity = parseGranularity(options.shadow);
     for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
     const implicitFlow = parseImplicitFlow(options.implicitFlow);
     const bytes = readWasmFile(file);
+    const libraries = [...shippedLibraries(bytes), ...userLibraries];
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
       params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
