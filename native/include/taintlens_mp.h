@@ -2,9 +2,9 @@
  * Taintlens message passing for SPMD kernels (`taintlens run --ranks P`): P instances of the module
  * run as ranks 0..P-1, one worker thread each, and pass messages through shared memory. The host
  * side is src/runtime/spmd/. Sizes are in bytes unless named `count`; messages between two ranks
- * arrive in the order sent and their tags must match (TL_MP_ANY_TAG accepts any). A message up to
- * 16 KiB is buffered (send returns at once); a longer one waits for the receiver chunk by chunk, so
- * two ranks exchanging large messages should use tl_mp_sendrecv. Collectives combine in rank order,
+ * arrive in the order sent and their tags must match (TL_MP_ANY_TAG accepts any). One message of
+ * up to 16 KiB per pair of ranks is buffered (send returns at once); otherwise send waits for the
+ * receiver, chunk by chunk, so two ranks exchanging large messages should use tl_mp_sendrecv. Collectives combine in rank order,
  * so reductions give the same bits however threads are scheduled. For the taint analysis,
  * tl_mp_size() is the source of the parameter `p` and communication carries a cost in `p` and its
  * byte count (library/taintlens_mp.json).

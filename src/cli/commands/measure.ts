@@ -31,7 +31,7 @@ export function registerMeasure(program: Command): void {
   addExperimentOptions(addRunOptions(
     program.command('measure <module>')
       .description('run a kernel over a parameter grid and write measurements (Extra-P JSON Lines): time, instructions and visits per call path')
-      .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--repeat K] [--mode M] -o measurements.jsonl [-- argv...]')
+      .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--ranks P] [--repeat K] [--mode M] -o measurements.jsonl [-- argv...]')
       .option('--vary <spec>', 'a varied parameter: NAME=argK:v1,v2,... (export argument K), NAME=argvK:... (WASI argv[K]) or NAME=ranks:... (SPMD ranks); repeatable', collect, [])
       .requiredOption('-o, --output <file>', 'measurements file (JSON Lines); an existing one is resumed')
       .option('--metrics <list>', 'what to measure: time (ms), instructions, visits', 'time,instructions')

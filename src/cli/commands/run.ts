@@ -11,7 +11,7 @@ export function registerRun(program: Command): void {
   addMemoryLimitOption(addRunOptions(
     program.command('run <module>')
       .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--dir H[:G]] [--stdin F] [--env K=V] [--memory-limit MiB] [--json] [-- argv...]'),
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--ranks P] [--timeout S] [--dir H[:G]] [--stdin F] [--env K=V] [--memory-limit MiB] [--json] [-- argv...]'),
   )).action(async (file: string, options: RunCliOptions & InstrumentCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');

@@ -42,7 +42,7 @@ export function registerTaint(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('taint <module>')
       .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--json] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--json] [-- argv...]')
       .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (the K-th word after --), NAME=env:VAR, NAME=file:PATH (repeatable)', collect, [])
       .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
       .option('-o, --output <file>', 'also write the JSON report to FILE')
