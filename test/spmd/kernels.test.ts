@@ -74,6 +74,9 @@ describe('SPMD kernels', () => {
 
   test('loops: the profile sums the ranks, and a per-rank spread shows the balanced compute loop', async () => {
     const merged = await json(['loops', kernel('spmd_stencil'), '--args', '32,2', '--ranks', '4']);
+    // Instrumented, every rank still computes what the original computes.
+    const plain = await json(['run', kernel('spmd_stencil'), '--args', '32,2']);
+    expect(rankResults(merged)).toEqual(new Array(4).fill(plain.result));
     const perRank = merged.spmd.perRank.map((r: { instructions: number }) => r.instructions);
     expect(merged.totalInstructions).toBe(perRank.reduce((a: number, b: number) => a + b, 0));
     const update = merged.loops.find((l: { function: string; depth: number }) => l.function === 'update' && l.depth === 3);
