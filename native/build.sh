@@ -186,6 +186,10 @@ build_plain jacobi2d jacobi2d.c reactor run
 build_plain heat3d heat3d.c reactor run
 build_plain lu lu.c reactor run
 build hot_helper hot_helper.c reactor run
+# SPMD kernels (taintlens_mp / mpi.h): run with --ranks P.
+build spmd_stencil spmd_stencil.c reactor run
+build spmd_sweep spmd_sweep.c reactor run
+build spmd_cg spmd_cg.c reactor run
 
 # With debug info (source locations, library code apart): DWARF 4 (clang 14's default) and 5.
 build_debug matmul matmul.c reactor 4 run

@@ -5,6 +5,7 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../util/errors.js';
 import { parseWasiOptions, type WasiCliOptions } from './wasi-options.js';
 import type { WasiClock, WasiConfig } from '../runtime/protocol.js';
+import { MAX_RANKS } from '../runtime/spmd/shared-state.js';
 
 export interface RunCliOptions extends WasiCliOptions {
   invoke?: string;
@@ -12,6 +13,7 @@ export interface RunCliOptions extends WasiCliOptions {
   /** Numbers when defaulted, text as typed otherwise. */
   repeat: string | number;
   timeout: string | number;
+  ranks?: string;
   json?: boolean;
 }
 
@@ -24,6 +26,8 @@ export interface ParsedRunOptions {
   json: boolean;
   /** Directories, stdin, environment and clock for a WASI program (absent: none, real clock). */
   wasi?: WasiConfig;
+  /** SPMD ranks (--ranks P); absent: one instance (one rank if the module imports taintlens_mp). */
+  ranks?: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -40,6 +44,7 @@ export function addRunOptions(command: Command, defaultRepeat = 1): Command {
     .option('--stdin <file>', "a WASI program's standard input (default: empty)")
     .option('--env <name=value>', 'an environment variable for a WASI program; repeatable', collect, [])
     .addOption(new Option('--clock <kind>', 'WASI clocks: real, or virtual (1 ms per reading from a fixed start: repeatable counts); analyses default to virtual').choices(['real', 'virtual']))
+    .option('--ranks <p>', 'run P instances as SPMD ranks that pass messages through taintlens_mp (see docs/spmd.md)')
     .option('--json', 'machine-readable output');
 }
 
@@ -49,8 +54,12 @@ export function parseRunOptions(options: RunCliOptions, argv: string[], defaultC
   if (!Number.isInteger(repeat) || repeat < 1) throw new UserError(`--repeat must be a positive whole number, got '${options.repeat}'`, 2);
   const timeout = Number(options.timeout);
   if (!(timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got '${options.timeout}'`, 2);
+  const ranks = options.ranks === undefined ? undefined : Number(options.ranks);
+  if (ranks !== undefined && (!/^\s*\d+\s*$/.test(options.ranks!) || ranks < 1 || ranks > MAX_RANKS)) {
+    throw new UserError(`--ranks must be a whole number from 1 to ${MAX_RANKS}, got '${options.ranks}'`, 2);
+  }
   const args = options.args === undefined || options.args === '' ? [] : options.args.split(',');
-  return { invoke: options.invoke ?? null, args, argv, repeat, timeoutMs: timeout * 1000, json: options.json === true, wasi: parseWasiOptions(options, defaultClock) };
+  return { invoke: options.invoke ?? null, args, argv, repeat, timeoutMs: timeout * 1000, json: options.json === true, wasi: parseWasiOptions(options, defaultClock), ...(ranks !== undefined ? { ranks } : {}) };
 }
 
 export function median(values: number[]): number {

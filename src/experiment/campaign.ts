@@ -10,9 +10,10 @@
 // Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
 import { appendFileSync } from 'node:fs';
 import { runModule } from '../runtime/run.js';
+import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
-import { argumentsAt, gridPoints, pointKey, type Point } from './grid.js';
+import { argumentsAt, ranksAt, gridPoints, pointKey, type Point } from './grid.js';
 import { identityOf, type CampaignDefinition } from './identity.js';
 import { prepareOutput } from './resume.js';
 import { withContext } from '../util/errors.js';
@@ -110,11 +111,13 @@ async function measurePoint(
 ): Promise<{ lines: MeasurementLine[]; stats: PointSummary | null }> {
   const args = argumentsAt(point, options.parameters, 'arg', options.baseArgs);
   const argv = argumentsAt(point, options.parameters, 'argv', options.baseArgv);
+  const ranks = ranksAt(point, options.parameters, options.ranks);
+  const spmd = ranks !== undefined ? { ranks } : {};
   const out: MeasurementLine[] = [];
   const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await profileLoops(options.file, options.bytes, {
-      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true,
+      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd,
     });
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
@@ -124,7 +127,7 @@ async function measurePoint(
   }
   let stats: PointSummary | null = null;
   if (options.metrics.includes('time')) {
-    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports };
+    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {
@@ -134,7 +137,7 @@ async function measurePoint(
       stats = summarizePoint(point, repetitions, options.trace ?? 0);
     } else {
       const outcome = await runModule({ ...run, bytes: options.bytes });
-      for (const repetition of outcome.repetitions) line(DEFAULT_CALLPATH, 'time', repetition.ms);
+      for (const ms of slowestRankMs(outcome)) line(DEFAULT_CALLPATH, 'time', ms);
     }
   }
   return { lines: out, stats };

@@ -26,6 +26,8 @@ export interface ExperimentDefinition {
   trace: number;
   design: 'grid' | 'auto';
   timeoutMs: number;
+  /** SPMD ranks when fixed (`--ranks`, spec `"ranks": 4`); a varied count is a parameter (`ranks:` target). */
+  ranks?: number;
 }
 
 export interface ExperimentRun {
@@ -68,7 +70,7 @@ export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, 
   return {
     file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
     parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
-    trace: def.trace, mode: def.mode, regions,
+    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}),
   };
 }
 

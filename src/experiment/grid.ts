@@ -1,22 +1,25 @@
 // The parameter grid of an experiment: which parameter goes to which argument, and its values.
 // `--vary n=arg0:16,32,64` varies argument 0 of the export; `--vary p=argv1:2,4,8` argv[1] of a
-// WASI command. The grid is the cartesian product, in the order the parameters were given.
+// WASI command; `--vary p=ranks:2,4,8` the number of SPMD ranks (src/runtime/spmd). The grid is the
+// cartesian product, in the order the parameters were given.
 import { UserError } from '../util/errors.js';
 
 export interface VariedParameter {
   name: string;
-  target: { kind: 'arg' | 'argv'; index: number };
+  target: { kind: 'arg' | 'argv' | 'ranks'; index: number };
   values: number[];
 }
 
 export type Point = Record<string, number>;
 
 export function parseVary(spec: string): VariedParameter {
-  const match = /^([A-Za-z_][\w.]*)=(arg|argv)(\d+):(.+)$/.exec(spec.trim());
-  if (!match) throw new UserError(`--vary '${spec}': expected NAME=argK:v1,v2,... or NAME=argvK:v1,v2,...`, 2);
-  const values = match[4]!.split(',').map((v) => Number(v.trim()));
+  const match = /^([A-Za-z_][\w.]*)=(?:(arg|argv)(\d+)|(ranks)):(.+)$/.exec(spec.trim());
+  if (!match) throw new UserError(`--vary '${spec}': expected NAME=argK:v1,v2,..., NAME=argvK:v1,v2,... or NAME=ranks:v1,v2,...`, 2);
+  const values = match[5]!.split(',').map((v) => Number(v.trim()));
   if (values.some((v) => !Number.isFinite(v))) throw new UserError(`--vary '${spec}': values must be numbers`, 2);
   if (new Set(values).size !== values.length) throw new UserError(`--vary '${spec}': values repeat`, 2);
+  if (match[4] && values.some((v) => !Number.isInteger(v) || v < 1)) throw new UserError(`--vary '${spec}': rank counts must be whole numbers ≥ 1`, 2);
+  if (match[4]) return { name: match[1]!, target: { kind: 'ranks', index: 0 }, values };
   return { name: match[1]!, target: { kind: match[2] as 'arg' | 'argv', index: Number(match[3]) }, values };
 }
 
@@ -37,6 +40,12 @@ export function argumentsAt(point: Point, parameters: VariedParameter[], kind: '
     out[parameter.target.index] = String(point[parameter.name]);
   }
   return out;
+}
+
+/** The SPMD rank count at a point: the `ranks` parameter's value there, else `fixed` (--ranks). */
+export function ranksAt(point: Point, parameters: VariedParameter[], fixed?: number): number | undefined {
+  const varied = parameters.find((p) => p.target.kind === 'ranks');
+  return varied ? point[varied.name] : fixed;
 }
 
 export function pointKey(point: Point): string {

@@ -24,6 +24,8 @@ export interface CampaignIdentity {
   /** Measurement mode and its region functions (absent in records of plain `measure` runs: none). */
   mode?: string;
   regions?: string[] | null;
+  /** SPMD ranks when fixed (a varied rank count is one of the parameters). */
+  ranks?: number;
 }
 
 export interface CampaignDefinition {
@@ -37,6 +39,7 @@ export interface CampaignDefinition {
   metrics: string[];
   mode?: string;
   regions?: string[] | null;
+  ranks?: number;
 }
 
 export function campaignFile(output: string): string {
@@ -55,6 +58,7 @@ export function identityOf(input: CampaignDefinition): CampaignIdentity {
     metrics: [...input.metrics].sort(),
     mode: input.mode ?? 'none',
     regions: input.regions ?? null,
+    ...(input.ranks !== undefined ? { ranks: input.ranks } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 import { instrumentModule } from '../../instrument/pipeline.js';
 import type { ExportedFunction } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
+import { slowestRankRepetitions } from '../runtime/spmd/slowest-rank.js';
 import { decodeRegions, type RegionStats } from './region-profile.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 
@@ -18,6 +19,8 @@ export interface RegionRunOptions {
   /** Region functions by name; null: every function. */
   functions: string[] | null;
   trace?: number;
+  /** SPMD ranks: the time is the slowest rank's, and so are the region statistics. */
+  ranks?: number;
 }
 
 export interface RegionRepetition {
@@ -48,9 +51,9 @@ export function instrumentRegions(file: string, bytes: Uint8Array, functions: st
         repeat: options.repeat, timeoutMs: options.timeoutMs, ...(options.exports ? { exports: options.exports } : {}),
         regions: [{ name: 'measure', base: tree.base, bytes: tree.bytes, endGlobal: tree.exports.next }],
         globals: [tree.exports.next],
-        programBase: sites.layout?.programBase ?? 0,
+        programBase: sites.layout?.programBase ?? 0, ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
       });
-      return outcome.repetitions.map((rep) => ({
+      return slowestRankRepetitions(outcome).map((rep) => ({
         result: rep.result,
         ms: rep.ms,
         regions: decodeRegions(rep.regions.measure!, layout, Number(rep.globals[tree.exports.next])),

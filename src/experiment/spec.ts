@@ -11,6 +11,7 @@ import { METRICS, type Metric } from './campaign.js';
 import type { VariedParameter } from './grid.js';
 import type { ExperimentDefinition } from './experiment.js';
 import type { ParamSpec } from '../taint/analyze.js';
+import { MAX_RANKS } from '../runtime/spmd/shared-state.js';
 
 /** The engine's definition, with the module named (resolved against the spec's folder) instead of read. */
 export interface ExperimentSpec extends Omit<ExperimentDefinition, 'file' | 'bytes'> {
@@ -19,7 +20,7 @@ export interface ExperimentSpec extends Omit<ExperimentDefinition, 'file' | 'byt
   module: string;
 }
 
-const FIELDS = ['module', 'invoke', 'args', 'argv', 'parameters', 'repetitions', 'metrics', 'mode', 'taint', 'trace', 'design', 'timeout'];
+const FIELDS = ['module', 'invoke', 'args', 'argv', 'parameters', 'repetitions', 'metrics', 'mode', 'taint', 'trace', 'design', 'timeout', 'ranks'];
 const PLACEHOLDER = /\{([^{}]*)\}/;
 
 export function readSpec(file: string): ExperimentSpec {
@@ -75,6 +76,7 @@ export function parseSpec(json: unknown, file: string): ExperimentSpec {
       parameters.push({ name, target: { kind, index }, values: parameterValues });
     });
   }
+  const ranks = parseRanks(spec.ranks, values, parameters, fail);
   for (const name of values.keys()) {
     if (!parameters.some((p) => p.name === name)) throw fail(`parameters.${name}`, `no placeholder {${name}} in ${argv.length ? 'argv' : 'args'}: the parameter would not reach the program`);
   }
@@ -102,7 +104,27 @@ export function parseSpec(json: unknown, file: string): ExperimentSpec {
     file, module: resolve(here, spec.module), invoke: (spec.invoke as string | null | undefined) ?? null, args, argv, parameters,
     repetitions, metrics: [...new Set(metrics as Metric[])], mode: resolvedMode, trace, design, timeoutMs: timeout * 1000,
     ...(spec.taint !== undefined ? { taint: parseTaint(spec.taint, here, fail) } : {}),
+    ...(ranks !== undefined ? { ranks } : {}),
   };
+}
+
+/** `"ranks": 4` (fixed SPMD ranks) or `"ranks": "{p}"` (the parameter p is the rank count); adds the latter to `parameters`. */
+function parseRanks(value: unknown, values: Map<string, number[]>, parameters: VariedParameter[], fail: (field: string, problem: string) => Error): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 1 || value > MAX_RANKS) throw fail('ranks', `must be a whole number from 1 to ${MAX_RANKS} or a "{name}" placeholder`);
+    return value;
+  }
+  const match = typeof value === 'string' ? /^\{([^{}]+)\}$/.exec(value) : null;
+  if (!match) throw fail('ranks', `must be a whole number from 1 to ${MAX_RANKS} or a "{name}" placeholder, got ${JSON.stringify(value)}`);
+  const name = match[1]!;
+  const counts = values.get(name);
+  if (!counts) throw fail('ranks', `placeholder {${name}} names no parameter (parameters: ${[...values.keys()].join(', ')})`);
+  if (parameters.some((p) => p.name === name)) throw fail('ranks', `parameter ${name} is placed twice`);
+  const bad = counts.find((c) => !Number.isInteger(c) || c < 1 || c > MAX_RANKS);
+  if (bad !== undefined) throw fail(`parameters.${name}`, `rank counts must be whole numbers from 1 to ${MAX_RANKS}, got ${bad}`);
+  parameters.push({ name, target: { kind: 'ranks', index: 0 }, values: counts });
+  return undefined;
 }
 
 function parseTaint(value: unknown, here: string, fail: (field: string, problem: string) => Error): { params: ParamSpec[] } | { report: string } {

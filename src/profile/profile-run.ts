@@ -12,6 +12,8 @@ import { schemaId } from '../util/schema.js';
 import { repetitionSpread, type RepetitionSpread } from './repetition-spread.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 import { guestStreams } from '../cli/guest-streams.js';
+import { mergeRankProfiles, type MergedLoopProfile } from './merge-ranks.js';
+import { spmdSummary, type SpmdSummary } from '../report/ranks-report.js';
 
 export interface LoopProfileReport extends LoopProfile, LoopSources {
   schema: string;
@@ -26,6 +28,10 @@ export interface LoopProfileReport extends LoopProfile, LoopSources {
   unnamedFunctions?: number;
   /** Entries into call paths that found the calling-context tree full (not counted); absent when none. */
   contextsLost?: number;
+  /** SPMD runs (--ranks): the profile above is the sum over ranks; this is each rank's share. */
+  spmd?: SpmdSummary;
+  /** SPMD runs: per loop context, its inclusive instructions on each rank and their spread. */
+  rankSpread?: MergedLoopProfile['rankSpread'];
   /** Present when repetitions counted differently: the report is the first repetition's. */
   spread?: RepetitionSpread;
 }
@@ -39,13 +45,12 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     timeoutMs: run.timeoutMs, exports,
     regions: [{ name: 'loops', base: layout.base, bytes: layout.bytes, endGlobal: layout.exports.next }],
     globals: [layout.exports.next, layout.exports.overflow],
-    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi,
+    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
-  const profiles = outcome.repetitions.map((rep) => {
-    const next = Number(rep.globals[layout.exports.next]);
-    return decodeLoopProfile(rep.regions.loops!, sites, layout, next);
-  });
-  const first = profiles[0]!;
+  const decode = (rep: RepetitionResult) => decodeLoopProfile(rep.regions.loops!, sites, layout, Number(rep.globals[layout.exports.next]));
+  const profiles = outcome.repetitions.map(decode);
+  const rankProfiles = outcome.ranks?.map((r) => decode(r.repetitions[0]!));
+  const first = rankProfiles ? mergeRankProfiles(rankProfiles) : profiles[0]!;
   const spread = repetitionSpread(profiles);
   const rep = outcome.repetitions[0]!;
   const located = loopSources(sites, first.loops);
@@ -60,6 +65,7 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedR
     ...located,
     ...guestStreams(rep),
     ...(spread ? { spread } : {}),
+    ...(outcome.ranks && rankProfiles ? { spmd: spmdSummary(outcome.ranks, rankProfiles.map((p) => p.totalInstructions)) } : {}),
     ...(sites.unnamed ? { unnamedFunctions: sites.unnamed } : {}),
     ...(Number(rep.globals[layout.exports.overflow]) > 0 ? { contextsLost: Number(rep.globals[layout.exports.overflow]) } : {}),
   };

@@ -3,6 +3,7 @@
 import { WasiExit, WasiHost } from './wasi.js';
 import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
+import { CommunicationAborted, CommunicationError } from './spmd/communicator.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
 
@@ -32,6 +33,8 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
     if (error instanceof RunFailure) {
       return { ok: false, failure: error.failure, message: error.message, ...(error.output ? { output: error.output } : {}), ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}) };
     }
+    if (error instanceof CommunicationError) return { ok: false, failure: 'trap', message: error.message };
+    if (error instanceof CommunicationAborted) return { ok: false, failure: 'stopped', message: 'stopped: another rank failed' };
     if (error instanceof AbortError) return { ok: false, failure: 'abort', message: `aborted: ${error.message}` };
     if (error instanceof WebAssembly.RuntimeError) return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
     throw error;

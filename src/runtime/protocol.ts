@@ -63,7 +63,8 @@ export interface RepetitionResult {
   plugins: unknown[];
 }
 
-export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'limit' | 'internal';
+/** `stopped`: an SPMD rank told to leave because another rank failed (src/runtime/spmd). */
+export type FailureKind = 'trap' | 'link' | 'exit' | 'abort' | 'limit' | 'internal' | 'stopped';
 
 export type RunResponse =
   | { ok: true; kind: ModuleKind; repetitions: RepetitionResult[] }

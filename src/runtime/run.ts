@@ -4,6 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { fileError } from '../util/errors.js';
 import { readExports, type ExportedFunction } from '../../instrument/exports.js';
 import { describeGuestOutput } from './guest-output.js';
+import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
+import { MP_MODULE } from './spmd/mp-plugin.js';
 import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType, WasiConfig } from './protocol.js';
 
 export interface RunOptions {
@@ -25,13 +27,21 @@ export interface RunOptions {
   exports?: ExportedFunction[];
   /** Directories, stdin, environment and clock of a WASI program (default: none of them, real clock). */
   wasi?: WasiConfig;
+  /**
+   * Run P instances as SPMD ranks over `taintlens_mp` (src/runtime/spmd). Default: 1 rank when the
+   * module imports taintlens_mp, else a plain single run.
+   */
+  ranks?: number;
 }
 
 export const NO_WASI_EXTRAS: WasiConfig = { preopens: [], env: {}, clock: 'real' };
 
 export interface RunOutcome {
   kind: ModuleKind;
+  /** Rank 0's repetitions in an SPMD run. */
   repetitions: RepetitionResult[];
+  /** Every rank's repetitions, in an SPMD run only. */
+  ranks?: RankOutcome[];
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
@@ -49,15 +59,35 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
     regions: options.regions ?? [], plugins: options.plugins ?? [], globals: options.globals ?? [],
     programBase: options.programBase ?? 0, wasi: options.wasi ?? NO_WASI_EXTRAS,
   };
-  const response = await inWorker(request, options.timeoutMs ?? 60_000);
-  if (!response.ok) {
-    const where = invoke ? ` in ${invoke}` : '';
-    if (response.failure === 'internal') throw fileError(file, `internal error: ${response.message}`);
-    // A program's own exit code is passed on (1..125: codes above are the shell's and ours).
-    const code = response.exitCode !== undefined && response.exitCode >= 1 && response.exitCode <= 125 ? response.exitCode : 1;
-    throw fileError(file, `${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`, code);
-  }
+  const ranks = options.ranks ?? (WebAssembly.Module.imports(module).some((i) => i.module === MP_MODULE) ? 1 : undefined);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  if (ranks !== undefined) return runRanks(request, ranks, timeoutMs);
+  const response = await inWorker(request, timeoutMs);
+  if (!response.ok) throw runFailure(request, response);
   return { kind: response.kind, repetitions: response.repetitions };
+}
+
+async function runRanks(request: RunRequest, ranks: number, timeoutMs: number): Promise<RunOutcome> {
+  const problem = checkRanks(ranks);
+  if (problem) throw fileError(request.file, problem, 2);
+  const result = await runSpmd(request, ranks, timeoutMs, startRunWorker);
+  if (result.ok) return { kind: result.kind, repetitions: result.ranks[0]!.repetitions, ranks: result.ranks };
+  if (result.timedOut) throw fileError(request.file, `${timeLimitMessage(request, timeoutMs)}; ${result.response.message}`, TIMEOUT_EXIT_CODE);
+  throw runFailure(request, result.response, result.rank === null ? '' : `rank ${result.rank}: `);
+}
+
+/** One line for a failed run: `k.wasm: [rank 2: ]trap in run: unreachable`, with the program's exit code when it has one. */
+function runFailure(request: RunRequest, response: Extract<RunResponse, { ok: false }>, prefix = ''): Error {
+  const { file, invoke } = request;
+  const where = invoke ? ` in ${invoke}` : '';
+  if (response.failure === 'internal') return fileError(file, `${prefix}internal error: ${response.message}`);
+  // A program's own exit code is passed on (1..125: codes above are the shell's and ours).
+  const code = response.exitCode !== undefined && response.exitCode >= 1 && response.exitCode <= 125 ? response.exitCode : 1;
+  return fileError(file, `${prefix}${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`, code);
+}
+
+function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
+  return `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`;
 }
 
 function compile(bytes: Uint8Array, file: string): WebAssembly.Module {
@@ -91,17 +121,22 @@ function typedArgs(options: RunOptions, invoke: string): Array<{ type: ValueType
   });
 }
 
-function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> {
-  const worker = inSource
+/** A run worker for one request (the module's source or built form, whichever is running). */
+export function startRunWorker(request: RunRequest): Worker {
+  return inSource
     ? new Worker(
         `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); });`,
         { eval: true, workerData: request, execArgv: WORKER_FLAGS },
       )
     : new Worker(new URL('./worker.js', import.meta.url), { workerData: request, execArgv: WORKER_FLAGS });
+}
+
+function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> {
+  const worker = startRunWorker(request);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void worker.terminate();
-      reject(fileError(request.file, `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`, TIMEOUT_EXIT_CODE));
+      reject(fileError(request.file, timeLimitMessage(request, timeoutMs), TIMEOUT_EXIT_CODE));
     }, timeoutMs);
     // On success the worker ends by itself: terminating a worker that is still tearing down a large
     // Wasm memory crashed Node 20 (SIGSEGV) now and then.

@@ -15,6 +15,8 @@ import { addTaintSources } from './sources.js';
 import { guestStreams } from '../cli/guest-streams.js';
 import { treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
+import { mergeRankReports } from './merge-ranks.js';
+import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
@@ -49,6 +51,8 @@ export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'in
   implicitFlow?: boolean;
   /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
   extraPlugins?: HostPluginSpec[];
+  /** SPMD ranks (src/runtime/spmd): every rank's report, merged (merge-ranks.ts). */
+  ranks?: number;
 }
 
 export interface TaintAnalysis {
@@ -130,20 +134,23 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     ],
     globals: [layout.contexts.exports.next, layout.contexts.exports.overflow],
     plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
-    programBase: instrumented.sites.layout?.programBase ?? 0,
+    programBase: instrumented.sites.layout?.programBase ?? 0, ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
   });
+  const timing = { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length };
+  const decodeRank = (rep: RepetitionResult): TaintReport => {
+    const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
+    const warnings: string[] = [];
+    const lost = Number(rep.globals[layout.contexts.exports.overflow]);
+    if (lost > 0) warnings.push(treeFullWarning(lost).replace(/^warning: /, ''));
+    if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
+    const entry = layout.exports[invoke ?? '_start'] ?? null;
+    return addTaintSources(decodeTaint({
+      file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
+      contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) }, timing,
+    }), instrumented.sites);
+  };
   const rep = outcome.repetitions[0]!;
-  const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
-  const warnings: string[] = [];
-  const lost = Number(rep.globals[layout.contexts.exports.overflow]);
-  if (lost > 0) warnings.push(treeFullWarning(lost).replace(/^warning: /, ''));
-  if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
-  const entry = layout.exports[invoke ?? '_start'] ?? null;
-  const decoded = addTaintSources(decodeTaint({
-    file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
-    contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) },
-    timing: { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length },
-  }), instrumented.sites);
+  const decoded = outcome.ranks ? mergeRankReports(outcome.ranks.map((r) => decodeRank(r.repetitions[0]!))) : decodeRank(rep);
   const report: TaintReport = { ...decoded, ...guestStreams(rep) };
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }

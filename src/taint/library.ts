@@ -19,6 +19,25 @@ export function shippedLibraryDir(): string {
   return here.includes(`${join('dist', 'src')}`) ? join(here, '..', '..', '..', 'library') : join(here, '..', '..', 'library');
 }
 
+/**
+ * The shipped databases for a module: WASI/AssemblyScript imports always, taintlens_mp (SPMD
+ * message passing) when the module imports it — its source label `p` would otherwise be reported
+ * as a parameter of every program.
+ */
+export function shippedLibraries(bytes: Uint8Array): Library[] {
+  const names = ['wasi.json'];
+  if (importsModule(bytes, 'taintlens_mp')) names.push('taintlens_mp.json');
+  return names.map((name) => loadLibrary(join(shippedLibraryDir(), name)));
+}
+
+function importsModule(bytes: Uint8Array, module: string): boolean {
+  try {
+    return WebAssembly.Module.imports(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).some((i) => i.module === module);
+  } catch {
+    return false; // an invalid module fails later with its own one-line error
+  }
+}
+
 export function loadLibrary(file: string): Library {
   const text = readInputText(file);
   let data: unknown;

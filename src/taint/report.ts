@@ -429,15 +429,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     warnings.push(`indirect call${unresolved.length > 1 ? 's' : ''} ${shown}${unresolved.length > 5 ? ` and ${unresolved.length - 5} more` : ''} inside loops: the table can change at run time (imported, exported, or written by table.set/table.grow), so only callees that ran and keep a calling context (they have loops or call such functions) are part of the dependency expression`);
   }
 
-  const coverage: TaintReport['coverage'] = {};
-  for (const p of parameters) {
-    coverage[p] = {
-      loops: loops.filter((l) => l.params.includes(p)).map((l) => l.id),
-      functions: functions.filter((f) => f.params.includes(p)).map((f) => f.name),
-      branches: branches.filter((b) => b.params.includes(p)).map((b) => b.id),
-    };
-  }
-  const prunable = parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0);
+  const { coverage, prunable } = coverageOf(parameters, loops, functions, branches);
 
   return {
     schema: schemaId('taint', TAINT_REPORT_VERSION),
@@ -504,4 +496,17 @@ function callPaths(entry: string | null, callees: Map<string, Set<string>>): Map
     }
   }
   return paths;
+}
+
+/** Per parameter the loops, functions and branches it reaches, and the parameters that drive none. */
+export function coverageOf(parameters: string[], loops: TaintLoop[], functions: TaintFunction[], branches: TaintBranch[]): Pick<TaintReport, 'coverage' | 'prunable'> {
+  const coverage: TaintReport['coverage'] = {};
+  for (const p of parameters) {
+    coverage[p] = {
+      loops: loops.filter((l) => l.params.includes(p)).map((l) => l.id),
+      functions: functions.filter((f) => f.params.includes(p)).map((f) => f.name),
+      branches: branches.filter((b) => b.params.includes(p)).map((b) => b.id),
+    };
+  }
+  return { coverage, prunable: parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0) };
 }

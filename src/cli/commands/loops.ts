@@ -12,6 +12,8 @@ import { unnamedNote } from '../../report/names.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
+import { ranksTable } from '../../report/ranks-report.js';
+import { loopRanksTable } from '../../report/loop-ranks-report.js';
 
 function parseCount(text: string): number {
   const value = Number(text);
@@ -34,7 +36,7 @@ export function registerLoops(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('loops <module>')
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--compare] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--ranks P] [--compare] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
       .option('--top <n>', `show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseCount)
       .option('--all', 'show every loop context, library code (wasi-libc, libc++, AssemblyScript runtime) included (the JSON report always has them all)')
@@ -52,6 +54,10 @@ export function registerLoops(program: Command): void {
       const top = options.top ?? (options.all ? undefined : DEFAULT_TOP);
       const parts = [loopTable(report, { top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+      if (report.spmd) {
+        const layout = { wide: options.wide === true, width: outputWidth() };
+        parts.push('', ranksTable(report.spmd, options.wide ? undefined : outputWidth()), '', loopRanksTable(report, Math.min(top ?? 10, 10), layout));
+      }
       if (report.spread) parts.push(describeSpread(report.spread));
       if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost));
       if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));

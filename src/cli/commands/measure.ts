@@ -31,8 +31,8 @@ export function registerMeasure(program: Command): void {
   addExperimentOptions(addRunOptions(
     program.command('measure <module>')
       .description('run a kernel over a parameter grid and write measurements (Extra-P JSON Lines): time, instructions and visits per call path')
-      .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--repeat K] [--mode M] -o measurements.jsonl [-- argv...]')
-      .option('--vary <spec>', 'a varied parameter: NAME=argK:v1,v2,... (export argument K) or NAME=argvK:... (WASI argv[K]); repeatable', collect, [])
+      .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--ranks P] [--repeat K] [--mode M] -o measurements.jsonl [-- argv...]')
+      .option('--vary <spec>', 'a varied parameter: NAME=argK:v1,v2,... (export argument K), NAME=argvK:... (WASI argv[K]) or NAME=ranks:... (SPMD ranks); repeatable', collect, [])
       .requiredOption('-o, --output <file>', 'measurements file (JSON Lines); an existing one is resumed')
       .option('--metrics <list>', 'what to measure: time (ms), instructions, visits', 'time,instructions')
       .option('--param <spec>', 'selective mode / --design auto: mark a parameter for the taint analysis, NAME=argK or NAME=global:EXPORT; repeatable', collect, [])
@@ -58,7 +58,7 @@ export function registerMeasure(program: Command): void {
     const result = await runExperiment({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, parameters, repetitions: run.repeat,
       metrics: metrics as typeof METRICS[number][], mode: experiment.mode, taint, trace: experiment.trace, design: experiment.design,
-      timeoutMs: run.timeoutMs,
+      timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
     }, {
       output: options.output, jobs: experiment.jobs,
       progress: (points) => startProgress(points, 'measuring', !run.json && process.stderr.isTTY === true),

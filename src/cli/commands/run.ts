@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addMemoryLimitOption, parseMemoryLimitPages, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
+import { outputWidth } from '../../report/terminal.js';
 import { schemaId } from '../../util/schema.js';
 import { guestStreams, passGuestStreams } from '../guest-streams.js';
 
@@ -10,7 +11,7 @@ export function registerRun(program: Command): void {
   addMemoryLimitOption(addRunOptions(
     program.command('run <module>')
       .description('run a module uninstrumented: an export with --invoke/--args, or a WASI command with argv after --')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--timeout S] [--dir H[:G]] [--stdin F] [--env K=V] [--memory-limit MiB] [--json] [-- argv...]'),
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--ranks P] [--timeout S] [--dir H[:G]] [--stdin F] [--env K=V] [--memory-limit MiB] [--json] [-- argv...]'),
   )).action(async (file: string, options: RunCliOptions & InstrumentCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');
@@ -21,8 +22,10 @@ export function registerRun(program: Command): void {
     const original = readWasmFile(file);
     const programBase = programBaseOf(file, original);
     const bytes = limitPages === undefined ? original : capMemory(original, file, limitPages);
-    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi });
+    const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}) });
+    const { spmdSummary, ranksTable } = await import('../../report/ranks-report.js');
     const first = outcome.repetitions[0]!;
+    const spmd = outcome.ranks ? spmdSummary(outcome.ranks) : undefined;
     const times = outcome.repetitions.map((r) => r.ms);
     const document = {
       schema: schemaId('run'),
@@ -32,11 +35,13 @@ export function registerRun(program: Command): void {
       result: first.result,
       timing: { medianMs: median(times), runs: times.length, minMs: Math.min(...times), maxMs: Math.max(...times) },
       ...guestStreams(first),
+      ...(spmd ? { spmd } : {}),
     };
     passGuestStreams(run.json, document);
     emit(run.json, document, () => {
       const label = outcome.kind === 'wasi-command' ? 'exit code' : 'result';
-      return `${label}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length})`;
+      const text = `${label}${spmd ? ' (rank 0)' : ''}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length}${spmd ? ', rank 0' : ''})`;
+      return spmd ? `${text}\n\n${ranksTable(spmd, outputWidth())}` : text;
     });
   });
 }

@@ -2,17 +2,17 @@
 // analysis). Parameters are marked in the program (TAINTLENS_PARAM / param<T>) or from the command
 // line (--param NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR, NAME=file:PATH).
 import type { Command } from 'commander';
-import { join } from 'node:path';
 import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { passGuestStreams } from '../guest-streams.js';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
-import { loadLibrary, mergeLibraries, shippedLibraryDir } from '../../taint/library.js';
+import { loadLibrary, mergeLibraries, shippedLibraries } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
 import { renderTaintReport } from '../../taint/text.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
 import { UserError } from '../../util/errors.js';
+import { rankNote } from '../../taint/rank-note.js';
 
 function parseImplicitFlow(text: string): boolean {
   if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
@@ -42,7 +42,7 @@ export function registerTaint(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('taint <module>')
       .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--json] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--json] [-- argv...]')
       .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (the K-th word after --), NAME=env:VAR, NAME=file:PATH (repeatable)', collect, [])
       .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
       .option('-o, --output <file>', 'also write the JSON report to FILE')
@@ -56,20 +56,21 @@ export function registerTaint(program: Command): void {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const run = parseRunOptions(options, command.args.slice(1), 'virtual');
     const params = options.param.map(parseParamSpec);
-    const libraries = [loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...options.library.map(loadLibrary)];
+    const userLibraries = options.library.map(loadLibrary);
     const instrument = parseInstrumentOptions(options);
     const granularity = parseGranularity(options.shadow);
     for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
     const implicitFlow = parseImplicitFlow(options.implicitFlow);
     const bytes = readWasmFile(file);
+    const libraries = [...shippedLibraries(bytes), ...userLibraries];
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
-      params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow,
+      params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
     if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
     passGuestStreams(run.json, report);
-    emit(run.json, report, () => renderTaintReport(report, options.all === true));
+    emit(run.json, report, () => renderTaintReport(report, options.all === true) + rankNote(report));
   });
 }

@@ -1,0 +1,30 @@
+// The rank count as an experiment parameter: `--vary p=ranks:...` and the spec's "ranks" field.
+import { describe, expect, test } from 'vitest';
+import { parseVary, ranksAt } from '../../src/experiment/grid.js';
+import { parseSpec } from '../../src/experiment/spec.js';
+
+describe('ranks as parameter p', () => {
+  test('--vary p=ranks:2,4,8 varies the rank count; a fixed --ranks applies where nothing varies it', () => {
+    const p = parseVary('p=ranks:2,4,8');
+    expect(p).toEqual({ name: 'p', target: { kind: 'ranks', index: 0 }, values: [2, 4, 8] });
+    expect(ranksAt({ n: 8, p: 4 }, [p])).toBe(4);
+    expect(ranksAt({ n: 8 }, [parseVary('n=arg0:8')], 3)).toBe(3);
+    expect(ranksAt({ n: 8 }, [parseVary('n=arg0:8')])).toBeUndefined();
+    expect(() => parseVary('p=ranks:2,2.5')).toThrow(/rank counts must be whole numbers/);
+  });
+
+  test('the spec takes "ranks": "{p}" (a parameter) or a number', () => {
+    const varied = parseSpec({ module: 'k.wasm', args: ['{n}', 1], ranks: '{p}', parameters: { n: [8, 16], p: [2, 4] } }, 'spec.json');
+    expect(varied.parameters.map((q) => [q.name, q.target.kind])).toEqual([['n', 'arg'], ['p', 'ranks']]);
+    expect(varied.ranks).toBeUndefined();
+    const fixed = parseSpec({ module: 'k.wasm', args: ['{n}'], ranks: 4, parameters: { n: [8, 16] } }, 'spec.json');
+    expect(fixed.ranks).toBe(4);
+  });
+
+  test('bad "ranks" fields are one line naming the spec and the field', () => {
+    const spec = (ranks: unknown, p = [2, 4]) => () => parseSpec({ module: 'k.wasm', args: ['{n}'], ranks, parameters: { n: [8], p } }, 'spec.json');
+    expect(spec('{q}')).toThrow(/^spec\.json: field 'ranks': placeholder \{q\} names no parameter/);
+    expect(spec(0)).toThrow(/^spec\.json: field 'ranks': must be a whole number from 1 to 32/);
+    expect(spec('{p}', [2, 64])).toThrow(/^spec\.json: field 'parameters\.p': rank counts must be whole numbers from 1 to 32, got 64/);
+  });
+});
