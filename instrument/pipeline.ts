@@ -12,6 +12,8 @@ import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
 import { attachSourceLocations } from './debug/attach.js';
+import { programExpressions } from './program-expressions.js';
+import type { Expr } from './ir.js';
 
 export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
@@ -27,6 +29,8 @@ export interface PassContext {
   analysis: ModuleAnalysis;
   layout: MemoryLayout;
   options: InstrumentOptions;
+  /** The program's own accesses and calls, given to the last pass when others ran before it. */
+  program?: Set<Expr>;
 }
 
 export interface InstrumentationPass {
@@ -94,7 +98,9 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
   try {
     const analysis = analyzeModule(module);
     attachSourceLocations(analysis.table, bytes, file, options.sourceMap);
-    const chosen = modes.map((mode) => passes.get(mode)!);
+    // Taint runs last: it must see the others' code to leave it alone, and they cannot follow its flattening.
+    const chosen = modes.map((mode) => passes.get(mode)!).sort((a, b) => Number(a.name === 'taint') - Number(b.name === 'taint'));
+    const program = chosen.length > 1 && chosen.at(-1)!.name === 'taint' ? programExpressions(analysis) : undefined;
     const requests = chosen.flatMap((pass) => pass.regions(options));
     let layout: MemoryLayout | null = null;
     if (requests.length > 0) {
@@ -103,7 +109,7 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
     }
     const results: InstrumentedSites['passes'] = {};
     for (const pass of chosen) {
-      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options });
+      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: pass === chosen.at(-1) ? program : undefined });
     }
     let out = emitModule(module, `mode ${modes.join(',')}`);
     if (layout) out = finishBinary(out, layout);
@@ -134,7 +140,7 @@ registerPass({
     const taint = (options as InstrumentOptions & { taint?: TaintOptions }).taint;
     return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity, taint?.contextBytes ?? options.contextBytes);
   },
-  apply: ({ module, analysis, layout, options }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint),
+  apply: ({ module, analysis, layout, options, program }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint, program),
 });
 
 registerPass({

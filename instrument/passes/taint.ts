@@ -143,11 +143,16 @@ interface Ctx {
   defined: Set<string>;
   options: TaintOptions;
   nameBits: Map<string, number>;
+  /** Whether an access or call was added by a pass that ran before this one (program-expressions.ts). */
+  foreign: (expr: Expr) => boolean;
 }
 
 export function applyTaint(
   module: binaryen.Module, analysis: ModuleAnalysis, layout: MemoryLayout, options: TaintOptions = {},
+  /** The program's own accesses and calls, when other passes ran first (their code is not the program's). */
+  program?: Set<Expr>,
 ): TaintLayout {
+  const foreign = program ? (expr: Expr) => !program.has(expr) : () => false;
   const shadow = shadowMemory(placeShadow(options.granularity ?? 'word', layout.regions.shadow!, layout.programBase));
   const sinkRegion = layout.regions.taint!;
   const names = [...(options.names ?? [])];
@@ -240,7 +245,7 @@ export function applyTaint(
       },
       programBase: layout.programBase, fn, func: fn.func, originalLocals,
       shadow: new Map(), temps, ctl: -1, ctlIn: -1, exitJoin: null, plan: null as unknown as ControlPlan, branchLabels: new Map(), implicitFlow: options.implicitFlow !== false, loopIndex: 0, loopLocals: [], siteLocals: [],
-      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, sinks, globalsShadow, importInfo, defined, options, nameBits,
+      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, sinks, globalsShadow, importInfo, defined, options, nameBits, foreign,
     });
   }
   if (sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
@@ -454,6 +459,9 @@ function programAddress(c: Ctx, relocated: Expr): Expr {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
+/** Statements another pass may have added: its stores and helper calls are left as they are. */
+const FOREIGN_STATEMENTS = new Set<number>([Id.Store, Id.SIMDLoadStoreLane, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit]);
+
 function stmt(c: Ctx, s: Expr): Expr[] {
   const id = idOf(s);
   const { module } = c;
@@ -473,6 +481,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
     }
     const sv = shadowOf(c, index);
     const vid = idOf(value);
+    if ((vid === Id.Call || vid === Id.CallIndirect) && c.foreign(value)) return [s, module.local.set(sv, module.i32.const(0))];
     if (vid === Id.Call || vid === Id.CallIndirect) {
       const { pre, post } = callShadow(c, value);
       return [...pre, s, ...post(sv)];
@@ -487,6 +496,8 @@ function stmt(c: Ctx, s: Expr): Expr[] {
     const label = orAll(c, [operandLabel(c, GlobalSet.getValue(s)), module.local.get(c.ctl, i32)]);
     return [s, module.global.set(shadow, orZero(c, label))];
   }
+  if (c.foreign(s) && FOREIGN_STATEMENTS.has(id)) return [s];
+  if (id === Id.Drop && c.foreign(Drop.getValue(s)) && FOREIGN_STATEMENTS.has(idOf(Drop.getValue(s)))) return [s];
   if (id === Id.Store) {
     const ptr = Store.getPtr(s);
     const value = Store.getValue(s);
@@ -538,6 +549,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
 function valueLabel(c: Ctx, value: Expr): Expr | null {
   const id = idOf(value);
   if (id === Id.Const) return null;
+  if ((id === Id.Load || id === Id.SIMDLoad || id === Id.SIMDLoadStoreLane) && c.foreign(value)) return null;
   if (id === Id.LocalGet || id === Id.GlobalGet) return operandLabel(c, value);
   if (id === Id.Load) {
     if (Load.isAtomic(value)) return null;
