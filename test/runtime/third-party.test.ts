@@ -34,8 +34,8 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
     expect(reference).toContain('DIVF: 63');
   });
 
-  test.each(['loops', 'taint'])('%s prints what the uninstrumented run prints', async (command) => {
-    expect(await stdoutOf([command, icepll, ...pllArgv])).toBe(reference);
+  test('loops prints what the uninstrumented run prints', async () => {
+    expect(await stdoutOf(['loops', icepll, ...pllArgv])).toBe(reference);
   });
 
   test.each(['loops', 'taint', 'measure', 'loops,taint'])('instrumented for %s, the program prints the same', async (modes) => {
@@ -44,7 +44,7 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
     expect(await stdoutOf(['run', out, '--clock', 'virtual', ...pllArgv])).toBe(reference);
   });
 
-  test('taint with argv parameters finishes and names the loops each drives', async () => {
+  test('taint with argv parameters finishes, prints what the uninstrumented run prints and names the loops each drives', async () => {
     const { code, stdout } = await cli(['taint', icepll, '--param', 'fin=argv1', '--param', 'fout=argv3', '--json', ...pllArgv]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as { stdout: string; coverage: Record<string, { loops: string[] }>; loops: Array<{ id: string; params: string[] }> };
@@ -58,7 +58,6 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
   });
 
   test('taint --top N keeps the N rows of each table that matter most', async () => {
-    const full = await cli(['taint', icepll, '--param', 'fin=argv1', '--param', 'fout=argv3', '--all', ...pllArgv]);
     const top = await cli(['taint', icepll, '--param', 'fin=argv1', '--param', 'fout=argv3', '--top', '3', ...pllArgv]);
     expect(top.code).toBe(0);
     const section = (text: string, title: string) => {
@@ -70,9 +69,9 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
     const functions = section(top.stdout, 'functions (dependency: nesting multiplies, siblings add)');
     expect(functions).toHaveLength(3);
     for (const row of functions) expect(row).toMatch(/\bfin\b/); // parameter-dependent rows first
-    expect(top.stdout).toMatch(/\(3 of \d+ functions: parameter-dependent first/);
-    expect(top.stdout).toMatch(/\(3 of \d+ branches/);
-    expect(section(full.stdout, 'functions (dependency: nesting multiplies, siblings add)').length).toBeGreaterThan(3);
+    expect(top.stdout).toMatch(/\(3 of (\d{2,}|[4-9]) functions: parameter-dependent first/);
+    expect(top.stdout).toMatch(/\(3 of (\d{2,}|[4-9]) branches/);
+    expect(top.stdout).toMatch(/^fin +\S+, \S+, \S+ … \(\+\d+\) /m); // the parameter's lists: 3 ids and the count left out
     expect((await cli(['taint', icepll, '--top', '0', ...pllArgv])).code).toBe(2);
   });
 });
