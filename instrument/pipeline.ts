@@ -12,7 +12,7 @@ import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
 import { attachSourceLocations } from './debug/attach.js';
-import { programExpressions } from './program-expressions.js';
+import { programExpressions, type InstrumentationLocals } from './program-expressions.js';
 import type { Expr } from './ir.js';
 
 export interface InstrumentOptions extends LayoutOptions {
@@ -31,6 +31,8 @@ export interface PassContext {
   options: InstrumentOptions;
   /** The program's own accesses and calls, given to the last pass when others ran before it. */
   program?: Set<Expr>;
+  /** Locals earlier passes added for their own data only (filled by them, read by taint). */
+  instrumentationLocals: InstrumentationLocals;
 }
 
 export interface InstrumentationPass {
@@ -54,7 +56,7 @@ registerPass({
   name: 'loops',
   describe: 'loop profile: entries, iterations and instructions per loop and calling context',
   regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
-  apply: ({ module, analysis, layout }) => applyLoopProfiler(module, analysis, layout.regions.loops!),
+  apply: ({ module, analysis, layout, instrumentationLocals }) => applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
 });
 
 export interface InstrumentedSites extends SiteTable {
@@ -108,8 +110,9 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
       applyMemoryLayout(module, layout, options);
     }
     const results: InstrumentedSites['passes'] = {};
+    const instrumentationLocals: InstrumentationLocals = new Map();
     for (const pass of chosen) {
-      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: pass === chosen.at(-1) ? program : undefined });
+      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: pass === chosen.at(-1) ? program : undefined, instrumentationLocals });
     }
     let out = emitModule(module, `mode ${modes.join(',')}`);
     if (layout) out = finishBinary(out, layout);
@@ -140,7 +143,8 @@ registerPass({
     const taint = (options as InstrumentOptions & { taint?: TaintOptions }).taint;
     return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity, taint?.contextBytes ?? options.contextBytes);
   },
-  apply: ({ module, analysis, layout, options, program }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint, program),
+  apply: ({ module, analysis, layout, options, program, instrumentationLocals }) =>
+    applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint, program && { expressions: program, locals: instrumentationLocals }),
 });
 
 registerPass({

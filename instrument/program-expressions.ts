@@ -10,6 +10,9 @@ const TRACKED = new Set<number>([
   Id.Load, Id.Store, Id.Call, Id.CallIndirect, Id.SIMDLoad, Id.SIMDLoadStoreLane, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit,
 ]);
 
+/** Per function (Binaryen function ref): locals a pass added that hold only its own data (counters, node addresses). */
+export type InstrumentationLocals = Map<number, Set<number>>;
+
 export function programExpressions(analysis: ModuleAnalysis): Set<Expr> {
   const found = new Set<Expr>();
   for (const fn of analysis.functions) {
