@@ -2,13 +2,15 @@
 // options and the instrumenter's own compiled code, so `loops` and `taint` of a large program do
 // not instrument it again on every call. Lives in node_modules/.cache/taintlens (or
 // $TAINTLENS_CACHE; TAINTLENS_CACHE=off disables it). Small modules are not cached: instrumenting
-// them costs less than a cache entry's disk traffic.
+// them costs less than a cache entry's disk traffic. The cache is bounded (cache-limit.ts): least
+// recently used entries go once it holds more than 1 GiB ($TAINTLENS_CACHE_MAX_MB).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/util/atomic-write.js';
 import { instrumentModule, type InstrumentOptions, type InstrumentResult } from './pipeline.js';
+import { cacheMaxBytes, pruneCache, touchEntry } from './cache-limit.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CACHE_MIN_BYTES = 64 << 10;
@@ -18,6 +20,8 @@ export interface CacheOptions {
   dir?: string;
   /** Modules smaller than this are instrumented without the cache. */
   minBytes?: number;
+  /** Most bytes the cache may hold (default $TAINTLENS_CACHE_MAX_MB MiB, else 1 GiB). */
+  maxBytes?: number;
 }
 
 let codeHash: string | undefined;
@@ -54,12 +58,14 @@ export function instrumentCached(
 ): InstrumentResult & { cached: boolean } {
   const dir = cache.dir ?? defaultDir();
   if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES)) return { ...instrumentModule(bytes, file, modes, options), cached: false };
+  const maxBytes = cache.maxBytes ?? cacheMaxBytes();
   const key = cacheKey(bytes, modes, options);
   const wasm = join(dir, `${key}.wasm`);
   const sites = join(dir, `${key}.sites.json`);
   try {
     if (existsSync(wasm) && existsSync(sites)) {
       const table = JSON.parse(readFileSync(sites, 'utf8')) as InstrumentResult['sites'];
+      touchEntry(dir, key);
       return { bytes: new Uint8Array(readFileSync(wasm)), sites: { ...table, module: file }, cached: true };
     }
   } catch {
@@ -67,9 +73,14 @@ export function instrumentCached(
   }
   const result = instrumentModule(bytes, file, modes, options);
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileAtomic(wasm, result.bytes);
-    writeFileAtomic(sites, JSON.stringify(result.sites));
+    const table = JSON.stringify(result.sites);
+    // An entry larger than the whole cache is not kept.
+    if (result.bytes.length + Buffer.byteLength(table) <= maxBytes) {
+      mkdirSync(dir, { recursive: true });
+      writeFileAtomic(wasm, result.bytes);
+      writeFileAtomic(sites, table);
+      pruneCache(dir, maxBytes, key);
+    }
   } catch {
     // A cache that cannot be written only costs time.
   }

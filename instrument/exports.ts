@@ -1,6 +1,7 @@
 // Export signatures, read with Binaryen (the JS API of Node 20 has no type reflection).
 import binaryen from 'binaryen';
 import { readModule } from './module-io.js';
+import { readModuleInterface } from './module-interface.js';
 
 export type WasmValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
 
@@ -21,7 +22,10 @@ export function exportedFunctions(module: binaryen.Module): ExportedFunction[] {
   return out;
 }
 
+/** The exports' signatures from the module's sections (module-interface.ts), else through Binaryen. */
 export function readExports(bytes: Uint8Array, file: string): ExportedFunction[] {
+  const read = readModuleInterface(bytes);
+  if (read) return read.functions;
   const module = readModule(bytes, file);
   try {
     return exportedFunctions(module);

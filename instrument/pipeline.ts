@@ -12,6 +12,8 @@ import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
 import { attachSourceLocations } from './debug/attach.js';
+import { programExpressions, type InstrumentationLocals } from './program-expressions.js';
+import type { Expr } from './ir.js';
 
 export interface InstrumentOptions extends LayoutOptions {
   /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
@@ -27,6 +29,10 @@ export interface PassContext {
   analysis: ModuleAnalysis;
   layout: MemoryLayout;
   options: InstrumentOptions;
+  /** The program's own accesses and calls, given to the last pass when others ran before it. */
+  program?: Set<Expr>;
+  /** Locals earlier passes added for their own data only (filled by them, read by taint). */
+  instrumentationLocals: InstrumentationLocals;
 }
 
 export interface InstrumentationPass {
@@ -50,7 +56,7 @@ registerPass({
   name: 'loops',
   describe: 'loop profile: entries, iterations and instructions per loop and calling context',
   regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
-  apply: ({ module, analysis, layout }) => applyLoopProfiler(module, analysis, layout.regions.loops!),
+  apply: ({ module, analysis, layout, instrumentationLocals }) => applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
 });
 
 export interface InstrumentedSites extends SiteTable {
@@ -94,7 +100,9 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
   try {
     const analysis = analyzeModule(module);
     attachSourceLocations(analysis.table, bytes, file, options.sourceMap, analysis.functions);
-    const chosen = modes.map((mode) => passes.get(mode)!);
+    // Taint runs last: it must see the others' code to leave it alone, and they cannot follow its flattening.
+    const chosen = modes.map((mode) => passes.get(mode)!).sort((a, b) => Number(a.name === 'taint') - Number(b.name === 'taint'));
+    const program = chosen.length > 1 && chosen.at(-1)!.name === 'taint' ? programExpressions(analysis) : undefined;
     const requests = chosen.flatMap((pass) => pass.regions(options));
     let layout: MemoryLayout | null = null;
     if (requests.length > 0) {
@@ -102,8 +110,9 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
       applyMemoryLayout(module, layout, options);
     }
     const results: InstrumentedSites['passes'] = {};
+    const instrumentationLocals: InstrumentationLocals = new Map();
     for (const pass of chosen) {
-      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options });
+      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: pass === chosen.at(-1) ? program : undefined, instrumentationLocals });
     }
     let out = emitModule(module, `mode ${modes.join(',')}`);
     if (layout) out = finishBinary(out, layout);
@@ -134,7 +143,8 @@ registerPass({
     const taint = (options as InstrumentOptions & { taint?: TaintOptions }).taint;
     return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity, taint?.contextBytes ?? options.contextBytes);
   },
-  apply: ({ module, analysis, layout, options }) => applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint),
+  apply: ({ module, analysis, layout, options, program, instrumentationLocals }) =>
+    applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint, program && { expressions: program, locals: instrumentationLocals }),
 });
 
 registerPass({

@@ -131,12 +131,17 @@ function addStaticFacts(module: binaryen.Module, table: SiteTable, functions: Fu
   }
   const bodies = functions.map((f) => Func.getBody(f.func)).filter((b) => b !== 0);
   const candidates = indirectCallCandidates(module, indirect.map((c) => c.expr), bodies);
-  indirect.forEach((c, i) => { c.site.candidates = candidates[i]?.map(displayName) ?? null; });
+  // Calls of one signature share their candidate list (one list per table and signature).
+  const named = new Map<string[], string[]>();
+  const display = (list: string[]) => named.get(list) ?? named.set(list, list.map(displayName)).get(list)!;
+  indirect.forEach((c, i) => { c.site.candidates = candidates[i] ? display(candidates[i]) : null; });
 }
 
 function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable, imported: Set<string>, displayName: (n: string) => string): void {
   const loopStack: LoopSite[] = [];
   const loopByLabel = new Map<string, LoopSite>();
+  const ownLoops: LoopSite[] = [];
+  const ownCalls: CallSite[] = [];
   const visit = (expr: Expr): number => {
     const id = idOf(expr);
     let loop: LoopSite | null = null;
@@ -147,6 +152,7 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
         depth: loopStack.length + 1, backEdges: 0, topTested: isTopTested(expr), calls: [], instructions: 0,
       };
       table.loops.push(loop);
+      ownLoops.push(loop);
       fn.loops.push(loop.id);
       analysis.loopExprs.push(expr);
       loopStack.push(loop);
@@ -173,6 +179,7 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
         target: target === null ? null : imported.has(target) ? target : displayName(target),
       };
       table.calls.push(call);
+      ownCalls.push(call);
       fn.calls.push(call.id);
       analysis.callExprs.push(expr);
       loopStack.at(-1)?.calls.push(call.id);
@@ -185,7 +192,7 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
     return count;
   };
   fn.instructions = visit(body);
-  applyNaturalLoops(body, fn, analysis, table);
+  applyNaturalLoops(body, fn, analysis, ownLoops, ownCalls);
 }
 
 /**
@@ -193,11 +200,9 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
  * nesting of `loop` constructs: code after a loop's exit that a compiler left inside the construct
  * (three sequential loops emitted as a three-deep nest) is not part of the loop.
  */
-function applyNaturalLoops(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable): void {
+function applyNaturalLoops(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, loops: LoopSite[], calls: CallSite[]): void {
   if (analysis.loopExprs.length === 0) return;
   const cfg = buildCfg(body);
-  const sites = new Map(table.loops.map((l) => [l.id, l]));
-  const loops = fn.loops.map((id) => sites.get(id)!);
   if (cfg.loops.length !== loops.length) throw new Error(`internal: the CFG of ${fn.name} has ${cfg.loops.length} loops, the site table ${loops.length}`);
   loops.forEach((loop, k) => {
     const natural = cfg.loops[k]!;
@@ -206,13 +211,11 @@ function applyNaturalLoops(body: Expr, fn: FunctionSite, analysis: FunctionAnaly
     loop.topTested = isTopTestedLoop(cfg, k);
     loop.calls = [];
   });
-  const calls = new Map(table.calls.map((c) => [c.id, c]));
-  fn.calls.forEach((id, i) => {
-    const call = calls.get(id)!;
+  calls.forEach((call, i) => {
     const node = cfg.nodeOf.get(analysis.callExprs[i]!);
     const k = node === undefined ? -1 : cfg.innermost[node]!;
     call.loop = k >= 0 ? loops[k]!.id : null;
-    if (k >= 0) loops[k]!.calls.push(id);
+    if (k >= 0) loops[k]!.calls.push(call.id);
   });
 }
 

@@ -534,17 +534,28 @@ export function indirectCallCandidates(module: binaryen.Module, calls: Expr[], f
   } catch {
     return calls.map(() => null); // segments binaryen.js cannot describe: candidates unknown
   }
-  const signature = (name: string) => {
-    const func = module.getFunction(name);
-    if (!func) return null;
-    const info = binaryen.getFunctionInfo(func);
-    return `${info.params}:${info.results}`;
+  // Each table's functions grouped by signature once: per call this was a scan of the whole table
+  // (a C++ program's vtables: thousands of entries times tens of thousands of indirect calls).
+  const bySignature = new Map<string, Map<string, string[]>>();
+  const groupsOf = (table: string) => {
+    let groups = bySignature.get(table);
+    if (groups) return groups;
+    bySignature.set(table, (groups = new Map()));
+    for (const name of new Set(segments.get(table) ?? [])) {
+      const func = module.getFunction(name);
+      if (!func) continue;
+      const info = binaryen.getFunctionInfo(func);
+      const key = `${info.params}:${info.results}`;
+      const group = groups.get(key);
+      if (group) group.push(name);
+      else groups.set(key, [name]);
+    }
+    return groups;
   };
   const api = CallIndirect as unknown as { getTable(e: Expr): string; getParams(e: Expr): number; getResults(e: Expr): number };
   return calls.map((call) => {
     const table = api.getTable(call);
     if (anyWrite || changing.has(table)) return null;
-    const want = `${api.getParams(call)}:${api.getResults(call)}`;
-    return [...new Set(segments.get(table) ?? [])].filter((name) => signature(name) === want);
+    return groupsOf(table).get(`${api.getParams(call)}:${api.getResults(call)}`) ?? [];
   });
 }

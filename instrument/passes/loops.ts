@@ -23,6 +23,7 @@ import { ContextTree, align8, treeRootBytes, ALIAS_BYTES, EXTERNAL_SITE } from '
 
 export { ALIAS_BYTES, EXTERNAL_SITE };
 import { buildCfg } from '../cfg.js';
+import type { InstrumentationLocals } from '../program-expressions.js';
 
 export const NODE = { func: 0, target: 4, parent: 8, site: 12, next: 16, calls: 24, instructions: 32, loops: 40 } as const;
 export const LOOP_RECORD = { entries: 0, headers: 8, instructions: 16, size: 24 } as const;
@@ -52,12 +53,18 @@ export function rootBytes(functions: number): number {
 
 const ownFunctions = new Set([ENTER, MEMORY_GROW_FUNCTION]);
 
-export function applyLoopProfiler(module: binaryen.Module, analysis: ModuleAnalysis, region: { base: number; bytes: number }): LoopProfileLayout {
+/** `ownLocals` (when given) receives, per function, the counter and node locals this pass adds: later passes leave them alone. */
+export function applyLoopProfiler(
+  module: binaryen.Module, analysis: ModuleAnalysis, region: { base: number; bytes: number }, ownLocals?: InstrumentationLocals,
+): LoopProfileLayout {
   const tree = new ContextTree(module, TREE_NAMES, region, NODE.loops, analysis.functions.length);
   const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
   const functions = analysis.functions.map((fn) => {
     if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
-    return instrumentFunction(module, tree, fn, definedIndex);
+    const counters = new Set<number>();
+    const result = instrumentFunction(module, tree, fn, definedIndex, counters);
+    ownLocals?.set(fn.func, counters);
+    return result;
   });
   return { ...tree.layout, functions };
 }
@@ -69,7 +76,8 @@ interface Region {
   constant: Expr | null;
 }
 
-function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: FunctionAnalysis, definedIndex: Map<string, number>) {
+/** `counters` receives the locals that hold only counts and node addresses (not the temporaries, which carry program values). */
+function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: FunctionAnalysis, definedIndex: Map<string, number>, counters: Set<number>) {
   const func = fn.func;
   const body = Func.getBody(func);
   const loopCount = fn.loopExprs.length;
@@ -87,6 +95,7 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
   const loopLocals = fn.loopExprs.map(() => ({ entries: addVar(func, i64), headers: addVar(func, i64), acc: addVar(func, i64) }));
   const parentLocal = addVar(func, binaryen.i32);
   const nodeLocal = addVar(func, binaryen.i32);
+  for (const local of [fnAcc, ...loopLocals.flatMap((l) => [l.entries, l.headers, l.acc]), parentLocal, nodeLocal]) counters.add(local);
   const loopIndex = new Map(fn.loopExprs.map((e, i) => [e, i]));
   const callIndex = new Map(fn.callExprs.map((e, i) => [e, i]));
   const temps = new Map<number, number>();

@@ -37,6 +37,7 @@ import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout, type Reg
 import { ContextTree } from '../context-tree.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintLoopSite, type TaintContextLayout } from './taint-sinks.js';
 import { versionAlignedLoops } from './shadow-versioning.js';
+import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, shadowRegion, SHADOW_FUNCTIONS, type ShadowCodegen, type ShadowGranularity, type ShadowMemory, type ShadowPlacement } from './shadow-memory.js';
 
 export const TAINT_SCHEMA = 'taintlens/taint-sites@1';
@@ -148,11 +149,20 @@ interface Ctx {
   defined: Set<string>;
   options: TaintOptions;
   nameBits: Map<string, number>;
+  /** Whether an access or call was added by a pass that ran before this one (program-expressions.ts). */
+  foreign: (expr: Expr) => boolean;
+  /** Locals of this function another pass added for its own counters: no label, no shadow local. */
+  foreignLocals: Set<number>;
 }
+
+const NO_LOCALS: Set<number> = new Set();
 
 export function applyTaint(
   module: binaryen.Module, analysis: ModuleAnalysis, layout: MemoryLayout, options: TaintOptions = {},
+  /** The program's own accesses and calls and the other passes' own locals, when those passes ran first. */
+  program?: { expressions: Set<Expr>; locals: InstrumentationLocals },
 ): TaintLayout {
+  const foreign = program ? (expr: Expr) => !program.expressions.has(expr) : () => false;
   const shadow = shadowMemory(placeShadow(options.granularity ?? 'word', layout.regions.shadow!, layout.programBase));
   const sinkRegion = layout.regions.taint!;
   const names = [...(options.names ?? [])];
@@ -245,7 +255,8 @@ export function applyTaint(
       },
       programBase: layout.programBase, fn, func: fn.func, originalLocals,
       shadow: new Map(), temps, ctl: -1, ctlIn: -1, exitJoin: null, plan: null as unknown as ControlPlan, branchLabels: new Map(), implicitFlow: options.implicitFlow !== false, loopIndex: 0, loopLocals: [], siteLocals: [],
-      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, sinks, globalsShadow, importInfo, defined, options, nameBits,
+      callIndex: 0, rv: null, rl: null, getCounts: new Map(), sinkCursor, sinks, globalsShadow, importInfo, defined, options, nameBits, foreign,
+      foreignLocals: program?.locals.get(fn.func) ?? NO_LOCALS,
     });
   }
   if (sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
@@ -400,7 +411,7 @@ function tempIn(func: number, temps: Map<string, number>, type: number, key: str
 /** Label of an operand in flat IR (a local.get or a constant); null means "no label". */
 function operandLabel(c: Ctx, expr: Expr): Expr | null {
   const id = idOf(expr);
-  if (id === Id.LocalGet) return c.module.local.get(shadowOf(c, LocalGet.getIndex(expr)), binaryen.i32);
+  if (id === Id.LocalGet) return c.foreignLocals.has(LocalGet.getIndex(expr)) ? null : c.module.local.get(shadowOf(c, LocalGet.getIndex(expr)), binaryen.i32);
   if (id === Id.GlobalGet) {
     const shadow = c.globalsShadow.get(GlobalGet.getName(expr));
     return shadow ? c.module.global.get(shadow, binaryen.i32) : null;
@@ -459,6 +470,9 @@ function programAddress(c: Ctx, relocated: Expr): Expr {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
+/** Statements another pass may have added: its stores and helper calls are left as they are. */
+const FOREIGN_STATEMENTS = new Set<number>([Id.Store, Id.SIMDLoadStoreLane, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit]);
+
 function stmt(c: Ctx, s: Expr): Expr[] {
   const id = idOf(s);
   const { module } = c;
@@ -469,6 +483,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
   if (id === Id.Break) return breakStmt(c, s);
   if (id === Id.Switch) return switchStmt(c, s);
   if (id === Id.Return) return returnStmt(c, s);
+  if (id === Id.LocalSet && c.foreignLocals.has(LocalSet.getIndex(s))) return [s];
   if (id === Id.LocalSet) {
     const index = LocalSet.getIndex(s);
     const value = LocalSet.getValue(s);
@@ -478,6 +493,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
     }
     const sv = shadowOf(c, index);
     const vid = idOf(value);
+    if ((vid === Id.Call || vid === Id.CallIndirect) && c.foreign(value)) return [s, module.local.set(sv, module.i32.const(0))];
     if (vid === Id.Call || vid === Id.CallIndirect) {
       const { pre, post } = callShadow(c, value);
       return [...pre, s, ...post(sv)];
@@ -492,6 +508,8 @@ function stmt(c: Ctx, s: Expr): Expr[] {
     const label = orAll(c, [operandLabel(c, GlobalSet.getValue(s)), module.local.get(c.ctl, i32)]);
     return [s, module.global.set(shadow, orZero(c, label))];
   }
+  if (c.foreign(s) && FOREIGN_STATEMENTS.has(id)) return [s];
+  if (id === Id.Drop && c.foreign(Drop.getValue(s)) && FOREIGN_STATEMENTS.has(idOf(Drop.getValue(s)))) return [s];
   if (id === Id.Store) {
     const ptr = Store.getPtr(s);
     const value = Store.getValue(s);
@@ -543,6 +561,7 @@ function stmt(c: Ctx, s: Expr): Expr[] {
 function valueLabel(c: Ctx, value: Expr): Expr | null {
   const id = idOf(value);
   if (id === Id.Const) return null;
+  if ((id === Id.Load || id === Id.SIMDLoad || id === Id.SIMDLoadStoreLane) && c.foreign(value)) return null;
   if (id === Id.LocalGet || id === Id.GlobalGet) return operandLabel(c, value);
   if (id === Id.Load) {
     if (Load.isAtomic(value)) return null;

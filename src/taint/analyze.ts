@@ -6,6 +6,7 @@ import { instrumentCached } from '../../instrument/cache.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
+import { readModuleInterface } from '../../instrument/module-interface.js';
 import { runModule, type RunOptions, type RunOutcome } from '../runtime/run.js';
 import type { HostPluginSpec } from '../runtime/protocol.js';
 import { fileError, UserError } from '../util/errors.js';
@@ -65,24 +66,32 @@ export interface TaintAnalysis {
 
 export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url).href;
 
-interface ModuleFacts { exports: Map<string, { params: number; internal: string }>; globals: Set<string>; start: string | null; wasi: boolean }
+interface ModuleFacts { exports: Map<string, { params: number }>; globals: Set<string>; wasi: boolean }
 
+/** Exports and imports from the module's sections; a module those cannot describe is read with Binaryen. */
 function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
+  const read = readModuleInterface(bytes);
+  if (read) {
+    return {
+      exports: new Map(read.functions.map((f) => [f.name, { params: f.params.length }])),
+      globals: new Set(read.globals),
+      wasi: [...read.importModules].some((m) => m.startsWith('wasi_')),
+    };
+  }
   const module = readModule(bytes, file);
   try {
-    const exports = new Map<string, { params: number; internal: string }>();
+    const exports = new Map<string, { params: number }>();
     const globals = new Set<string>();
-    for (const f of exportedFunctions(module)) exports.set(f.name, { params: f.params.length, internal: f.name });
+    for (const f of exportedFunctions(module)) exports.set(f.name, { params: f.params.length });
     for (let i = 0; i < module.getNumExports(); i++) {
       const info = binaryen.getExportInfo(module.getExportByIndex(i));
       if (info.kind === binaryen.ExternalGlobal) globals.add(info.name);
-      if (info.kind === binaryen.ExternalFunction && exports.has(info.name)) exports.get(info.name)!.internal = info.value;
     }
     let wasi = false;
     for (let i = 0; i < module.getNumFunctions(); i++) {
       if (binaryen.getFunctionInfo(module.getFunctionByIndex(i)).module?.startsWith('wasi_')) wasi = true;
     }
-    return { exports, globals, start: exports.get('_start')?.internal ?? null, wasi };
+    return { exports, globals, wasi };
   } finally {
     module.dispose();
   }

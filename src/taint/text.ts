@@ -3,19 +3,25 @@
 import { renderTable } from '../report/table.js';
 import type { TaintReport } from './report.js';
 import { displayName, displaySource } from '../report/names.js';
+import { topBranches, topFunctions, topList, topLoops, topRows } from './top.js';
 
 const list = (names: string[]) => (names.length > 0 ? names.join(', ') : '-');
 /** Parameters of each exit condition: `n | n,m`. */
 const exitList = (exits: string[][]) => (exits.length > 0 ? exits.map((e) => (e.length > 0 ? e.join(',') : '-')).join(' | ') : '-');
 
-export function renderTaintReport(report: TaintReport, all = false): string {
+/** `top`: only the N rows of each table that matter most (top.ts); `all`: library and unexecuted code too. */
+export function renderTaintReport(report: TaintReport, all = false, top?: number): string {
   const out: string[] = [];
+  const omitted = (shown: number, of: number, what: string) => {
+    if (shown < of) out.push(`(${shown} of ${of} ${what}: parameter-dependent first, then by iterations; --all without --top for all)`);
+  };
   out.push(`parameters: ${list(report.parameters)}`);
   // Library code (wasi-libc, libc++, AS runtime) only with --all: its cost is in its callers' dependency.
   const library = new Set(report.functions.filter((f) => f.library).map((f) => f.name));
   const withSources = report.functions.some((f) => f.source) || report.loops.some((l) => l.source);
   const sourceColumn = <Row extends { source?: string | null }>() => (withSources ? [{ header: 'source', value: (r: Row) => displaySource(r.source) }] : []);
-  const functions = report.functions.filter((f) => all || ((f.pruned === null || (f.pruned === 'dynamic' && f.executed)) && !library.has(f.name)));
+  const listedFunctions = report.functions.filter((f) => all || ((f.pruned === null || (f.pruned === 'dynamic' && f.executed)) && !library.has(f.name)));
+  const functions = top === undefined ? listedFunctions : topFunctions(listedFunctions, report.loops, top);
   out.push('', 'functions (dependency: nesting multiplies, siblings add)');
   out.push(renderTable(functions, [
     { header: 'function', value: (f) => displayName(f.name) },
@@ -25,10 +31,12 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     { header: 'pruned', value: (f) => f.pruned ?? '-' },
     { header: 'call path', value: (f) => (f.callpath ? f.callpath.map(displayName).join(' > ') : '-') },
   ]));
+  omitted(functions.length, listedFunctions.length, 'functions');
   const staticCount = report.functions.filter((f) => f.pruned === 'static').length;
   const dynamicCount = report.functions.filter((f) => f.pruned === 'dynamic').length;
   out.push(`pruned: ${staticCount} function(s) statically (no loops, or only loops with a constant trip count), ${dynamicCount} dynamically (loop exits carry no parameter)`);
-  const loops = report.loops.filter((l) => all || (l.executed && !library.has(l.function)));
+  const listedLoops = report.loops.filter((l) => all || (l.executed && !library.has(l.function)));
+  const loops = top === undefined ? listedLoops : topLoops(listedLoops, top);
   const foldedLoops = report.loops.filter((l) => l.executed && library.has(l.function)).length;
   if (!all && foldedLoops > 0) out.push(`library code (${library.size} function(s), ${foldedLoops} executed loop(s)) folded into its callers; --all lists it`);
   if (!withSources && report.sources?.note) out.push(report.sources.note);
@@ -42,27 +50,32 @@ export function renderTaintReport(report: TaintReport, all = false): string {
     { header: 'iterations', value: (l) => l.iterations },
     { header: 'constant trips', value: (l) => l.staticTrips ?? '-' },
   ]));
+  omitted(loops.length, listedLoops.length, 'loops');
   // A loop whose parameters depend on the call path that reached its function: each context.
   const split = loops.filter((l) => new Set(l.contexts.map((c) => c.params.join(','))).size > 1);
   if (split.length > 0) {
+    const contexts = split.flatMap((l) => l.contexts.map((c) => ({ loop: l, context: c })));
+    const shownContexts = top === undefined ? contexts : topRows(contexts, top, (r) => r.context.params.length > 0, (r) => r.context.iterations);
     out.push('', 'loops whose parameters depend on the calling context (call path from the entry)');
-    out.push(renderTable(split.flatMap((l) => l.contexts.map((c) => ({ loop: l, context: c }))), [
+    out.push(renderTable(shownContexts, [
       { header: 'loop', value: (r) => r.loop.id },
       { header: 'call path', value: (r) => `${r.context.callpath.map(displayName).join('→')}${r.context.call ? ` (${r.context.call})` : ''}` },
       { header: 'params', value: (r) => list(r.context.params) },
       { header: 'per exit', value: (r) => exitList(r.context.exits) },
       { header: 'iterations', value: (r) => r.context.iterations },
     ]));
+    if (shownContexts.length < contexts.length) out.push(`(${shownContexts.length} of ${contexts.length} loop contexts; --all without --top for all)`);
   }
   out.push('', 'parameters');
   out.push(renderTable(report.parameters, [
     { header: 'parameter', value: (p) => p },
-    { header: 'loops', value: (p) => list(report.coverage[p]!.loops) },
-    { header: 'functions', value: (p) => list(report.coverage[p]!.functions.map(displayName)) },
-    { header: 'branches', value: (p) => list(report.coverage[p]!.branches) },
+    { header: 'loops', value: (p) => topList(report.coverage[p]!.loops, top) },
+    { header: 'functions', value: (p) => topList(report.coverage[p]!.functions.map(displayName), top) },
+    { header: 'branches', value: (p) => topList(report.coverage[p]!.branches, top) },
   ]));
   out.push(`prunable (drive no loop): ${list(report.prunable)}`);
-  const tainted = report.branches.filter((b) => b.params.length > 0);
+  const allTainted = report.branches.filter((b) => b.params.length > 0);
+  const tainted = top === undefined ? allTainted : topBranches(allTainted, report.loops, top);
   if (tainted.length > 0) {
     out.push('', 'parameter-dependent branches (algorithm selection)');
     out.push(renderTable(tainted, [
@@ -73,6 +86,7 @@ export function renderTaintReport(report: TaintReport, all = false): string {
       { header: 'loop', value: (b) => b.loop ?? '-' },
       { header: 'params', value: (b) => list(b.params) },
     ]));
+    if (tainted.length < allTainted.length) out.push(`(${tainted.length} of ${allTainted.length} branches: those in the loops of most iterations; --all without --top for all)`);
   }
   const costs = report.imports.filter((i) => i.params.length > 0 && i.executed);
   if (costs.length > 0) {

@@ -46,7 +46,12 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 /** Files an example says it writes: `> FILE` and `-o FILE` / `--output FILE` and the like. */
 function promisedFiles(line: string): string[] {
-  const files = [...line.matchAll(/(?:^|\s)(?:>|-o|--output|--scorep-filter|--perf-taint-json)\s+(\S+)/g)].map((m) => m[1]!);
+  // Words after ` -- ` are the WASI program's own argv (icepll's `-o 48` is a frequency); redirections count anywhere.
+  const own = line.split(' -- ')[0]!;
+  const files = [
+    ...[...own.matchAll(/(?:^|\s)(?:-o|--output|--scorep-filter|--perf-taint-json)\s+(\S+)/g)],
+    ...[...line.matchAll(/(?:^|\s)>\s+(\S+)/g)],
+  ].map((m) => m[1]!);
   return files.filter((f) => !f.startsWith('-'));
 }
 

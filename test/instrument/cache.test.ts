@@ -1,10 +1,11 @@
 // Instrumented modules are cached by content (module, modes, options, instrumenter code): a second
 // loops or taint of the same module reads the cache, and anything that changes the output misses it.
 import { expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instrumentCached } from '../../instrument/cache.js';
+import { cacheMaxBytes, DEFAULT_CACHE_MAX_BYTES } from '../../instrument/cache-limit.js';
 
 test('the second instrumentation of the same module comes from the cache, identical', () => {
   const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
@@ -26,4 +27,37 @@ test('modules below the size threshold are not cached', () => {
   const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
   instrumentCached(bytes, 'a.wasm', ['loops'], {}, { dir, minBytes: bytes.length + 1 });
   expect(readdirSync(dir)).toEqual([]);
+});
+
+test('the cache is bounded: least recently used entries go first, a hit counts as a use', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
+  const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
+  const entryBytes = () => readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+  const variant = (mib: number) => ({ contextBytes: mib << 20 });
+  // Each entry is the instrumented module plus its site table; room for two of them, not three.
+  instrumentCached(bytes, 'a.wasm', ['loops'], variant(1), { dir, minBytes: 0 });
+  const one = entryBytes();
+  const cache = { dir, minBytes: 0, maxBytes: Math.floor(one * 2.5) };
+  const old = new Date(Date.now() - 60_000);
+  const keys = readdirSync(dir).map((f) => f.split('.')[0]!);
+  for (const f of readdirSync(dir)) utimesSync(join(dir, f), old, old);
+  instrumentCached(bytes, 'a.wasm', ['loops'], variant(2), cache);
+  expect(instrumentCached(bytes, 'a.wasm', ['loops'], variant(1), cache).cached).toBe(true); // a use: now the newest
+  instrumentCached(bytes, 'a.wasm', ['loops'], variant(3), cache);
+  expect(entryBytes()).toBeLessThanOrEqual(cache.maxBytes);
+  expect(readdirSync(dir).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
+  expect(readdirSync(dir).some((f) => f.startsWith(keys[0]!))).toBe(true); // used last but one: kept
+  expect(instrumentCached(bytes, 'a.wasm', ['loops'], variant(2), cache).cached).toBe(false); // the least recently used went
+  expect(entryBytes()).toBeLessThanOrEqual(cache.maxBytes);
+  rmSync(dir, { recursive: true });
+});
+
+test('an entry larger than the whole cache is not written; TAINTLENS_CACHE_MAX_MB sets the limit', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
+  const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
+  instrumentCached(bytes, 'a.wasm', ['loops'], {}, { dir, minBytes: 0, maxBytes: 1000 });
+  expect(readdirSync(dir)).toEqual([]);
+  expect(cacheMaxBytes({})).toBe(DEFAULT_CACHE_MAX_BYTES);
+  expect(cacheMaxBytes({ TAINTLENS_CACHE_MAX_MB: '64' })).toBe(64 << 20);
+  expect(() => cacheMaxBytes({ TAINTLENS_CACHE_MAX_MB: 'lots' })).toThrow('TAINTLENS_CACHE_MAX_MB: "lots" is not a size in MiB');
 });

@@ -11,18 +11,9 @@ import { treeFullWarning } from '../../profile/tree-full.js';
 import { unnamedNote } from '../../report/names.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
-import { UserError } from '../../util/errors.js';
 import { ranksTable } from '../../report/ranks-report.js';
 import { loopRanksTable } from '../../report/loop-ranks-report.js';
-
-function parseCount(text: string): number {
-  const value = Number(text);
-  if (!/^\s*\d+\s*$/.test(text) || !(value >= 1)) throw new UserError(`--top: "${text}" is not a positive whole number`, 2);
-  return value;
-}
-
-/** Tables of big programs run to 100k lines: by default only the costliest contexts are shown. */
-const DEFAULT_TOP = 40;
+import { DEFAULT_TOP, parseTopCount, topInForce } from '../top-option.js';
 
 interface LoopsCliOptions extends RunCliOptions, InstrumentCliOptions {
   compare?: boolean;
@@ -38,7 +29,7 @@ export function registerLoops(program: Command): void {
       .description('profile every loop: entries, iterations and instructions per loop and calling context')
       .usage('<module> [--invoke EXPORT] [--args a,b,...] [--repeat K] [--ranks P] [--compare] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]')
       .option('--compare', 'also compare the function-level and loop-level profiles')
-      .option('--top <n>', `show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseCount)
+      .option('--top <n>', `show only the N costliest loop contexts (by inclusive instructions) and their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseTopCount)
       .option('--all', 'show every loop context, library code (wasi-libc, libc++, AssemblyScript runtime) included (the JSON report always has them all)')
       .option('--wide', 'do not shorten call paths or fit the table to the terminal width')
       .option('-o, --output <file>', 'also write the JSON profile to FILE'),
@@ -51,7 +42,7 @@ export function registerLoops(program: Command): void {
     if (options.output) writeJsonAtomic(options.output, report);
     passGuestStreams(run.json, report);
     emit(run.json, report, () => {
-      const top = options.top ?? (options.all ? undefined : DEFAULT_TOP);
+      const top = topInForce(options);
       const parts = [loopTable(report, { top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
       if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
       if (report.spmd) {

@@ -13,6 +13,7 @@ import { renderTaintReport } from '../../taint/text.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
 import { UserError } from '../../util/errors.js';
 import { rankNote } from '../../taint/rank-note.js';
+import { DEFAULT_TOP, parseTopCount, topInForce } from '../top-option.js';
 
 function parseImplicitFlow(text: string): boolean {
   if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
@@ -32,6 +33,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
   scorepFilter?: string;
   perfTaintJson?: string;
   all?: boolean;
+  top?: number;
   shadow: string;
   implicitFlow: string;
 }
@@ -42,13 +44,14 @@ export function registerTaint(program: Command): void {
   addInstrumentOptions(addRunOptions(
     program.command('taint <module>')
       .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--json] [-- argv...]')
+      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--top N] [--all] [--json] [-- argv...]')
       .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (the K-th word after --), NAME=env:VAR, NAME=file:PATH (repeatable)', collect, [])
       .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
       .option('-o, --output <file>', 'also write the JSON report to FILE')
       .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
       .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
-      .option('--all', 'list every loop and function, also those not executed or pruned statically')
+      .option('--top <n>', `show only the N rows of each table that matter most: parameter-dependent first, then by iterations, loops with their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseTopCount)
+      .option('--all', 'list every loop and function, also those not executed or pruned statically (the JSON report always has them all)')
       .option('--shadow <granularity>', 'shadow memory: word (one label per 4-byte word, fast) or byte (one per byte, exact for narrow stores)', 'word')
       .option('--implicit-flow <mode>', 'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both', 'on'),
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
@@ -71,6 +74,6 @@ export function registerTaint(program: Command): void {
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
     if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
     passGuestStreams(run.json, report);
-    emit(run.json, report, () => renderTaintReport(report, options.all === true) + rankNote(report));
+    emit(run.json, report, () => renderTaintReport(report, options.all === true, topInForce(options)) + rankNote(report));
   });
 }
