@@ -13,7 +13,7 @@ import {
 import { buildCfg } from './cfg.js';
 import { MEMORY_GROW_FUNCTION } from './reserved-names.js';
 import type { AddressAst, AddressOp, FlowFact, FlowTarget } from '../src/blame/facts.js';
-import { callSource, growSource, localSource } from '../src/blame/facts.js';
+import { baseLocal, callSource, growSource, localSource } from '../src/blame/facts.js';
 
 export interface WalkedRegion {
   /** Index among the function's regions. */
@@ -239,7 +239,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
       defs.set(local, ast(value));
       setInside.add(local);
     } else if (id === Id.Store) {
-      fact({ kind: 'store', ptr: ast(Store.getPtr(expr)), offset: (Store.getOffset(expr) >>> 0) - programBase, bytes: Store.getBytes(expr) }, Store.getValue(expr));
+      fact({ kind: 'store', ptr: ast(Store.getPtr(expr)), offset: (Store.getOffset(expr) >>> 0) - programBase, bytes: Store.getBytes(expr), base: baseLocal(ast(Store.getPtr(expr), new Map())) }, Store.getValue(expr));
     } else if (id === Id.GlobalSet) {
       if (GlobalSet.getName(expr) !== stackPointer) fact({ kind: 'global', name: GlobalSet.getName(expr) }, GlobalSet.getValue(expr));
     } else if (id === Id.Return) {

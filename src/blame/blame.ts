@@ -70,7 +70,7 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
   const blamePoints: BlamePoint[] = points.map((point) => {
     const containers = new ContainerTimeline(sampled.allocations, allocatorName, layout.stack?.top ?? null);
     const context = { layout, relations, containers, table: sites };
-    const rows = new Map<string, { ref: VariableRef; samples: number; containers: Map<number, HeapContainer> }>();
+    const rows = new Map<string, Row>();
     let total = 0;
     for (const sample of sampled.samples) {
       const at = pointIndex(sample, point, names);
@@ -80,9 +80,10 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
       const refs = targets.length ? targets.map((t) => variableAt(t, sample, at, context)) : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
       for (const ref of refs) {
         let row = rows.get(ref.key);
-        if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map() }));
+        if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map() }));
         else if (ref.container && !row.ref.container) row.ref = ref;
         row.samples += 1 / refs.length;
+        if (ref.field) row.fields.set(ref.field, (row.fields.get(ref.field) ?? 0) + 1 / refs.length);
         if (ref.container) row.containers.set(ref.container.id, ref.container);
       }
     }
@@ -96,21 +97,29 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
   };
 }
 
+interface Row {
+  ref: VariableRef;
+  samples: number;
+  containers: Map<number, HeapContainer>;
+  fields: Map<string, number>;
+}
+
 function tableRows(
-  rows: Array<{ ref: VariableRef; samples: number; containers: Map<number, HeapContainer> }>, total: number, top: number,
+  rows: Row[], total: number, top: number,
   context: Parameters<typeof allocationSite>[1],
 ): BlamedVariable[] {
   const percent = (n: number) => (total > 0 ? round(100 * n / total) : 0);
   const named = rows.filter((r) => r.ref.kind !== 'other').sort((a, b) => b.samples - a.samples || a.ref.name.localeCompare(b.ref.name));
   const shown = named.slice(0, top);
   const rest = named.slice(top).reduce((sum, r) => sum + r.samples, 0) + rows.filter((r) => r.ref.kind === 'other').reduce((sum, r) => sum + r.samples, 0);
-  const out: BlamedVariable[] = shown.map(({ ref, samples, containers }) => {
+  const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
     const list = [...containers.values()];
     const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : null;
     const sitesOf = [...new Set(list.map((c) => allocationSite(c, context)))];
     return {
       name: ref.name, kind: ref.kind, bytes, allocationSite: sitesOf.length ? sitesOf.join(', ') : null,
       samples: round(samples), percent: percent(samples),
+      ...(fields.size > 0 ? { fields: [...fields].sort((a, b) => b[1] - a[1]).map(([name, n]) => ({ name, samples: round(n), percent: percent(n) })) } : {}),
     };
   });
   if (rest > 0) out.push({ name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: round(rest), percent: percent(rest) });

@@ -13,7 +13,7 @@ export type AddressOp = 'add' | 'sub' | 'mul' | 'shl' | 'shr_u' | 'shr_s' | 'and
 
 export type FlowTarget =
   | { kind: 'local'; local: number }
-  | { kind: 'store'; ptr: AddressAst; offset: number; bytes: number }
+  | { kind: 'store'; ptr: AddressAst; offset: number; bytes: number; /** Base-pointer local as written (before substitution). */ base?: number | null }
   | { kind: 'global'; name: string }
   | { kind: 'return' }
   | { kind: 'arg'; call: number; arg: number }

@@ -147,13 +147,13 @@ export class FunctionRelations {
   }
 
   /** Locals that directly receive a call's result, and stores that write it (a struct field). */
-  receivers(source: string): { locals: number[]; stores: Array<{ ptr: AddressAst; offset: number }>; returned: boolean } {
+  receivers(source: string): { locals: number[]; stores: Array<{ ptr: AddressAst; offset: number; base: number | null }>; returned: boolean } {
     const locals: number[] = [];
-    const stores: Array<{ ptr: AddressAst; offset: number }> = [];
+    const stores: Array<{ ptr: AddressAst; offset: number; base: number | null }> = [];
     let returned = false;
     for (const fact of this.bySource.get(source) ?? []) {
       if (fact.target.kind === 'local') locals.push(fact.target.local);
-      else if (fact.target.kind === 'store') stores.push({ ptr: fact.target.ptr, offset: fact.target.offset });
+      else if (fact.target.kind === 'store') stores.push({ ptr: fact.target.ptr, offset: fact.target.offset, base: fact.target.base ?? null });
       else if (fact.target.kind === 'return') returned = true;
     }
     return { locals, stores, returned };

@@ -16,7 +16,11 @@ export function blameTables(report: BlameReport & { droppedSamples?: number }, w
       { header: 'samples', value: (v) => v.samples.toFixed(Number.isInteger(v.samples) ? 0 : 1), align: 'right' },
       { header: 'blame', value: (v) => `${v.percent.toFixed(1)}%`, align: 'right' },
     ];
-    parts.push(point.variables.length ? renderTable(point.variables, columns, { width }) : '  (no samples reached this function)', '');
+    // A struct's fields follow it as indented rows (`  .l2`), its own row holding their sum.
+    const rows = point.variables.flatMap((v) => [v, ...(v.fields ?? []).map((f) => ({
+      name: `  .${f.name}`, kind: v.kind, bytes: null, allocationSite: null, samples: f.samples, percent: f.percent,
+    } as BlamedVariable))]);
+    parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');
   }
   if (report.droppedSamples) parts.push(`note: ${report.droppedSamples} samples found the sample buffer full and are not blamed (raise --period)`);
   return parts.join('\n');

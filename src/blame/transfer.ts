@@ -10,10 +10,14 @@ import type { HeapContainer } from './containers.js';
 import type { FunctionRelations } from './relations.js';
 import type { BlameVariableKind } from './types.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
-import type { SiteTable } from '../../instrument/sites.js';
+import type { CallSite, SiteTable } from '../../instrument/sites.js';
+import type { SourceLocation } from '../../instrument/debug/locations.js';
+import { assignedName, fieldName } from './source-names.js';
 
 export interface VariableRef {
   key: string;
+  /** The struct field the work went into, when the variable is a struct (rolled up). */
+  field?: string;
   name: string;
   kind: BlameVariableKind;
   /** The heap container behind it (bytes, allocation site), if any. */
@@ -90,36 +94,86 @@ function stackOwner(path: Frame[], frame: number, base: number, context: Transfe
   }
 }
 
+const heapCache = new WeakMap<TransferContext, Map<string, VariableRef>>();
+
 function heapOwner(c: HeapContainer, path: Frame[], point: number, context: TransferContext): VariableRef {
+  let cache = heapCache.get(context);
+  if (!cache) heapCache.set(context, (cache = new Map()));
+  const key = `${c.id}:${path.slice(0, point + 1).map((f) => f.node).join(',')}`;
+  let ref = cache.get(key);
+  if (!ref) cache.set(key, (ref = resolveHeapOwner(c, path, point, context)));
+  return ref;
+}
+
+function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, context: TransferContext): VariableRef {
   const fallback = containerRef(c, context);
   let common = 0;
   while (common < c.path.length && common < path.length && c.path[common]!.node === path[common]!.node) common++;
   if (common === 0) return fallback;
-  if (common > point) {
-    // Allocated in the blame point's invocation or below it: who receives it there?
-    const fn = path[point]!.function;
-    const source = c.path.length > point + 1 ? `c${c.path[point + 1]!.call}` : growSource(c, fn, context);
-    if (source === null) return fallback;
-    const local = context.relations(fn).receivers(source).locals[0];
-    if (local === undefined) return fallback;
-    const through = c.path.length > point + 2 ? c.path[point + 1]! : null;
-    return localRef(fn, local, context, c, through ? callName(fn, through.call!, context) : null);
-  }
-  // Allocated further out: follow the receiving variable down the sampled path as an argument.
-  const a = common - 1;
-  const fnA = path[a]!.function;
-  const source = c.path.length > a + 1 ? `c${c.path[a + 1]!.call}` : growSource(c, fnA, context);
+  const owner = common > point ? point : common - 1;
+  const fn = path[owner]!.function;
+  const call = c.path.length > owner + 1 ? c.path[owner + 1]!.call : null;
+  const source = call !== null ? `c${call}` : growSource(c, fn, context);
   if (source === null) return fallback;
-  let local = context.relations(fnA).receivers(source).locals[0];
-  if (local === undefined) return fallback;
-  for (let f = a; f < point; f++) {
-    const call = path[f + 1]!.call;
-    if (call === null) return fallback;
-    const args = context.relations(path[f]!.function).argumentsOf(local, call);
+  const relations = context.relations(fn);
+  const receivers = relations.receivers(source);
+  let local = receivers.locals[0];
+  let field: string | null = null;
+  let name: string | null = null;
+  if (local !== undefined) {
+    name = variableName(fn, local, call, context) ?? (c.path.length > owner + 2 && call !== null ? callName(fn, call, context) : null);
+    // A callee that allocates and stores into fields (`panel->l2 = calloc(...)`): name the field.
+    if (c.path.length > owner + 2) field = fieldOf(allocationCall(c, context));
+  } else {
+    const store = receivers.stores.find((st) => st.base !== null);
+    if (!store) return fallback;
+    local = store.base!;
+    // The container is a field of the object `local` points to (`this.e = new StaticArray(...)`).
+    field = fieldOf(call !== null ? callLocation(fn, call, context) : null) ?? `+${store.offset}`;
+    const maker = context.layout.functions[fn]!.facts.find((f) => f.target.kind === 'local' && f.target.local === local && f.sources.some((x) => x.startsWith('c')));
+    const makerCall = maker ? Number(maker.sources.find((x) => x.startsWith('c'))!.slice(1)) : null;
+    name = variableName(fn, local, makerCall, context);
+  }
+  if (common > point) return { ...localRef(fn, local, context, c, name), ...(field ? { field } : {}) };
+  // Allocated further out: follow the receiving variable down the sampled path as an argument.
+  for (let f = owner; f < point; f++) {
+    const next = path[f + 1]!.call;
+    if (next === null) return fallback;
+    const args = context.relations(path[f]!.function).argumentsOf(local, next);
     if (args.length === 0) return fallback;
     local = args[0]!;
   }
-  return localRef(path[point]!.function, local, context, c);
+  return { ...localRef(path[point]!.function, local, context, c, context.layout.functions[path[point]!.function]!.localNames[local] || name), ...(field ? { field } : {}) };
+}
+
+/** A local's name: the name section's, else what the source line of the call filling it assigns to. */
+function variableName(fn: number, local: number, call: number | null, context: TransferContext): string | null {
+  return context.layout.functions[fn]!.localNames[local] || (call !== null ? assignedName(callLocation(fn, call, context)) : null);
+}
+
+function fieldOf(location: SourceLocation | null): string | null {
+  const name = assignedName(location);
+  return name && /\.|->/.test(name) ? fieldName(name) : null;
+}
+
+function callSiteById(context: TransferContext): Map<string, CallSite> {
+  let map = callSites.get(context.table);
+  if (!map) callSites.set(context.table, (map = new Map(context.table.calls.map((c) => [c.id, c]))));
+  return map;
+}
+const callSites = new WeakMap<SiteTable, Map<string, CallSite>>();
+
+function callLocation(fn: number, call: number, context: TransferContext): SourceLocation | null {
+  const id = context.table.functions[fn]?.calls[call];
+  return (id ? callSiteById(context).get(id)?.location : null) ?? null;
+}
+
+/** Where the allocator was called (the last call on the allocation path). */
+function allocationCall(c: HeapContainer, context: TransferContext): SourceLocation | null {
+  const last = c.path.at(-1);
+  const caller = c.allocator === 'memory.grow' ? last : c.path.at(-2);
+  if (c.allocator === 'memory.grow' || !last || last.call === null || !caller) return null;
+  return callLocation(caller.function, last.call, context);
 }
 
 function growSource(c: HeapContainer, fn: number, context: TransferContext): string | null {
@@ -130,7 +184,7 @@ function growSource(c: HeapContainer, fn: number, context: TransferContext): str
 /** "make_panel() result at blame_kernels.c:127": a variable known by the call that fills it. */
 function callName(fn: number, call: number, context: TransferContext): string {
   const id = context.table.functions[fn]?.calls[call];
-  const site = id ? context.table.calls.find((s) => s.id === id) : undefined;
+  const site = id ? callSiteById(context).get(id) : undefined;
   const callee = shortName(site?.target ?? '?');
   return `${callee}() result${site?.location ? ` at ${site.location.file.split('/').pop()}:${site.location.line}` : site ? ` (${site.id})` : ''}`;
 }
@@ -153,7 +207,9 @@ function containerName(c: HeapContainer, context: TransferContext): string {
   const last = c.path.at(-1);
   const caller = c.allocator === 'memory.grow' ? last : c.path.at(-2);
   const site = last?.call !== null && last?.call !== undefined && caller ? context.table.functions[caller.function]?.calls[last.call] : undefined;
-  const call = site ? context.table.calls.find((s) => s.id === site) : undefined;
+  const call = site ? callSiteById(context).get(site) : undefined;
+  const assigned = assignedName(call?.location);
+  if (assigned) return assigned;
   if (call?.location) return `${allocator} at ${call.location.file.split('/').pop()}:${call.location.line}`;
   const where = caller ? context.table.functions[caller.function]?.name ?? '?' : '?';
   return `${allocator} in ${where.slice(where.lastIndexOf('/') + 1)}${site ? ` (${site})` : ''}`;
