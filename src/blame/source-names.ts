@@ -7,7 +7,10 @@ import type { SourceLocation } from '../../instrument/debug/locations.js';
 const files = new Map<string, string[] | null>();
 const ASSIGNED = /(?:^|[\s(;{,*&])([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)\s*(?::\s*[\w<>[\]|. ]+?\s*)?=(?![=>])/;
 
-export function assignedName(location: SourceLocation | null | undefined): string | null {
+/** Only lines that visibly allocate or call (a source map may put inlined code on a nearby line). */
+const CALLS = /\(/;
+
+export function assignedName(location: SourceLocation | null | undefined, pattern: RegExp = CALLS): string | null {
   if (!location) return null;
   let lines = files.get(location.file);
   if (lines === undefined) {
@@ -19,7 +22,7 @@ export function assignedName(location: SourceLocation | null | undefined): strin
     files.set(location.file, lines);
   }
   const line = lines?.[location.line - 1];
-  if (!line) return null;
+  if (!line || !pattern.test(line)) return null;
   const match = ASSIGNED.exec(line.replace(/\/\/.*$/, ''));
   return match ? match[1]! : null;
 }
@@ -28,3 +31,6 @@ export function assignedName(location: SourceLocation | null | undefined): strin
 export function fieldName(name: string): string {
   return name.split(/\.|->/).pop()!;
 }
+
+/** Allocation-looking lines: `new X`, `malloc(`, `calloc(`, `realloc(`, `..._alloc(`. */
+export const ALLOCATING = /\bnew\s|alloc\s*\(|\bmake_|\bcreate/;

@@ -12,7 +12,7 @@ import type { BlameVariableKind } from './types.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 import type { CallSite, SiteTable } from '../../instrument/sites.js';
 import type { SourceLocation } from '../../instrument/debug/locations.js';
-import { assignedName, fieldName } from './source-names.js';
+import { ALLOCATING, assignedName, fieldName } from './source-names.js';
 
 export interface VariableRef {
   key: string;
@@ -130,9 +130,12 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
     local = store.base!;
     // The container is a field of the object `local` points to (`this.e = new StaticArray(...)`).
     field = fieldOf(call !== null ? callLocation(fn, call, context) : null) ?? `+${store.offset}`;
-    const maker = context.layout.functions[fn]!.facts.find((f) => f.target.kind === 'local' && f.target.local === local && f.sources.some((x) => x.startsWith('c')));
-    const makerCall = maker ? Number(maker.sources.find((x) => x.startsWith('c'))!.slice(1)) : null;
-    name = variableName(fn, local, makerCall, context);
+    // The object's own name: what the source line of a call filling `local` assigns to.
+    const makers = context.layout.functions[fn]!.facts
+      .filter((f) => f.target.kind === 'local' && f.target.local === local)
+      .flatMap((f) => f.sources.filter((x) => x.startsWith('c')).map((x) => Number(x.slice(1))))
+      .filter((m) => context.layout.allocators.some((a) => a.function === context.layout.functions[fn]!.callees[m]));
+    name = context.layout.functions[fn]!.localNames[local] || makers.map((m) => assignedName(callLocation(fn, m, context), ALLOCATING)).find((n) => n) || `object in local ${local}`;
   }
   if (common > point) return { ...localRef(fn, local, context, c, name), ...(field ? { field } : {}) };
   // Allocated further out: follow the receiving variable down the sampled path as an argument.
