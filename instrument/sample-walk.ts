@@ -23,6 +23,8 @@ export interface WalkedRegion {
   loop: number;
   /** Puts `check` where the region starts (applied after the walk). */
   place: (check: Expr) => void;
+  /** Starts a loop iteration (or the function): its check may never be left out. */
+  header: boolean;
 }
 
 export interface WalkedFunction {
@@ -77,7 +79,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   let setInside = new Set<number>();
   let current: WalkedRegion | null = null;
   const newRegion = (loop: number, place: (check: Expr) => void): WalkedRegion => {
-    const region: WalkedRegion = { index: regions.length, instructions: 0, loop, place };
+    const region: WalkedRegion = { index: regions.length, instructions: 0, loop, place, header: false };
     regions.push(region);
     defs = new Map();
     return region;
@@ -184,6 +186,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
       const entryDefs = defs;
       const inner = nested(() => {
         current = newRegion(k, (check) => Loop.setBody(expr, blockOf([check, Loop.getBody(expr)], binaryen.auto)));
+        current.header = true;
         const body = Loop.getBody(expr);
         merge(walk({ expr: body, replace: (c) => Loop.setBody(expr, c) }, body, k));
       });
@@ -268,6 +271,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
 
   // The entry region's check goes after the pass's prologue: the pass places it.
   current = newRegion(-1, () => undefined);
+  current.header = true;
   let root = body;
   walk({ expr: body, replace: (c) => (root = c) }, body, -1);
   if (Func.getResults(func) !== binaryen.none) fact({ kind: 'return' }, root);
