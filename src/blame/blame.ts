@@ -56,7 +56,8 @@ export async function blameModule(modulePath: string, options: BlameOptions = {}
 export function blameFromRun(modulePath: string, sampled: SampledRun, options: Pick<BlameOptions, 'blamePoints' | 'top'> = {}): BlameReport & BlameReportDetails {
   const { layout, sites } = sampled;
   const names = sites.functions.map((f) => f.name);
-  const points = options.blamePoints?.length ? options.blamePoints : [defaultBlamePoint(sampled)];
+  // The entry function always, then the functions asked for.
+  const points = [...new Set([defaultBlamePoint(sampled), ...(options.blamePoints ?? [])])];
   for (const point of points) {
     if (!names.includes(point) && !names.some((n) => shortName(n) === point)) throw fileError(modulePath, `--blame-point: no function '${point}' in the module`, 2);
   }

@@ -125,7 +125,12 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
     // A callee that allocates and stores into fields (`panel->l2 = calloc(...)`): name the field.
     if (c.path.length > owner + 2) field = fieldOf(allocationCall(c, context));
   } else {
-    const store = receivers.stores.find((st) => st.base !== null);
+    // A field of an object this function holds: the result of an allocation made right here, or of
+    // a call (a constructor) stored through a heap pointer — not any value a call returns into a
+    // stack slot (printf's arguments).
+    const direct = c.path.length <= owner + (c.allocator === 'memory.grow' ? 1 : 2);
+    const stack = context.layout.functions[fn]!.stackLocals;
+    const store = receivers.stores.find((st) => st.base !== null && (direct || !stack.includes(st.base)));
     if (!store) return fallback;
     local = store.base!;
     // The container is a field of the object `local` points to (`this.e = new StaticArray(...)`).
@@ -135,9 +140,10 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
       .filter((f) => f.target.kind === 'local' && f.target.local === local)
       .flatMap((f) => f.sources.filter((x) => x.startsWith('c')).map((x) => Number(x.slice(1))))
       .filter((m) => context.layout.allocators.some((a) => a.function === context.layout.functions[fn]!.callees[m]));
-    name = context.layout.functions[fn]!.localNames[local] || makers.map((m) => assignedName(callLocation(fn, m, context), ALLOCATING)).find((n) => n) || `object in local ${local}`;
+    name = context.layout.functions[fn]!.localNames[local] || makers.map((m) => allocatingName(callLocation(fn, m, context))).find((n) => n) || `object in local ${local}`;
   }
-  if (common > point) return { ...localRef(fn, local, context, c, name), ...(field ? { field } : {}) };
+  // Received from the allocation here: a heap variable even when the compiler reused a parameter's local for it.
+  if (common > point) return { ...localRef(fn, local, context, c, name), kind: 'heap', ...(field ? { field } : {}) };
   // Allocated further out: follow the receiving variable down the sampled path as an argument.
   for (let f = owner; f < point; f++) {
     const next = path[f + 1]!.call;
@@ -152,6 +158,12 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
 /** A local's name: the name section's, else what the source line of the call filling it assigns to. */
 function variableName(fn: number, local: number, call: number | null, context: TransferContext): string | null {
   return context.layout.functions[fn]!.localNames[local] || (call !== null ? assignedName(callLocation(fn, call, context)) : null);
+}
+
+/** The allocating line's variable; AssemblyScript's source maps put an inlined constructor's allocation a line early. */
+function allocatingName(location: SourceLocation | null): string | null {
+  if (!location) return null;
+  return assignedName(location, ALLOCATING) ?? assignedName({ file: location.file, line: location.line + 1 }, ALLOCATING);
 }
 
 function fieldOf(location: SourceLocation | null): string | null {
@@ -208,6 +220,7 @@ function containerRef(c: HeapContainer, context: TransferContext): VariableRef {
 function containerName(c: HeapContainer, context: TransferContext): string {
   const allocator = c.allocator.slice(c.allocator.lastIndexOf('/') + 1);
   const last = c.path.at(-1);
+  if (c.allocator === 'memory.grow') return `memory.grow in ${shortName(context.table.functions[last?.function ?? -1]?.name ?? '?')}`;
   const caller = c.allocator === 'memory.grow' ? last : c.path.at(-2);
   const site = last?.call !== null && last?.call !== undefined && caller ? context.table.functions[caller.function]?.calls[last.call] : undefined;
   const call = site ? callSiteById(context).get(site) : undefined;
