@@ -13,10 +13,10 @@ import { Block, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSl
 import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
-import { walkFunction, type WalkedFunction } from '../sample-walk.js';
+import { walkFunction } from '../sample-walk.js';
 import { FunctionRelations, recordedStores } from '../../src/blame/relations.js';
 import type { AddressAst, FunctionFacts } from '../../src/blame/facts.js';
-import { ALLOCATORS, allocatorOf, type AllocatorKind } from '../allocators.js';
+import { allocatorOf, type AllocatorKind } from '../allocators.js';
 
 /** One sample record: region, context node, allocation-log length, stack pointer, addresses. */
 export const SAMPLE_RECORD = { region: 0, node: 4, allocs: 8, stack: 12, addresses: 16, size: 48 } as const;
@@ -405,4 +405,3 @@ function loopParentsOf(analysis: ModuleAnalysis, loopIds: string[]): number[] {
   });
 }
 
-export { ALLOCATORS };
