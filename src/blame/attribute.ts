@@ -84,10 +84,12 @@ function staticTargets(sink: Sink, frame: number, point: number, sample: Sample,
 
 /** The constant part of a static-data address (`&table[0]` in `table[i]`), null without one. */
 export function staticBase(ptr: AddressAst, offset: number): number | null {
-  if (typeof ptr === 'number') return (ptr + offset) >>> 0;
+  // A "negative" constant (p - 4) is an offset from a pointer, not the address of data.
+  const base = (c: number) => (c >= 0x80000000 ? null : (c + offset) >>> 0);
+  if (typeof ptr === 'number') return base(ptr);
   if (ptr === null || 'l' in ptr || 'ld' in ptr) return null;
   if (ptr.op !== 'add') return null;
-  if (typeof ptr.a === 'number') return (ptr.a + offset) >>> 0;
-  if (typeof ptr.b === 'number') return (ptr.b + offset) >>> 0;
+  if (typeof ptr.a === 'number') return base(ptr.a);
+  if (typeof ptr.b === 'number') return base(ptr.b);
   return null;
 }

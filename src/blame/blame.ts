@@ -110,9 +110,11 @@ function tableRows(
   context: Parameters<typeof allocationSite>[1],
 ): BlamedVariable[] {
   const percent = (n: number) => (total > 0 ? round(100 * n / total) : 0);
-  const named = rows.filter((r) => r.ref.kind !== 'other').sort((a, b) => b.samples - a.samples || a.ref.name.localeCompare(b.ref.name));
+  // Variables under 0.1% of the blame point's samples (stray fractions of split samples) count as other.
+  const significant = (r: Row) => r.ref.kind !== 'other' && r.samples >= total / 1000;
+  const named = rows.filter(significant).sort((a, b) => b.samples - a.samples || a.ref.name.localeCompare(b.ref.name));
   const shown = named.slice(0, top);
-  const rest = named.slice(top).reduce((sum, r) => sum + r.samples, 0) + rows.filter((r) => r.ref.kind === 'other').reduce((sum, r) => sum + r.samples, 0);
+  const rest = named.slice(top).reduce((sum, r) => sum + r.samples, 0) + rows.filter((r) => !significant(r)).reduce((sum, r) => sum + r.samples, 0);
   const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
     const list = [...containers.values()];
     const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : null;

@@ -125,8 +125,16 @@ export class FunctionRelations {
     return later >= earlier || this.shareLoop(earlier, later);
   }
 
+  private readonly blames = new Map<number, RegionBlame>();
+
   /** What the work of region `index` (function-local) is charged to. */
   regionBlame(index: number): RegionBlame {
+    let blame = this.blames.get(index);
+    if (!blame) this.blames.set(index, (blame = this.computeRegionBlame(index)));
+    return blame;
+  }
+
+  private computeRegionBlame(index: number): RegionBlame {
     const explicit = this.explicitSinks(index);
     if (explicit.length > 0) return { sinks: explicit, implicit: false };
     const region = this.facts.regions[index];
