@@ -26,7 +26,8 @@ describe('variable blame', () => {
     expect(point.function).toBe('fill_then_produce');
     expect(point.variables[0]).toMatchObject({ name: 'out', kind: 'heap', bytes: 100 * 100 * 8, allocationSite: 'fill_then_produce->malloc' });
     expect(point.variables[0]!.percent).toBeGreaterThan(95);
-    expect(byName(point, 'in').percent).toBeLessThan(1);
+    // The cheap input gets under 0.1% of the samples: folded into "other".
+    expect(point.variables.find((v) => v.name === 'in')?.percent ?? 0).toBeLessThan(1);
     expect(report.result).toBeCloseTo(20799.352107103805, 9);
   }, 60_000);
 
