@@ -8,6 +8,7 @@ import { finishBinary } from './binary-patch.js';
 import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
 import { applyTaint, taintRegions, type TaintOptions } from './passes/taint.js';
 import { applyMeasurement, measureRegions, type MeasureLayout, type MeasureOptions } from './passes/measure.js';
+import { applySampling, sampleRegions, type SampleOptions } from './passes/sample.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
@@ -152,4 +153,12 @@ registerPass({
   describe: 'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
   regions: (options) => measureRegions(options.measure),
   apply: ({ module, analysis, layout, options }) => applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
+});
+
+registerPass({
+  name: 'sample',
+  describe: 'sampled counters for variable blame: an in-Wasm instruction countdown records a sample (region, call path, store addresses) every ~N instructions, plus the allocation log',
+  regions: (options) => sampleRegions({ ...(options.contextBytes ? { treeBytes: options.contextBytes } : {}), ...(options as InstrumentOptions & { sample?: SampleOptions }).sample }),
+  apply: ({ module, analysis, layout, options }) =>
+    applySampling(module, analysis, layout.regions, layout.programBase, (options as InstrumentOptions & { sample?: SampleOptions }).sample),
 });

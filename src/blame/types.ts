@@ -14,6 +14,11 @@ export interface BlamedVariable {
   samples: number;
   /** Share of the blame point's samples, 0–100. */
   percent: number;
+  /**
+   * Added by #14's implementation: for a struct (or object) whose fields point to containers, the
+   * blame per field (container resolution, Rutar & Hollingsworth §2.4); absent otherwise.
+   */
+  fields?: Array<{ name: string; samples: number; percent: number }>;
 }
 
 export interface BlamePoint {

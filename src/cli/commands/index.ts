@@ -21,4 +21,5 @@ export const commands: RegisterCommand[] = [
   (await import('./model.js')).registerModel,
   (await import('./taint.js')).registerTaint,
   (await import('../../fuzz/command.js')).registerFuzz,
+  (await import('./blame.js')).registerBlame,
 ];

@@ -1,0 +1,407 @@
+// Sampled counters (mode `sample`, issue #14): a countdown of executed instructions kept in a Wasm
+// global. Every straight-line region of the loop profiler (instrument/sample-walk.ts) subtracts its
+// instruction count at its start; when the countdown goes below zero the rare sample path runs, in
+// Wasm: it appends a record — region, calling-context node (instrument/context-tree.ts), the
+// allocation log's length, the shadow stack pointer and the addresses the region's work is stored
+// to (evaluated from the static relations, src/blame/relations.ts) — and rearms the countdown with a
+// deterministic jittered period (an LCG), so the same run gives the same samples and loop lengths
+// do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
+// __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
+// memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
+import binaryen from 'binaryen';
+import { Block, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
+import type { ModuleAnalysis } from '../sites.js';
+import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
+import { walkFunction } from '../sample-walk.js';
+import { FunctionRelations, recordedStores } from '../../src/blame/relations.js';
+import type { AddressAst, FunctionFacts } from '../../src/blame/facts.js';
+import { allocatorOf, type AllocatorKind } from '../allocators.js';
+
+/** One sample record: region, context node, allocation-log length, stack pointer, addresses. */
+export const SAMPLE_RECORD = { region: 0, node: 4, allocs: 8, stack: 12, addresses: 16, size: 48 } as const;
+export const MAX_ADDRESSES = 8;
+/** One allocation-log record: kind, address, bytes, context node, old address (realloc), grow site. */
+export const ALLOC_RECORD = { kind: 0, address: 4, bytes: 8, node: 12, old: 16, site: 20, size: 24 } as const;
+export const ALLOC_KIND: Record<AllocatorKind | 'grow', number> = { alloc: 1, free: 2, realloc: 3, grow: 4 };
+
+export const DEFAULT_PERIOD = 997;
+/**
+ * Regions shorter than this only count down; the next checked region (every loop header and
+ * function entry is one) takes a sample they were due. Branchy code is full of 1–5 instruction
+ * regions, and a compare-and-branch each made it 2–2.5× slower; the cost is a sample placed a few
+ * instructions late.
+ */
+export const MIN_CHECKED = 8;
+
+export interface SampleOptions {
+  /** Instructions between samples on average (default 997). */
+  period?: number;
+  /** Sample records kept (default 131072); later samples are counted, not kept. */
+  maxSamples?: number;
+  /** Allocation records kept (default 65536). */
+  maxAllocations?: number;
+  /** Bytes for the calling-context tree (default 4 MiB). */
+  treeBytes?: number;
+}
+
+export interface SampleLayout {
+  period: number;
+  tree: ContextTreeLayout;
+  /** Node bytes per defined function, in site-table order. */
+  nodeBytes: number[];
+  samples: { base: number; bytes: number };
+  allocations: { base: number; bytes: number };
+  exports: { samples: string; dropped: string; allocations: string; allocationsDropped: string };
+  /** Per global region id: function index, function-local region index, recorded store addresses. */
+  regions: Array<{ function: number; index: number; recorded: Array<{ ptr: AddressAst; offset: number }> }>;
+  /** Per defined function: data-flow facts and regions (src/blame/facts.ts). */
+  functions: FunctionFacts[];
+  /** memory.grow sites: the function that grows. */
+  grows: Array<{ function: number }>;
+  /** Allocator functions found, by site-table index. */
+  allocators: Array<{ function: number; kind: AllocatorKind }>;
+  /** The shadow stack: its pointer global and the address it starts at (top of the stack). */
+  stack: { global: string; top: number } | null;
+}
+
+const NAMES = {
+  countdown: 'taintlens$scount', seed: 'taintlens$sseed', cursor: 'taintlens$scursor', dropped: 'taintlens$sdropped',
+  allocCursor: 'taintlens$acursor', allocDropped: 'taintlens$adropped', depth: 'taintlens$adepth',
+  log: 'taintlens$alog', grow: 'taintlens$sgrow',
+};
+const TREE_NAMES = { ctx: 'taintlens$sctx', site: 'taintlens$ssite', next: 'taintlens$snext', overflow: 'taintlens$soverflow', enter: 'taintlens$senter' };
+const EXIT_LABEL = 'taintlens$sexit';
+
+export function sampleRegions(options: SampleOptions = {}): Array<{ name: string; bytes: number }> {
+  return [
+    { name: 'sample', bytes: options.treeBytes ?? 4 << 20 },
+    { name: 'samples', bytes: SAMPLE_RECORD.size * (options.maxSamples ?? 1 << 17) },
+    { name: 'allocations', bytes: ALLOC_RECORD.size * (options.maxAllocations ?? 1 << 16) },
+  ];
+}
+
+export function nodeBytesFor(calls: number): number {
+  return align8(NODE_HEADER.bytes + 4 * calls);
+}
+
+export function applySampling(
+  module: binaryen.Module, analysis: ModuleAnalysis, regions: Record<string, { base: number; bytes: number }>,
+  programBase: number, options: SampleOptions = {},
+): SampleLayout {
+  const period = Math.max(1, Math.floor(options.period ?? DEFAULT_PERIOD));
+  const treeRegion = regions.sample!;
+  const samples = regions.samples!;
+  const allocations = regions.allocations!;
+  const tree = new ContextTree(module, TREE_NAMES, treeRegion, NODE_HEADER.bytes, analysis.functions.length);
+  const i32 = binaryen.i32;
+  const stack = findStackPointer(module);
+  const addGlobal = (name: string, value: number, exported = false) => {
+    module.addGlobal(name, i32, true, module.i32.const(value));
+    if (exported) module.addGlobalExport(name, name);
+  };
+  addGlobal(NAMES.countdown, period);
+  addGlobal(NAMES.seed, 0x2545f491);
+  addGlobal(NAMES.cursor, samples.base, true);
+  addGlobal(NAMES.dropped, 0, true);
+  addGlobal(NAMES.allocCursor, allocations.base, true);
+  addGlobal(NAMES.allocDropped, 0, true);
+  addGlobal(NAMES.depth, 0);
+  const sampling: SamplePath = { period, end: samples.base + samples.bytes, stackPointer: stack?.global ?? null };
+  addLogFunction(module, allocations.base + allocations.bytes);
+  addGrowWrapper(module);
+
+  const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
+  const layoutRegions: SampleLayout['regions'] = [];
+  const functions: FunctionFacts[] = [];
+  const grows: SampleLayout['grows'] = [];
+  const allocators: SampleLayout['allocators'] = [];
+  const nodeBytes: number[] = [];
+  for (const fn of analysis.functions) {
+    const size = nodeBytesFor(fn.callExprs.length);
+    nodeBytes.push(size);
+    const name = Func.getName(fn.func);
+    const body = Func.getBody(fn.func);
+    const facts: FunctionFacts = {
+      index: fn.site.index, params: binaryen.expandType(Func.getParams(fn.func)).length, localNames: localNames(fn.func),
+      facts: [], regions: [], loopParents: [], callees: [], grows: [], stackLocals: [],
+    };
+    functions.push(facts);
+    if (!body || name.startsWith(RESERVED_PREFIX)) continue;
+    const temps = new Map<number, number>();
+    const tempOf = (type: number) => {
+      let local = temps.get(type);
+      if (local === undefined) temps.set(type, (local = addVar(fn.func, type)));
+      return local;
+    };
+    const walked = walkFunction({ module, func: fn.func, loopExprs: fn.loopExprs, callExprs: fn.callExprs, programBase, stackPointer: stack?.global ?? null, tempOf });
+    facts.facts = walked.facts;
+    facts.stackLocals = walked.stackLocals;
+    facts.loopParents = loopParentsOf(analysis, fn.site.loops);
+    facts.callees = fn.callExprs.map((call) => {
+      const target = binaryen.getExpressionId(call) === binaryen.CallId ? binaryen.getExpressionInfo(call) as { target?: string } : null;
+      return target?.target !== undefined ? definedIndex.get(target.target) ?? null : null;
+    });
+    const relations = new FunctionRelations({ ...facts, regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })) });
+    const checks: Expr[] = [];
+    // The countdown lives in a local while the function runs (a register, not a global's memory
+    // cell): loaded at entry, stored around every call and at exit, reloaded after a sample.
+    const countdown = addVar(fn.func, binaryen.i32);
+    const cursor = addVar(fn.func, binaryen.i32);
+    for (const region of walked.regions) {
+      const id = layoutRegions.length;
+      const recorded = recordedStores(relations.regionBlame(region.index), MAX_ADDRESSES);
+      layoutRegions.push({ function: fn.site.index, index: region.index, recorded });
+      facts.regions.push({ id, loop: region.loop, instructions: region.instructions });
+      checks.push(region.instructions === 0 ? module.nop()
+        : region.header || region.instructions >= MIN_CHECKED ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling)
+        : module.local.set(countdown, module.i32.sub(module.local.get(countdown, binaryen.i32), module.i32.const(region.instructions))));
+    }
+    // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
+    const callSlots = new Map<Expr, ChildSlot>();
+    for (const [call, slot] of walked.callSlots) {
+      const own = binaryen.getExpressionId(call) === binaryen.CallId && (binaryen.getExpressionInfo(call) as unknown as { target: string }).target.startsWith(RESERVED_PREFIX);
+      callSlots.set(call, own ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
+    }
+    fn.callExprs.forEach((call, c) => {
+      const slot = callSlots.get(call);
+      if (slot && (facts.callees[c] !== null || binaryen.getExpressionId(call) === binaryen.CallIndirectId)) tree.announceBefore(slot, call, NODE_HEADER.bytes + 4 * c, tempOf);
+    });
+    for (const ret of walked.returns) ret.slot.replace(module.br(EXIT_LABEL, 0, ret.value ?? undefined));
+    for (const grow of walked.growCalls) {
+      facts.grows.push(grows.length);
+      // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site).
+      const call = binaryen as unknown as { Call: { setTarget(e: Expr, t: string): void; appendOperand(e: Expr, o: Expr): number } };
+      call.Call.setTarget(grow, NAMES.grow);
+      call.Call.appendOperand(grow, module.i32.const(grows.length));
+      grows.push({ function: fn.site.index });
+    }
+    walked.regions.forEach((region, k) => {
+      if (k > 0 && region.instructions > 0) region.place(checks[k]!);
+    });
+    const allocator = allocatorOf(fn.site.name, binaryen.expandType(Func.getParams(fn.func)), Func.getResults(fn.func));
+    if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
+    finishFunction(module, tree, fn.func, fn.site.index, size, walked.body, checks[0]!, allocator, tempOf, countdown);
+  }
+  return {
+    period, tree: tree.layout, nodeBytes, samples, allocations,
+    exports: { samples: NAMES.cursor, dropped: NAMES.dropped, allocations: NAMES.allocCursor, allocationsDropped: NAMES.allocDropped },
+    regions: layoutRegions, functions, grows, allocators, stack,
+  };
+}
+
+interface SamplePath {
+  period: number;
+  /** End of the sample buffer. */
+  end: number;
+  stackPointer: string | null;
+}
+
+/**
+ * countdown -= k; if (countdown < 0) { append a record; rearm }. The rare path is inline, not a
+ * call: a call inside a hot loop makes the engine keep the loop's values where a call cannot
+ * clobber them (measured: about 1.2× more on tight loops).
+ */
+function countdownCheck(
+  module: binaryen.Module, region: number, instructions: number, recorded: Array<{ ptr: AddressAst; offset: number }>,
+  programBase: number, t: number, cur: number, path: SamplePath,
+): Expr {
+  const i32 = binaryen.i32;
+  const at = () => module.local.get(cur, i32);
+  const store = (offset: number, value: Expr) => module.i32.store(offset, 4, at(), value);
+  const record: Expr[] = [
+    store(SAMPLE_RECORD.region, module.i32.const(region)),
+    store(SAMPLE_RECORD.node, module.global.get(TREE_NAMES.ctx, i32)),
+    store(SAMPLE_RECORD.allocs, module.global.get(NAMES.allocCursor, i32)),
+    store(SAMPLE_RECORD.stack, path.stackPointer ? module.global.get(path.stackPointer, i32) : module.i32.const(0)),
+  ];
+  recorded.slice(0, MAX_ADDRESSES).forEach((r, k) => {
+    record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.add(addressExpr(module, r.ptr, programBase), module.i32.const(r.offset))));
+  });
+  for (let k = recorded.length; k < MAX_ADDRESSES; k++) record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.const(0)));
+  record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
+  const seed = () => module.global.get(NAMES.seed, i32);
+  return module.block(null, [
+    module.local.set(t, module.i32.sub(module.local.get(t, i32), module.i32.const(instructions))),
+    module.if(module.i32.lt_s(module.local.get(t, i32), module.i32.const(0)), module.block(null, [
+      module.local.set(cur, module.global.get(NAMES.cursor, i32)),
+      module.if(
+        module.i32.gt_u(module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size)), module.i32.const(path.end)),
+        module.global.set(NAMES.dropped, module.i32.add(module.global.get(NAMES.dropped, i32), module.i32.const(1))),
+        module.block(null, record),
+      ),
+      module.global.set(NAMES.seed, module.i32.add(module.i32.mul(seed(), module.i32.const(1664525)), module.i32.const(1013904223))),
+      // Next sample after period/2 + [0, period) instructions: mean `period`, no aliasing with loop lengths.
+      module.local.set(t, module.i32.add(module.local.get(t, i32), module.i32.add(
+        module.i32.const(path.period >>> 1), module.i32.rem_u(module.i32.shr_u(seed(), module.i32.const(8)), module.i32.const(path.period)),
+      ))),
+    ])),
+  ], binaryen.none);
+}
+
+/** The callee (and whatever it calls) counts down the global: store the local before, reload after. */
+function syncAroundCall(module: binaryen.Module, slot: ChildSlot, call: Expr, countdown: number, tempOf: (type: number) => number): ChildSlot {
+  const i32 = binaryen.i32;
+  const store = () => module.global.set(NAMES.countdown, module.local.get(countdown, i32));
+  const load = () => module.local.set(countdown, module.global.get(NAMES.countdown, i32));
+  const type = binaryen.getExpressionType(call);
+  if (type === binaryen.unreachable) return slot;
+  // After the operands ran (they may run region checks and calls of their own).
+  const operands = childSlotsOf(call);
+  const last = operands.at(-1);
+  if (last) {
+    const lastType = binaryen.getExpressionType(last.expr);
+    if (lastType === binaryen.unreachable) return slot;
+    const temp = tempOf(lastType);
+    last.replace(module.block(null, [module.local.set(temp, last.expr), store(), module.local.get(temp, lastType)], lastType));
+  }
+  const before = last ? [] : [store()];
+  // The returned slot is the call's place inside the new block (for the context tree's announcement).
+  if (type === binaryen.none) {
+    const block = module.block(null, [...before, call, load()], binaryen.none);
+    slot.replace(block);
+    return { expr: call, replace: (c) => Block.setChildAt(block, before.length, c) };
+  }
+  const result = tempOf(type);
+  const set = module.local.set(result, call);
+  slot.replace(module.block(null, [...before, set, load(), module.local.get(result, type)], type));
+  return { expr: call, replace: (c) => LocalSet.setValue(set, c) };
+}
+
+/** An address expression as Wasm; a load reads only inside the program's memory (else 0: never a trap). */
+function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number): Expr {
+  const i32 = binaryen.i32;
+  if (ast === null) return module.i32.const(0);
+  if (typeof ast === 'number') return module.i32.const(ast | 0);
+  if ('l' in ast) return module.local.get(ast.l, i32);
+  if ('ld' in ast) {
+    const address = addressExpr(module, ast.ld, programBase);
+    const limit = module.i32.sub(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off));
+    // (address is evaluated twice: it has no side effects, and this path is rare)
+    return module.if(
+      module.i32.and(module.i32.le_u(address, limit), module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off))),
+      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase)),
+      module.i32.const(0),
+    );
+  }
+  const a = addressExpr(module, ast.a, programBase);
+  const b = addressExpr(module, ast.b, programBase);
+  switch (ast.op) {
+    case 'add': return module.i32.add(a, b);
+    case 'sub': return module.i32.sub(a, b);
+    case 'mul': return module.i32.mul(a, b);
+    case 'shl': return module.i32.shl(a, b);
+    case 'shr_u': return module.i32.shr_u(a, b);
+    case 'shr_s': return module.i32.shr_s(a, b);
+    case 'and': return module.i32.and(a, b);
+    case 'or': return module.i32.or(a, b);
+    case 'xor': return module.i32.xor(a, b);
+  }
+}
+
+function finishFunction(
+  module: binaryen.Module, tree: ContextTree, func: number, index: number, size: number, body: Expr, entryCheck: Expr,
+  allocator: ReturnType<typeof allocatorOf>, tempOf: (type: number) => number, countdown: number,
+): void {
+  const i32 = binaryen.i32;
+  const parent = addVar(func, i32);
+  const node = addVar(func, i32);
+  const resultType = Func.getResults(func);
+  const prologue = [...tree.prologue(parent, node, index, size), module.local.set(countdown, module.global.get(NAMES.countdown, i32)), entryCheck];
+  const epilogue: Expr[] = [module.global.set(NAMES.countdown, module.local.get(countdown, i32))];
+  if (allocator) {
+    // Sizes and the old block are read at entry: an allocator may reuse its parameters as locals.
+    const param = (k: number | undefined) => (k === undefined ? module.i32.const(0) : module.local.get(k, i32));
+    const bytesLocal = addVar(func, i32);
+    const oldLocal = addVar(func, i32);
+    prologue.push(
+      module.local.set(bytesLocal, allocator.bytes.length === 2 ? module.i32.mul(param(allocator.bytes[0]), param(allocator.bytes[1])) : param(allocator.bytes[0])),
+      module.local.set(oldLocal, param(allocator.old)),
+      module.global.set(NAMES.depth, module.i32.add(module.global.get(NAMES.depth, i32), module.i32.const(1))),
+    );
+    const result = resultType === binaryen.none ? null : tempOf(resultType);
+    const address = allocator.kind === 'free' ? module.local.get(oldLocal, i32) : result === null ? module.i32.const(0) : module.local.get(result, i32);
+    epilogue.push(
+      module.global.set(NAMES.depth, module.i32.sub(module.global.get(NAMES.depth, i32), module.i32.const(1))),
+      module.if(module.i32.eqz(module.global.get(NAMES.depth, i32)), module.call(NAMES.log, [
+        module.i32.const(ALLOC_KIND[allocator.kind]), address, module.local.get(bytesLocal, i32), module.local.get(node, i32), module.local.get(oldLocal, i32), module.i32.const(-1),
+      ], binaryen.none)),
+    );
+    const exitBlock = module.block(EXIT_LABEL, [body], resultType);
+    const done = [...epilogue, tree.epilogue(parent)];
+    Func.setBody(func, result === null
+      ? module.block(null, [...prologue, exitBlock, ...done], binaryen.none)
+      : module.block(null, [...prologue, module.local.set(result, exitBlock), ...done, module.local.get(result, resultType)], resultType));
+    return;
+  }
+  const exitBlock = module.block(EXIT_LABEL, [body], resultType);
+  if (resultType === binaryen.none) {
+    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue, tree.epilogue(parent)], binaryen.none));
+  } else {
+    const result = tempOf(resultType);
+    Func.setBody(func, module.block(null, [...prologue, module.local.set(result, exitBlock), ...epilogue, tree.epilogue(parent), module.local.get(result, resultType)], resultType));
+  }
+}
+
+function addLogFunction(module: binaryen.Module, end: number): void {
+  const i32 = binaryen.i32;
+  const CUR = 6;
+  const cur = () => module.local.get(CUR, i32);
+  const fields = [ALLOC_RECORD.kind, ALLOC_RECORD.address, ALLOC_RECORD.bytes, ALLOC_RECORD.node, ALLOC_RECORD.old, ALLOC_RECORD.site];
+  module.addFunction(NAMES.log, binaryen.createType([i32, i32, i32, i32, i32, i32]), binaryen.none, [i32], module.block(null, [
+    module.local.set(CUR, module.global.get(NAMES.allocCursor, i32)),
+    module.if(
+      module.i32.gt_u(module.i32.add(cur(), module.i32.const(ALLOC_RECORD.size)), module.i32.const(end)),
+      module.global.set(NAMES.allocDropped, module.i32.add(module.global.get(NAMES.allocDropped, i32), module.i32.const(1))),
+      module.block(null, [
+        ...fields.map((offset, k) => module.i32.store(offset, 4, cur(), module.local.get(k, i32))),
+        module.global.set(NAMES.allocCursor, module.i32.add(cur(), module.i32.const(ALLOC_RECORD.size))),
+      ]),
+    ),
+  ], binaryen.none));
+}
+
+/** memory.grow(delta) outside an allocator is an allocation of its own (the kernels' arena). */
+function addGrowWrapper(module: binaryen.Module): void {
+  const i32 = binaryen.i32;
+  const [DELTA, SITE, RESULT] = [0, 1, 2];
+  const get = (k: number) => module.local.get(k, i32);
+  module.addFunction(NAMES.grow, binaryen.createType([i32, i32]), i32, [i32], module.block(null, [
+    module.local.set(RESULT, module.call(MEMORY_GROW_FUNCTION, [get(DELTA)], i32)),
+    module.if(
+      module.i32.and(module.i32.ne(get(RESULT), module.i32.const(-1)), module.i32.eqz(module.global.get(NAMES.depth, i32))),
+      module.call(NAMES.log, [
+        module.i32.const(ALLOC_KIND.grow), module.i32.shl(get(RESULT), module.i32.const(16)), module.i32.shl(get(DELTA), module.i32.const(16)),
+        module.global.get(TREE_NAMES.ctx, i32), module.i32.const(0), get(SITE),
+      ], binaryen.none),
+    ),
+    get(RESULT),
+  ], i32));
+}
+
+function findStackPointer(module: binaryen.Module): { global: string; top: number } | null {
+  for (let i = 0; i < module.getNumGlobals(); i++) {
+    const info = binaryen.getGlobalInfo(module.getGlobalByIndex(i));
+    if (info.name !== '__stack_pointer' || !info.mutable || info.type !== binaryen.i32) continue;
+    const init = binaryen.getExpressionInfo(info.init) as { id: number; value?: number };
+    return { global: info.name, top: init.id === binaryen.ConstId ? (init.value as number) >>> 0 : 0 };
+  }
+  return null;
+}
+
+function localNames(func: number): string[] {
+  const api = (binaryen as unknown as { Function: unknown }).Function as { getNumLocals(f: number): number; hasLocalName(f: number, i: number): boolean; getLocalName(f: number, i: number): string };
+  const names: string[] = [];
+  const count = api.getNumLocals(func);
+  for (let i = 0; i < count; i++) names.push(api.hasLocalName(func, i) ? api.getLocalName(func, i) : '');
+  return names;
+}
+
+function loopParentsOf(analysis: ModuleAnalysis, loopIds: string[]): number[] {
+  const byId = new Map(analysis.table.loops.map((l) => [l.id, l]));
+  return loopIds.map((id) => {
+    const parent = byId.get(id)?.parent;
+    return parent ? loopIds.indexOf(parent) : -1;
+  });
+}
+

@@ -1,0 +1,95 @@
+// Instance generation (§2.5): what one sample's work went into, before it is mapped to a blame
+// point's variables. The sampled region's sinks come from the static relations; a store's recorded
+// address picks its mem-container; a value returned bubbles to the caller along the sampled call
+// path (the transfer function of the call site), down to the blame point's frame at most.
+import type { Sample } from './sample-run.js';
+import type { Container, ContainerTimeline } from './containers.js';
+import { baseLocal, type AddressAst } from './facts.js';
+import type { FunctionRelations, Sink } from './relations.js';
+import type { SampleLayout } from '../../instrument/passes/sample.js';
+
+export type Target =
+  | { kind: 'container'; container: Container; frame: number; base: number | null; staticBase: number | null }
+  | { kind: 'var'; frame: number; local: number }
+  | { kind: 'global'; name: string }
+  | { kind: 'result'; frame: number }
+  | { kind: 'other'; why: 'control' | 'callee argument' | 'unknown address' };
+
+export interface AttributionContext {
+  layout: SampleLayout;
+  relations: (fn: number) => FunctionRelations;
+  containers: ContainerTimeline;
+}
+
+const MAX_BUBBLE = 64;
+
+/** The targets of a sample's work, for a blame point at path index `point` (results stop there). */
+export function attributeSample(sample: Sample, point: number, context: AttributionContext): Target[] {
+  const region = context.layout.regions[sample.region];
+  const frame = sample.path.length - 1;
+  if (!region || frame < point) return [];
+  // Work inside an allocator (or free) belongs to the block it hands out (or takes back).
+  const allocatorFrame = sample.path.findIndex((f, j) => j > point && context.layout.allocators.some((a) => a.function === f.function));
+  if (allocatorFrame > 0) {
+    const kind = context.layout.allocators.find((a) => a.function === sample.path[allocatorFrame]!.function)!.kind;
+    const call = sample.path[allocatorFrame]!.call;
+    if (kind !== 'free') return staticTargets({ kind: 'return' }, allocatorFrame, point, sample, context, 0);
+    const freed = call === null ? [] : context.relations(sample.path[allocatorFrame - 1]!.function).argumentSources(call, 0);
+    return freed.length ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]! }] : [{ kind: 'other', why: 'unknown address' }];
+  }
+  const relations = context.relations(region.function);
+  const blame = relations.regionBlame(region.index);
+  if (blame.sinks.length === 0) return [{ kind: 'other', why: 'control' }];
+  context.containers.advanceTo(sample.allocations);
+  const recordedKeys = region.recorded.map((r) => JSON.stringify([r.ptr, r.offset]));
+  const out: Target[] = [];
+  for (const sink of blame.sinks) {
+    if (sink.kind === 'store') {
+      const k = recordedKeys.indexOf(JSON.stringify([sink.ptr, sink.offset]));
+      const address = k >= 0 ? sample.addresses[k]! : 0;
+      // Below 1 KiB (wasm-ld's null page) an address computed at the region's start is stale.
+      if (address >= (context.layout.stack ? 1024 : 1)) {
+        out.push({ kind: 'container', container: context.containers.find(address, sample.stackPointer), frame, base: baseLocal(sink.ptr), staticBase: staticBase(sink.ptr, sink.offset) });
+        continue;
+      }
+    }
+    out.push(...staticTargets(sink, frame, point, sample, context, 0));
+  }
+  return out;
+}
+
+/** Targets of a sink without a recorded address: the variable holding the base pointer. */
+function staticTargets(sink: Sink, frame: number, point: number, sample: Sample, context: AttributionContext, depth: number): Target[] {
+  if (sink.kind === 'global') return [{ kind: 'global', name: sink.name }];
+  if (sink.kind === 'arg') return [{ kind: 'other', why: 'callee argument' }];
+  if (sink.kind === 'store') {
+    const base = baseLocal(sink.ptr);
+    return base === null ? [{ kind: 'other', why: 'unknown address' }] : [{ kind: 'var', frame, local: base }];
+  }
+  // A returned value: the caller's call site decides where it goes.
+  if (frame <= point || depth > MAX_BUBBLE) return [{ kind: 'result', frame }];
+  const call = sample.path[frame]!.call;
+  const caller = sample.path[frame - 1]!;
+  if (call === null) return [{ kind: 'result', frame }];
+  const relations = context.relations(caller.function);
+  const sinks = relations.resultSinks(`c${call}`);
+  const out: Target[] = [];
+  for (const next of sinks) out.push(...staticTargets(next, frame - 1, point, sample, context, depth + 1));
+  if (sinks.length === 0) {
+    const local = relations.receivers(`c${call}`).locals[0];
+    if (local !== undefined) out.push({ kind: 'var', frame: frame - 1, local });
+  }
+  return out.length > 0 ? out : [{ kind: 'other', why: 'control' }];
+}
+
+/** The constant part of a static-data address (`&table[0]` in `table[i]`), null without one. */
+export function staticBase(ptr: AddressAst, offset: number): number | null {
+  // A "negative" constant (p - 4) is an offset from a pointer, not the address of data.
+  const base = (c: number) => (c >= 0x80000000 ? null : (c + offset) >>> 0);
+  if (typeof ptr === 'number') return base(ptr);
+  if (ptr === null || 'l' in ptr || 'ld' in ptr) return null;
+  if (ptr.op !== 'add') return null;
+  if (typeof ptr.a === 'number') return base(ptr.a);
+  if (typeof ptr.b === 'number') return base(ptr.b);
+  return null;
+}

@@ -1,0 +1,151 @@
+// Variable blame (issue #14; Rutar & Hollingsworth): run the module under the sampling pass, turn
+// every sample into the variables its work went into, and sum them per blame point — the entry
+// function by default (`main` for a WASI command), any function with `blamePoints`.
+import { readWasmFile } from '../../instrument/module-io.js';
+import type { InstrumentOptions } from '../../instrument/pipeline.js';
+import type { ParsedRunOptions } from '../cli/run-options.js';
+import { NO_WASI_EXTRAS } from '../runtime/run.js';
+import { runSampled, type SampledRun, type Sample } from './sample-run.js';
+import { ContainerTimeline, type HeapContainer } from './containers.js';
+import { FunctionRelations } from './relations.js';
+import { attributeSample } from './attribute.js';
+import { allocationSite, variableAt, type VariableRef } from './transfer.js';
+import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';
+import { fileError } from '../util/errors.js';
+import { guestStreams, type GuestStreams } from '../cli/guest-streams.js';
+
+export interface BlameOptions {
+  /** Export to call (default: run; a WASI command runs _start). */
+  invoke?: string | null;
+  args?: string[];
+  /** WASI argv after the program name. */
+  argv?: string[];
+  timeoutMs?: number;
+  wasi?: ParsedRunOptions['wasi'];
+  /** Instructions between samples on average (default: the pass's, 997). */
+  period?: number;
+  /** Function names to report blame at (default: the entry function). */
+  blamePoints?: string[];
+  instrument?: InstrumentOptions;
+  /** Variables listed per blame point before the rest is folded into "other" (default 12). */
+  top?: number;
+}
+
+/** Extra fields of the report beyond the shared contract (src/blame/types.ts). */
+export interface BlameReportDetails extends GuestStreams {
+  invoke: string | null;
+  result: SampledRun['result'];
+  /** Samples the buffer had no room for (not blamed). */
+  droppedSamples: number;
+  /** Allocations the log had no room for (their memory shows as static data). */
+  droppedAllocations: number;
+  /** Heap containers the run allocated. */
+  containers: number;
+}
+
+export async function blameModule(modulePath: string, options: BlameOptions = {}): Promise<BlameReport & BlameReportDetails> {
+  const bytes = readWasmFile(modulePath);
+  const run: ParsedRunOptions = {
+    invoke: options.invoke ?? null, args: options.args ?? [], argv: options.argv ?? [], repeat: 1,
+    timeoutMs: options.timeoutMs ?? 60_000, json: false, wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },
+  };
+  const sampled = await runSampled(modulePath, bytes, run, { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.instrument ? { instrument: options.instrument } : {}) });
+  return blameFromRun(modulePath, sampled, options);
+}
+
+export function blameFromRun(modulePath: string, sampled: SampledRun, options: Pick<BlameOptions, 'blamePoints' | 'top'> = {}): BlameReport & BlameReportDetails {
+  const { layout, sites } = sampled;
+  const names = sites.functions.map((f) => f.name);
+  // The entry function always, then the functions asked for.
+  const points = [...new Set([defaultBlamePoint(sampled), ...(options.blamePoints ?? [])])];
+  for (const point of points) {
+    if (!names.includes(point) && !names.some((n) => shortName(n) === point)) throw fileError(modulePath, `--blame-point: no function '${point}' in the module`, 2);
+  }
+  const relationsCache = new Map<number, FunctionRelations>();
+  const relations = (fn: number) => {
+    let r = relationsCache.get(fn);
+    if (!r) relationsCache.set(fn, (r = new FunctionRelations(layout.functions[fn]!)));
+    return r;
+  };
+  const allocatorName = (frame: { function: number } | undefined) => (frame ? shortName(names[frame.function] ?? '?') : '?');
+  const blamePoints: BlamePoint[] = points.map((point) => {
+    const containers = new ContainerTimeline(sampled.allocations, allocatorName, layout.stack?.top ?? null);
+    const context = { layout, relations, containers, table: sites };
+    const rows = new Map<string, Row>();
+    let total = 0;
+    for (const sample of sampled.samples) {
+      const at = pointIndex(sample, point, names);
+      if (at < 0) continue;
+      total++;
+      const targets = attributeSample(sample, at, context);
+      const refs = targets.length ? targets.map((t) => variableAt(t, sample, at, context)) : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
+      for (const ref of refs) {
+        let row = rows.get(ref.key);
+        if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map() }));
+        else if (ref.container && !row.ref.container) row.ref = ref;
+        row.samples += 1 / refs.length;
+        if (ref.field) row.fields.set(ref.field, (row.fields.get(ref.field) ?? 0) + 1 / refs.length);
+        if (ref.container) row.containers.set(ref.container.id, ref.container);
+      }
+    }
+    return { function: point, samples: total, variables: tableRows([...rows.values()], total, options.top ?? 12, context) };
+  });
+  return {
+    schema: 'taintlens/blame@1', module: modulePath, period: layout.period, totalSamples: sampled.samples.length, blamePoints,
+    invoke: sampled.invoke, result: sampled.result, droppedSamples: sampled.dropped, droppedAllocations: sampled.allocationsDropped,
+    containers: sampled.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length,
+    ...guestStreams(sampled),
+  };
+}
+
+interface Row {
+  ref: VariableRef;
+  samples: number;
+  containers: Map<number, HeapContainer>;
+  fields: Map<string, number>;
+}
+
+function tableRows(
+  rows: Row[], total: number, top: number,
+  context: Parameters<typeof allocationSite>[1],
+): BlamedVariable[] {
+  const percent = (n: number) => (total > 0 ? round(100 * n / total) : 0);
+  // Variables under 0.1% of the blame point's samples (stray fractions of split samples) count as other.
+  const significant = (r: Row) => r.ref.kind !== 'other' && r.samples >= total / 1000;
+  const named = rows.filter(significant).sort((a, b) => b.samples - a.samples || a.ref.name.localeCompare(b.ref.name));
+  const shown = named.slice(0, top);
+  const rest = named.slice(top).reduce((sum, r) => sum + r.samples, 0) + rows.filter((r) => !significant(r)).reduce((sum, r) => sum + r.samples, 0);
+  const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
+    const list = [...containers.values()];
+    const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : null;
+    const sitesOf = [...new Set(list.map((c) => allocationSite(c, context)))];
+    return {
+      name: ref.name, kind: ref.kind, bytes, allocationSite: sitesOf.length ? sitesOf.join(', ') : null,
+      samples: round(samples), percent: percent(samples),
+      ...(fields.size > 0 ? { fields: [...fields].sort((a, b) => b[1] - a[1]).map(([name, n]) => ({ name, samples: round(n), percent: percent(n) })) } : {}),
+    };
+  });
+  if (rest > 0) out.push({ name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: round(rest), percent: percent(rest) });
+  return out;
+}
+
+/** The outermost occurrence of the blame point on the sample's call path, -1 when absent. */
+function pointIndex(sample: Sample, point: string, names: string[]): number {
+  return sample.path.findIndex((f) => names[f.function] === point || shortName(names[f.function] ?? '') === point);
+}
+
+/** The invoked export; for a WASI command its `main` (the program's own entry), else `_start`. */
+function defaultBlamePoint(sampled: SampledRun): string {
+  const names = sampled.sites.functions.map((f) => f.name);
+  if (sampled.invoke !== null) return sampled.invoke;
+  for (const candidate of ['main', '__main_argc_argv', '__original_main', '_start']) if (names.includes(candidate)) return candidate;
+  return sampled.samples[0] ? names[sampled.samples[0].path[0]!.function]! : '_start';
+}
+
+function shortName(name: string): string {
+  return name.slice(name.lastIndexOf('/') + 1);
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}

@@ -1,0 +1,44 @@
+// Terminal tables for `taintlens blame` and `taintlens sample`, fitted to the terminal's width.
+import { renderTable, type Column } from '../report/table.js';
+import { displayPath, pathTail } from '../report/names.js';
+import type { BlameReport, BlamedVariable } from './types.js';
+import type { SampledProfile, SampledCallpath } from './sampled-profile.js';
+
+export function blameTables(report: BlameReport & { droppedSamples?: number }, width: number): string {
+  const parts: string[] = [];
+  for (const point of report.blamePoints) {
+    parts.push(`blame point ${point.function}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions)`);
+    const columns: Column<BlamedVariable>[] = [
+      { header: 'variable', value: (v) => v.name, shrink: 'end', shrinkOrder: 2, min: 12 },
+      { header: 'kind', value: (v) => v.kind },
+      { header: 'bytes', value: (v) => (v.bytes === null ? '-' : v.bytes), align: 'right' },
+      { header: 'allocated at', value: (v) => (v.allocationSite ? displayPath(v.allocationSite) : '-'), shrink: pathTail, shrinkOrder: 1, dropOrder: 1 },
+      { header: 'samples', value: (v) => v.samples.toFixed(Number.isInteger(v.samples) ? 0 : 1), align: 'right' },
+      { header: 'blame', value: (v) => `${v.percent.toFixed(1)}%`, align: 'right' },
+    ];
+    // A struct's fields follow it as indented rows (`  .l2`), its own row holding their sum.
+    const rows = point.variables.flatMap((v) => [v, ...(v.fields ?? []).map((f) => ({
+      name: `  .${f.name}`, kind: v.kind, bytes: null, allocationSite: null, samples: f.samples, percent: f.percent,
+    } as BlamedVariable))]);
+    parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');
+  }
+  if (report.droppedSamples) parts.push(`note: ${report.droppedSamples} samples found the sample buffer full and are not blamed (raise --period)`);
+  return parts.join('\n');
+}
+
+export function sampleTable(profile: SampledProfile, width: number, top: number | undefined): string {
+  const rows = top === undefined ? profile.callpaths : profile.callpaths.slice(0, top);
+  const columns: Column<SampledCallpath>[] = [
+    { header: 'call path', value: (c) => displayPath(c.callpath), shrink: pathTail, min: 16 },
+    { header: 'samples', value: (c) => c.samples },
+    { header: 'sampled', value: (c) => `${c.sampledPercent.toFixed(1)}%`, align: 'right' },
+    { header: 'exact', value: (c) => `${c.exactPercent.toFixed(1)}%`, align: 'right' },
+  ];
+  const lines = [
+    `${profile.totalSamples.toLocaleString('en-US')} samples, one per ~${profile.period} instructions (${profile.totalInstructions.toLocaleString('en-US')} executed); exact shares from the loop profiler`,
+    renderTable(rows, columns, { width }),
+    `largest difference sampled vs exact: ${profile.maxErrorPoints.toFixed(2)} percentage points`,
+  ];
+  if (rows.length < profile.callpaths.length) lines.push(`(${profile.callpaths.length - rows.length} more call paths in --json)`);
+  return lines.join('\n');
+}

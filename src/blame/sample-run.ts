@@ -1,0 +1,138 @@
+// Runs a module under the sampling pass and decodes what it left in memory: the samples (region,
+// calling-context node, allocation-log length, stack pointer, store addresses), the allocation
+// log and the calling-context tree, as call paths of functions and call sites.
+import type { InstrumentOptions, InstrumentedSites } from '../../instrument/pipeline.js';
+import { instrumentCached } from '../../instrument/cache.js';
+import { readExports } from '../../instrument/exports.js';
+import { readContextNodes, EXTERNAL_SITE } from '../../instrument/context-tree.js';
+import { NODE_HEADER } from '../../instrument/context-tree.js';
+import { SAMPLE_RECORD, ALLOC_RECORD, MAX_ADDRESSES, type SampleLayout, type SampleOptions } from '../../instrument/passes/sample.js';
+import { runModule } from '../runtime/run.js';
+import type { ParsedRunOptions } from '../cli/run-options.js';
+import type { RepetitionResult } from '../runtime/protocol.js';
+
+export interface Frame {
+  /** Site-table function index. */
+  function: number;
+  /** Call index in the caller that made this frame (null for the outermost frame). */
+  call: number | null;
+  /** Context-tree node address (identifies the call path). */
+  node: number;
+}
+
+export interface Sample {
+  /** Global region id (SampleLayout.regions). */
+  region: number;
+  /** Outermost frame first; the sampled function last. */
+  path: Frame[];
+  /** Allocation-log entries made before the sample. */
+  allocations: number;
+  stackPointer: number;
+  addresses: number[];
+}
+
+export interface AllocationEvent {
+  kind: 'alloc' | 'free' | 'realloc' | 'grow';
+  address: number;
+  bytes: number;
+  old: number;
+  /** Call path of the allocator invocation (or of the function that grew memory). */
+  path: Frame[];
+  growSite: number | null;
+}
+
+export interface SampledRun {
+  sites: InstrumentedSites;
+  layout: SampleLayout;
+  samples: Sample[];
+  /** Samples taken after the buffer was full (counted, not kept). */
+  dropped: number;
+  allocations: AllocationEvent[];
+  allocationsDropped: number;
+  contextsLost: number;
+  result: RepetitionResult['result'];
+  ms: number;
+  stdout: string;
+  stderr: string;
+  invoke: string | null;
+}
+
+export interface SampleRunOptions {
+  period?: number;
+  instrument?: InstrumentOptions;
+}
+
+export async function runSampled(file: string, bytes: Uint8Array, run: ParsedRunOptions, options: SampleRunOptions = {}): Promise<SampledRun> {
+  const exports = readExports(bytes, file);
+  const sample: SampleOptions = { ...(options.period !== undefined ? { period: options.period } : {}) };
+  const instrumentOptions = { ...options.instrument, sample } as InstrumentOptions;
+  const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['sample'], instrumentOptions);
+  const layout = sites.passes.sample as SampleLayout;
+  const outcome = await runModule({
+    file, bytes: instrumented, invoke: run.invoke, args: run.args, argv: run.argv, repeat: 1, timeoutMs: run.timeoutMs, exports,
+    regions: [
+      { name: 'tree', base: layout.tree.base, bytes: layout.tree.bytes, endGlobal: layout.tree.exports.next },
+      { name: 'samples', base: layout.samples.base, bytes: layout.samples.bytes, endGlobal: layout.exports.samples },
+      { name: 'allocations', base: layout.allocations.base, bytes: layout.allocations.bytes, endGlobal: layout.exports.allocations },
+    ],
+    globals: [layout.tree.exports.next, layout.tree.exports.overflow, layout.exports.samples, layout.exports.dropped, layout.exports.allocations, layout.exports.allocationsDropped],
+    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi,
+  });
+  const rep = outcome.repetitions[0]!;
+  const paths = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
+  const pathOf = (node: number): Frame[] => paths.get(node) ?? [];
+  const allocationBase = layout.allocations.base;
+  return {
+    sites, layout,
+    samples: decodeSamples(rep.regions.samples!, pathOf, allocationBase),
+    dropped: Number(rep.globals[layout.exports.dropped]),
+    allocations: decodeAllocations(rep.regions.allocations!, pathOf),
+    allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
+    contextsLost: Number(rep.globals[layout.tree.exports.overflow]),
+    result: rep.result, ms: rep.ms, stdout: rep.stdout, stderr: rep.stderr,
+    invoke: run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run'),
+  };
+}
+
+/** Call path (outermost first) of every real node of the tree. */
+function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): Map<number, Frame[]> {
+  const nodes = readContextNodes(raw, layout.tree, next, (f) => layout.nodeBytes[f] ?? 0);
+  const paths = new Map<number, Frame[]>();
+  for (const node of nodes) {
+    const parent = paths.get(node.parent) ?? [];
+    const call = node.site === EXTERNAL_SITE || node.parent === layout.tree.base ? null : (node.site - NODE_HEADER.bytes) / 4;
+    paths.set(node.address, [...(call === null ? [] : parent), { function: node.functionIndex, call, node: node.address }]);
+  }
+  return paths;
+}
+
+function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], allocationBase: number): Sample[] {
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const samples: Sample[] = [];
+  for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
+    const u32 = (offset: number) => view.getUint32(at + offset, true);
+    const addresses: number[] = [];
+    for (let k = 0; k < MAX_ADDRESSES; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
+    samples.push({
+      region: u32(SAMPLE_RECORD.region), path: pathOf(u32(SAMPLE_RECORD.node)),
+      allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
+      stackPointer: u32(SAMPLE_RECORD.stack), addresses,
+    });
+  }
+  return samples;
+}
+
+const KINDS = [null, 'alloc', 'free', 'realloc', 'grow'] as const;
+
+function decodeAllocations(raw: Uint8Array, pathOf: (node: number) => Frame[]): AllocationEvent[] {
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const events: AllocationEvent[] = [];
+  for (let at = 0; at + ALLOC_RECORD.size <= raw.byteLength; at += ALLOC_RECORD.size) {
+    const u32 = (offset: number) => view.getUint32(at + offset, true);
+    const kind = KINDS[u32(ALLOC_RECORD.kind)];
+    if (!kind) throw new Error(`internal: corrupt allocation log at record ${at / ALLOC_RECORD.size}`);
+    const site = view.getInt32(at + ALLOC_RECORD.site, true);
+    events.push({ kind, address: u32(ALLOC_RECORD.address), bytes: u32(ALLOC_RECORD.bytes), old: u32(ALLOC_RECORD.old), path: pathOf(u32(ALLOC_RECORD.node)), growSite: site < 0 ? null : site });
+  }
+  return events;
+}

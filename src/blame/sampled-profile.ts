@@ -1,0 +1,53 @@
+// `taintlens sample`: where the samples fell, per call path, beside the exact share of executed
+// instructions from the loop profiler (same module, same arguments). The sampled share estimates
+// the exact one: with N samples its standard error is about sqrt(p(1-p)/N).
+import type { LoopProfileReport } from '../profile/profile-run.js';
+import type { SampledRun } from './sample-run.js';
+
+export interface SampledCallpath {
+  callpath: string;
+  samples: number;
+  /** Share of all samples, 0–100. */
+  sampledPercent: number;
+  /** Share of all executed instructions (exclusive to the path's last function), 0–100. */
+  exactPercent: number;
+}
+
+export interface SampledProfile {
+  schema: 'taintlens/sample@1';
+  module: string;
+  invoke: string | null;
+  result: SampledRun['result'];
+  period: number;
+  totalSamples: number;
+  droppedSamples: number;
+  totalInstructions: number;
+  /** Largest |sampled - exact| over the call paths, in percentage points. */
+  maxErrorPoints: number;
+  callpaths: SampledCallpath[];
+}
+
+export function compareProfiles(file: string, sampled: SampledRun, exact: LoopProfileReport): SampledProfile {
+  const names = sampled.sites.functions.map((f) => f.name);
+  const counts = new Map<string, number>();
+  for (const sample of sampled.samples) {
+    const path = sample.path.map((f) => names[f.function]).join('->');
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+  }
+  const total = sampled.samples.length;
+  const exactShare = new Map(exact.callpaths.map((c) => [c.callpath, c.instructions]));
+  const paths = new Set([...counts.keys(), ...[...exactShare].filter(([, n]) => n > 0).map(([p]) => p)]);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  const callpaths = [...paths].map((callpath) => ({
+    callpath,
+    samples: counts.get(callpath) ?? 0,
+    sampledPercent: total ? round(100 * (counts.get(callpath) ?? 0) / total) : 0,
+    exactPercent: exact.totalInstructions ? round(100 * (exactShare.get(callpath) ?? 0) / exact.totalInstructions) : 0,
+  })).sort((a, b) => b.exactPercent - a.exactPercent || b.samples - a.samples);
+  return {
+    schema: 'taintlens/sample@1', module: file, invoke: sampled.invoke, result: sampled.result, period: sampled.layout.period,
+    totalSamples: total, droppedSamples: sampled.dropped, totalInstructions: exact.totalInstructions,
+    maxErrorPoints: round(Math.max(0, ...callpaths.map((c) => Math.abs(c.sampledPercent - c.exactPercent)))),
+    callpaths,
+  };
+}
