@@ -1,8 +1,9 @@
 // Step 4a of `taintlens analyze`: the blame table for one configuration (the base point), from the
-// blame analysis of issue #14, whose report contract is src/blame/types.ts.
+// blame analysis (src/blame/blame.ts), whose report contract is src/blame/types.ts.
 import type { BlameReport } from '../blame/types.js';
+import { blameModule } from '../blame/blame.js';
 
-/** The run options of the blame analysis (`blameModule(modulePath, options)` of src/blame/blame.ts). */
+/** The run options of the blame analysis. */
 export interface BlameOptions {
   invoke: string | null;
   args: string[];
@@ -19,16 +20,12 @@ export type BlameAnalysis = (modulePath: string, options: BlameOptions) => Promi
 /** The blame report, or why there is none (the report's blame section says so). */
 export type BlameOutcome = { report: BlameReport; missing: null } | { report: null; missing: string };
 
-// ─── merge point ────────────────────────────────────────────────────────────────────────────────
-// The one call site of the blame analysis. When src/blame/blame.ts lands, this becomes
-//   import { blameModule } from '../blame/blame.js';
-//   const blameAnalysis: BlameAnalysis | null = blameModule;
-const blameAnalysis: BlameAnalysis | null = null;
-// ────────────────────────────────────────────────────────────────────────────────────────────────
+/** The blame analysis of src/blame/, reduced to the report contract (no guest output, no run details). */
+const blameAnalysis: BlameAnalysis = async (modulePath, options) => {
+  const { schema, module, period, totalSamples, blamePoints } = await blameModule(modulePath, options);
+  return { schema, module, period, totalSamples, blamePoints };
+};
 
-export async function runBlameStep(modulePath: string, options: BlameOptions, analysis: BlameAnalysis | null = blameAnalysis): Promise<BlameOutcome> {
-  if (analysis === null) {
-    return { report: null, missing: 'no blame analysis in this build of taintlens (the blame analysis of issue #14 is not merged yet)' };
-  }
+export async function runBlameStep(modulePath: string, options: BlameOptions, analysis: BlameAnalysis = blameAnalysis): Promise<BlameOutcome> {
   return { report: await analysis(modulePath, options), missing: null };
 }
