@@ -8,6 +8,9 @@ export default defineConfig({
     // vitest's default leaves one of our two cores idle (files ran one after another: 3m24s);
     // two workers: 2m44s on a clean clone, every test within its limit.
     maxWorkers: 2,
+    // Files share a worker's module graph instead of importing every source again (imports: 36 s
+    // of the suite's time, 6 s shared). Tests restore what they change (spies, env, PATH).
+    isolate: false,
     hookTimeout: 120_000,
   },
 });

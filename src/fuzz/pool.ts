@@ -1,6 +1,7 @@
 // Runs fuzz cases on worker threads: one core each, a wall-clock limit per case (a worker that
 // exceeds it is terminated and replaced, and the case is reported as a timeout), results in order.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../util/worker-code.js';
 import type { CaseReport, Variant } from './differential.js';
 
 export interface WorkerRequest {
@@ -28,17 +29,11 @@ export interface PoolOptions {
   onReply: (reply: WorkerReply) => void;
 }
 
-const inSource = import.meta.url.endsWith('.ts');
 /** A new worker loads Binaryen and our sources first: on a busy machine that alone can take a while. */
 const STARTUP_ALLOWANCE_MS = 120_000;
 
 function spawn(): Worker {
-  return inSource
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); });`,
-        { eval: true },
-      )
-    : new Worker(new URL('./worker.js', import.meta.url));
+  return startWorker('fuzz/worker');
 }
 
 export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOptions): Promise<void> {

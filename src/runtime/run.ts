@@ -1,6 +1,7 @@
 // Runs a module in a worker thread so a runaway kernel can be stopped at its time limit, and turns
 // every failure (trap, missing export, bad arguments, timeout) into a one-line user error.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker, workerModuleUrl } from '../util/worker-code.js';
 import { fileError } from '../util/errors.js';
 import { readExports, type ExportedFunction } from '../../instrument/exports.js';
 import { describeGuestOutput } from './guest-output.js';
@@ -45,7 +46,6 @@ export interface RunOutcome {
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
-const inSource = import.meta.url.endsWith('.ts');
 const WORKER_FLAGS: string[] = [];
 
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
@@ -123,12 +123,8 @@ function typedArgs(options: RunOptions, invoke: string): Array<{ type: ValueType
 
 /** A run worker for one request (the module's source or built form, whichever is running). */
 export function startRunWorker(request: RunRequest): Worker {
-  return inSource
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); });`,
-        { eval: true, workerData: request, execArgv: WORKER_FLAGS },
-      )
-    : new Worker(new URL('./worker.js', import.meta.url), { workerData: request, execArgv: WORKER_FLAGS });
+  const plugins = request.plugins.map((plugin) => ({ ...plugin, url: workerModuleUrl(plugin.url) }));
+  return startWorker('runtime/worker', { workerData: { ...request, plugins }, execArgv: WORKER_FLAGS });
 }
 
 function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> {

@@ -193,9 +193,9 @@ test('the blame section: bars and a table from a BlameReport, or a plain line sa
   for (const name of ['d.p', 'd.e', 'other']) expect(section).toContain(`>${name}<`);
   expect(section).toContain('60.0%');
   expect(section).toContain('run-&gt;Domain#constructor-&gt;__new');
-  const none = readFileSync(join(out, 'report.html'), 'utf8');
-  expect(none.slice(none.indexOf('<section id="blame">'), none.indexOf('<section id="overhead">'))).toMatch(/No blame table: no blame analysis/);
-  // The merge point passes the run options through to the blame analysis.
+  const none = await renderHtmlReport({ ...report, blame: { point: report.base, report: null, missing: 'blame is turned off in the config ("blame": false)' } });
+  expect(none.slice(none.indexOf('<section id="blame">'), none.indexOf('<section id="overhead">'))).toMatch(/No blame table: blame is turned off/);
+  // The step passes the run options through to the blame analysis.
   const calls: unknown[] = [];
   const outcome = await runBlameStep(kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }, async (file, options) => {
     calls.push([file, options]);
