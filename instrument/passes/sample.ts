@@ -25,7 +25,7 @@ export const MAX_ADDRESSES = 8;
 export const ALLOC_RECORD = { kind: 0, address: 4, bytes: 8, node: 12, old: 16, site: 20, size: 24 } as const;
 export const ALLOC_KIND: Record<AllocatorKind | 'grow', number> = { alloc: 1, free: 2, realloc: 3, grow: 4 };
 
-export const DEFAULT_PERIOD = 997;
+export const DEFAULT_PERIOD = 4999;
 /**
  * Regions shorter than this only count down; the next checked region (every loop header and
  * function entry is one) takes a sample they were due. Branchy code is full of 1–5 instruction
@@ -35,7 +35,7 @@ export const DEFAULT_PERIOD = 997;
 export const MIN_CHECKED = 8;
 
 export interface SampleOptions {
-  /** Instructions between samples on average (default 997). */
+  /** Instructions between samples on average (default 4999). */
   period?: number;
   /** Sample records kept (default 131072); later samples are counted, not kept. */
   maxSamples?: number;

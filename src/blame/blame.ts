@@ -22,7 +22,7 @@ export interface BlameOptions {
   argv?: string[];
   timeoutMs?: number;
   wasi?: ParsedRunOptions['wasi'];
-  /** Instructions between samples on average (default: the pass's, 997). */
+  /** Instructions between samples on average (default: the pass's, 4999). */
   period?: number;
   /** Function names to report blame at (default: the entry function). */
   blamePoints?: string[];

@@ -105,7 +105,7 @@ describe('taintlens blame / sample', () => {
   }, 60_000);
 
   test('the sampled profile per call path agrees with the exact loop profile', async () => {
-    const out = await cli(['sample', 'build/kernels/miniapp.wasm', '--args', '12,4,4,2,3', '--json']);
+    const out = await cli(['sample', 'build/kernels/miniapp.wasm', '--args', '16,5,4,2,3', '--json']);
     expect(out.code).toBe(0);
     const profile = JSON.parse(out.stdout);
     expect(profile.schema).toBe('taintlens/sample@1');

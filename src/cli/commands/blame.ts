@@ -27,7 +27,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 function withSampling(command: Command): Command {
   return addInstrumentOptions(addRunOptions(command
-    .option('--period <n>', 'instructions between samples on average (default 997)', parsePositive('--period'))
+    .option('--period <n>', 'instructions between samples on average (default 4999)', parsePositive('--period'))
     .option('-o, --output <file>', 'also write the JSON report to FILE')));
 }
 
