@@ -87,10 +87,15 @@ export function runModelStep(measurementsFile: string, taintFile: string, parame
   return {
     params: report.params, target: report.target, ranked, plots: plotted,
     warnings: report.warnings.map((w) => w.message),
+    // Growth read off an uncertain model (repetitions too spread, runs too short to time) is no
+    // finding to headline: its flags column still shows it.
     scalabilityBugs: ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])].flatMap((m, i) =>
-      m.flags.filter((flag) => flag.startsWith('scalability-bug')).map((flag) => ({ callpath: r.callpath, metric: i === 0 ? RANK_METRIC : TIME_METRIC, flag })))),
+      m.flags.some((flag) => UNCERTAIN.has(flag)) ? [] :
+        m.flags.filter((flag) => flag.startsWith('scalability-bug')).map((flag) => ({ callpath: r.callpath, metric: i === 0 ? RANK_METRIC : TIME_METRIC, flag })))),
   };
 }
+
+const UNCERTAIN = new Set(['unreliable', 'short-runs']);
 
 function summary(model: CallpathModel): ModelSummary {
   return {
