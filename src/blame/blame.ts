@@ -29,6 +29,8 @@ export interface BlameOptions {
   instrument?: InstrumentOptions;
   /** Variables listed per blame point before the rest is folded into "other" (default 12). */
   top?: number;
+  /** SPMD ranks (docs/spmd.md): every rank is sampled and blamed; variables merge by name. */
+  ranks?: number;
 }
 
 /** Extra fields of the report beyond the shared contract (src/blame/types.ts). */
@@ -41,6 +43,8 @@ export interface BlameReportDetails extends GuestStreams {
   droppedAllocations: number;
   /** Heap containers the run allocated. */
   containers: number;
+  /** SPMD runs (--ranks): samples per rank; the tables merge the ranks' variables by name. */
+  ranks?: number[];
 }
 
 export async function blameModule(modulePath: string, options: BlameOptions = {}): Promise<BlameReport & BlameReportDetails> {
@@ -48,6 +52,7 @@ export async function blameModule(modulePath: string, options: BlameOptions = {}
   const run: ParsedRunOptions = {
     invoke: options.invoke ?? null, args: options.args ?? [], argv: options.argv ?? [], repeat: 1,
     timeoutMs: options.timeoutMs ?? 60_000, json: false, wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },
+    ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
   };
   const sampled = await runSampled(modulePath, bytes, run, { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.instrument ? { instrument: options.instrument } : {}) });
   return blameFromRun(modulePath, sampled, options);
@@ -68,32 +73,38 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
     return r;
   };
   const allocatorName = (frame: { function: number } | undefined) => (frame ? shortName(names[frame.function] ?? '?') : '?');
+  // SPMD: every rank's samples, each against its own memory's containers; variables merge by name.
+  const runs = sampled.ranks ?? [sampled];
+  const contexts = runs.map((run) => ({ layout, relations, containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null), table: sites }));
   const blamePoints: BlamePoint[] = points.map((point) => {
-    const containers = new ContainerTimeline(sampled.allocations, allocatorName, layout.stack?.top ?? null);
-    const context = { layout, relations, containers, table: sites };
     const rows = new Map<string, Row>();
     let total = 0;
-    for (const sample of sampled.samples) {
-      const at = pointIndex(sample, point, names);
-      if (at < 0) continue;
-      total++;
-      const targets = attributeSample(sample, at, context);
-      const refs = targets.length ? targets.map((t) => variableAt(t, sample, at, context)) : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
-      for (const ref of refs) {
-        let row = rows.get(ref.key);
-        if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map() }));
-        else if (ref.container && !row.ref.container) row.ref = ref;
-        row.samples += 1 / refs.length;
-        if (ref.field) row.fields.set(ref.field, (row.fields.get(ref.field) ?? 0) + 1 / refs.length);
-        if (ref.container) row.containers.set(ref.container.id, ref.container);
+    runs.forEach((run, rank) => {
+      const context = contexts[rank]!;
+      for (const sample of run.samples) {
+        const at = pointIndex(sample, point, names);
+        if (at < 0) continue;
+        total++;
+        const targets = attributeSample(sample, at, context);
+        const refs = targets.length ? targets.map((t) => variableAt(t, sample, at, context)) : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
+        for (const ref of refs) {
+          let row = rows.get(ref.key);
+          if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map() }));
+          else if (ref.container && !row.ref.container) row.ref = ref;
+          row.samples += 1 / refs.length;
+          if (ref.field) row.fields.set(ref.field, (row.fields.get(ref.field) ?? 0) + 1 / refs.length);
+          if (ref.container) row.containers.set(`${rank}:${ref.container.id}`, ref.container);
+        }
       }
-    }
-    return { function: point, samples: total, variables: tableRows([...rows.values()], total, options.top ?? 12, context) };
+    });
+    return { function: point, samples: total, variables: tableRows([...rows.values()], total, options.top ?? 12, contexts[0]!) };
   });
+  const sum = (value: (run: SampledRun) => number) => runs.reduce((n, run) => n + value(run), 0);
   return {
-    schema: 'taintlens/blame@1', module: modulePath, period: layout.period, totalSamples: sampled.samples.length, blamePoints,
-    invoke: sampled.invoke, result: sampled.result, droppedSamples: sampled.dropped, droppedAllocations: sampled.allocationsDropped,
-    containers: sampled.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length,
+    schema: 'taintlens/blame@1', module: modulePath, period: layout.period, totalSamples: sum((r) => r.samples.length), blamePoints,
+    invoke: sampled.invoke, result: sampled.result, droppedSamples: sum((r) => r.dropped), droppedAllocations: sum((r) => r.allocationsDropped),
+    containers: sum((r) => r.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length),
+    ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.samples.length) } : {}),
     ...guestStreams(sampled),
   };
 }
@@ -101,7 +112,8 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
 interface Row {
   ref: VariableRef;
   samples: number;
-  containers: Map<number, HeapContainer>;
+  /** By rank and container id. */
+  containers: Map<string, HeapContainer>;
   fields: Map<string, number>;
 }
 

@@ -4,10 +4,11 @@ import { displayPath, pathTail } from '../report/names.js';
 import type { BlameReport, BlamedVariable } from './types.js';
 import type { SampledProfile, SampledCallpath } from './sampled-profile.js';
 
-export function blameTables(report: BlameReport & { droppedSamples?: number }, width: number): string {
+export function blameTables(report: BlameReport & { droppedSamples?: number; ranks?: number[] }, width: number): string {
   const parts: string[] = [];
+  const ranks = report.ranks ? `; ${report.ranks.length} ranks, their variables merged by name (${report.ranks.join(' + ')} samples)` : '';
   for (const point of report.blamePoints) {
-    parts.push(`blame point ${point.function}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions)`);
+    parts.push(`blame point ${point.function}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions${ranks})`);
     const columns: Column<BlamedVariable>[] = [
       { header: 'variable', value: (v) => v.name, shrink: 'end', shrinkOrder: 2, min: 12 },
       { header: 'kind', value: (v) => v.kind },

@@ -55,6 +55,8 @@ export interface SampledRun {
   stdout: string;
   stderr: string;
   invoke: string | null;
+  /** SPMD runs (--ranks): every rank's run, rank 0 first (the fields above are rank 0's). */
+  ranks?: SampledRun[];
 }
 
 export interface SampleRunOptions {
@@ -76,22 +78,24 @@ export async function runSampled(file: string, bytes: Uint8Array, run: ParsedRun
       { name: 'allocations', base: layout.allocations.base, bytes: layout.allocations.bytes, endGlobal: layout.exports.allocations },
     ],
     globals: [layout.tree.exports.next, layout.tree.exports.overflow, layout.exports.samples, layout.exports.dropped, layout.exports.allocations, layout.exports.allocationsDropped],
-    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi,
+    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
-  const rep = outcome.repetitions[0]!;
-  const paths = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
-  const pathOf = (node: number): Frame[] => paths.get(node) ?? [];
-  const allocationBase = layout.allocations.base;
-  return {
-    sites, layout,
-    samples: decodeSamples(rep.regions.samples!, pathOf, allocationBase),
-    dropped: Number(rep.globals[layout.exports.dropped]),
-    allocations: decodeAllocations(rep.regions.allocations!, pathOf),
-    allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
-    contextsLost: Number(rep.globals[layout.tree.exports.overflow]),
-    result: rep.result, ms: rep.ms, stdout: rep.stdout, stderr: rep.stderr,
-    invoke: run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run'),
+  const invoke = run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run');
+  const decode = (rep: RepetitionResult): SampledRun => {
+    const paths = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
+    const pathOf = (node: number): Frame[] => paths.get(node) ?? [];
+    return {
+      sites, layout,
+      samples: decodeSamples(rep.regions.samples!, pathOf, layout.allocations.base),
+      dropped: Number(rep.globals[layout.exports.dropped]),
+      allocations: decodeAllocations(rep.regions.allocations!, pathOf),
+      allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
+      contextsLost: Number(rep.globals[layout.tree.exports.overflow]),
+      result: rep.result, ms: rep.ms, stdout: rep.stdout, stderr: rep.stderr, invoke,
+    };
   };
+  const first = decode(outcome.repetitions[0]!);
+  return outcome.ranks ? { ...first, ranks: outcome.ranks.map((r) => decode(r.repetitions[0]!)) } : first;
 }
 
 /** Call path (outermost first) of every real node of the tree. */

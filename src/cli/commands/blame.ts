@@ -34,7 +34,7 @@ function withSampling(command: Command): Command {
 export function registerBlame(program: Command): void {
   withSampling(program.command('blame <module>')
     .description('variable blame: which program variables (arrays, structs, globals) the sampled work went into, per blame point')
-    .usage('<module> [--invoke EXPORT] [--args a,b,...] [--period N] [--blame-point FN]... [--top N] [--json] [-- argv...]')
+    .usage('<module> [--invoke EXPORT] [--args a,b,...] [--ranks P] [--period N] [--blame-point FN]... [--top N] [--json] [-- argv...]')
     .option('--blame-point <function>', 'report blame at this function too (default: the entry function); repeatable', collect, [])
     .option('--top <n>', 'variables shown per blame point before the rest is summed as "other" (default 12)', parsePositive('--top')),
   ).action(async (file: string, options: SampleCliOptions, command: Command) => {
@@ -44,6 +44,7 @@ export function registerBlame(program: Command): void {
     if (options.output) checkOutputFile(options.output);
     const report = await blameModule(file, {
       invoke: run.invoke, args: run.args, argv: run.argv, timeoutMs: run.timeoutMs, ...(run.wasi ? { wasi: run.wasi } : {}),
+      ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
       ...(options.period ? { period: options.period } : {}), blamePoints: options.blamePoint, ...(options.top ? { top: options.top } : {}),
       instrument: parseInstrumentOptions(options),
     });
