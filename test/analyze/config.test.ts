@@ -1,7 +1,7 @@
 // The analysis config: every mistake is one line naming the config file and the field, exit 1,
 // before any run; the parameter proposal ranks parameters by the work they reach.
 import { expect, test } from 'vitest';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
@@ -46,6 +46,22 @@ test('the command refuses a config with a mistake in one line naming the file an
   const broken = await cli(['analyze', 'build/kernels/miniapp.wasm', '--config', notJson, '--out', out]);
   expect(broken.code).toBe(1);
   expect(broken.stderr).toMatch(new RegExp(`^taintlens: ${notJson.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: line 2: not valid JSON`));
+});
+
+test('a folder holding the analysis of another module is refused in one line before anything in it changes', async () => {
+  const config = join(dir, 'good.json');
+  writeFileSync(config, JSON.stringify(good));
+  const out = join(dir, 'taken');
+  mkdirSync(out);
+  const identity = JSON.stringify({ module: 'other.wasm', sha256: '0'.repeat(64), invoke: 'run', args: ['6', '2', '3', '2', '1'], argv: [] });
+  writeFileSync(join(out, 'analysis-identity.json'), identity);
+  writeFileSync(join(out, 'taint.json'), 'kept');
+  const { code, stdout, stderr } = await cli(['analyze', 'build/kernels/miniapp.wasm', '--config', config, '--out', out]);
+  expect(code).toBe(1);
+  expect(stdout).toBe('');
+  expect(stderr.trim().split('\n')).toEqual([`taintlens: ${out}: holds the analysis of another module (other.wasm); give another --out, or remove the folder`]);
+  expect(readFileSync(join(out, 'taint.json'), 'utf8')).toBe('kept');
+  expect(readFileSync(join(out, 'analysis-identity.json'), 'utf8')).toBe(identity);
 });
 
 test('without named parameters the config proposes the ones reaching the most work, at most maxParameters', () => {

@@ -23,11 +23,13 @@ export function registerAnalyze(program: Command): void {
       const { refuseInstrumented } = await import('../../../instrument/instrumented.js');
       const { prepareExperimentDir } = await import('../../experiment/experiment-dir.js');
       const { analyze } = await import('../../analyze/analyze.js');
+      const { claimAnalysisDir } = await import('../../analyze/dir-identity.js');
       const { renderSummary } = await import('../../analyze/summary.js');
       const bytes = readWasmFile(file);
       refuseInstrumented(bytes, file);
       const config = readAnalysisConfig(options.config);
       prepareExperimentDir(options.out);
+      claimAnalysisDir(options.out, file, bytes, config);
       const { report, files } = await analyze({
         file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
       });
