@@ -6,7 +6,6 @@ import { renderTable } from '../../report/table.js';
 import { outputWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
 import { schemaId } from '../../util/schema.js';
-import { describePoint } from '../../experiment/campaign.js';
 import type { ExperimentDefinition } from '../../experiment/experiment.js';
 import type { TaskStatus } from '../../experiment/slurm/status.js';
 
@@ -49,6 +48,7 @@ export async function submitToSlurm(
 
 export async function showSlurmStatus(dir: string, json: boolean): Promise<void> {
   const { campaignStatus, POINT_STATES } = await import('../../experiment/slurm/status.js');
+  const { describePoint } = await import('../../experiment/campaign.js');
   const status = campaignStatus(dir);
   emit(json, {
     schema: schemaId('slurm-status'), dir, queue: status.queue, counts: status.counts,
