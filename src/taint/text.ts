@@ -74,7 +74,9 @@ export function renderTaintReport(report: TaintReport, all = false, top?: number
     { header: 'branches', value: (p) => topList(report.coverage[p]!.branches, top) },
   ]));
   out.push(`prunable (drive no loop): ${list(report.prunable)}`);
-  const allTainted = report.branches.filter((b) => b.params.length > 0);
+  // Library branches (printf's format parsing) are folded like library loops; --all lists them.
+  const allTainted = report.branches.filter((b) => b.params.length > 0 && (all || !library.has(b.function)));
+  const foldedBranches = report.branches.filter((b) => b.params.length > 0).length - allTainted.length;
   const tainted = top === undefined ? allTainted : topBranches(allTainted, report.loops, top);
   if (tainted.length > 0) {
     out.push('', 'parameter-dependent branches (algorithm selection)');
@@ -88,6 +90,7 @@ export function renderTaintReport(report: TaintReport, all = false, top?: number
     ]));
     if (tainted.length < allTainted.length) out.push(`(${tainted.length} of ${allTainted.length} branches: those in the loops of most iterations; --all without --top for all)`);
   }
+  if (foldedBranches > 0) out.push(`${foldedBranches} parameter-dependent branch(es) of library code folded into their callers; --all lists them`);
   const costs = report.imports.filter((i) => i.params.length > 0 && i.executed);
   if (costs.length > 0) {
     out.push('', 'host calls with a parameter-dependent cost');

@@ -89,6 +89,17 @@ describe('lines in the reports', () => {
     expect(await taintBranches(['native/wasm/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2'])).toEqual(['c@null', 'a,b,c@null']);
   });
 
+  it('taint: parameter-dependent branches of library code are folded like its loops; --all lists them', async () => {
+    const argv = ['--', '16', '2', '2', '1', '1'];
+    const folded = await cli(['taint', 'native/wasm/debug/miniapp_cmd.wasm', ...argv]);
+    expect(folded.code).toBe(0);
+    expect(folded.stdout).toMatch(/B\d+ +miniapp\.c:67 +br_if +compute_forces/);
+    expect(folded.stdout).not.toMatch(/vfprintf\.c/);
+    expect(folded.stdout).toMatch(/\d+ parameter-dependent branch\(es\) of library code folded into their callers; --all lists them/);
+    const all = await cli(['taint', 'native/wasm/debug/miniapp_cmd.wasm', '--all', ...argv]);
+    expect(all.stdout).toMatch(/vfprintf\.c:\d+ +br_if +printf_core/);
+  });
+
   it('loops: "called from" names the line of each call site', async () => {
     const { code, stdout } = await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', '--json', '--', '16', '2', '2', '1', '1']);
     expect(code).toBe(0);
