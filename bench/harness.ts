@@ -2,7 +2,7 @@
 // ratios measured in the same run so machine noise affects numerator and denominator alike.
 import { existsSync, readFileSync } from 'node:fs';
 import { runModule } from '../src/runtime/run.js';
-import { median } from '../src/cli/run-options.js';
+import { median } from '../src/util/stats.js';
 import type { BenchKernel } from './suite.js';
 
 export interface Timed {

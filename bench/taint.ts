@@ -8,7 +8,7 @@ import { instrumentModule } from '../instrument/pipeline.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
 import type { ShadowGranularity } from '../instrument/passes/shadow-placement.js';
 import { runModule } from '../src/runtime/run.js';
-import { median } from '../src/cli/run-options.js';
+import { median } from '../src/util/stats.js';
 import { renderTable } from '../src/report/table.js';
 import { taintPluginUrl } from '../src/taint/analyze.js';
 import type { TaintPluginOptions } from '../src/taint/plugin.js';

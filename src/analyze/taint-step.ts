@@ -64,7 +64,7 @@ export async function runTaintStep(file: string, bytes: Uint8Array, config: Anal
   const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')) });
   const reportFile = join(dir, 'taint.json');
   writeJsonAtomic(reportFile, report);
-  const profile = await profileLoops(file, bytes, { ...run, repeat: 1, json: true });
+  const profile = await profileLoops(file, bytes, { ...run, repeat: 1 });
   const loopParams = new Map(report.loops.map((loop) => [loop.id, loop.params]));
   const candidates = config.candidates.map((c) => c.name);
   const work = workPerParameter(candidates, loopParams, profile.loops, profile.totalInstructions);

@@ -3,7 +3,7 @@
 // function by default (`main` for a WASI command), any function with `blamePoints`.
 import { readWasmFile } from '../../instrument/module-io.js';
 import type { InstrumentOptions } from '../../instrument/pipeline.js';
-import type { ParsedRunOptions } from '../cli/run-options.js';
+import type { RunSettings } from '../runtime/run-settings.js';
 import { NO_WASI_EXTRAS } from '../runtime/run.js';
 import { runSampled, type SampledRun, type Sample } from './sample-run.js';
 import { ContainerTimeline, type HeapContainer } from './containers.js';
@@ -12,7 +12,7 @@ import { attributeSample } from './attribute.js';
 import { allocationSite, variableAt, type VariableRef } from './transfer.js';
 import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';
 import { fileError } from '../util/errors.js';
-import { guestStreams, type GuestStreams } from '../cli/guest-streams.js';
+import { guestStreams, type GuestStreams } from '../runtime/guest-output.js';
 
 export interface BlameOptions {
   /** Export to call (default: run; a WASI command runs _start). */
@@ -21,7 +21,7 @@ export interface BlameOptions {
   /** WASI argv after the program name. */
   argv?: string[];
   timeoutMs?: number;
-  wasi?: ParsedRunOptions['wasi'];
+  wasi?: RunSettings['wasi'];
   /** Instructions between samples on average (default: the pass's, 4999). */
   period?: number;
   /** Function names to report blame at (default: the entry function). */
@@ -49,9 +49,9 @@ export interface BlameReportDetails extends GuestStreams {
 
 export async function blameModule(modulePath: string, options: BlameOptions = {}): Promise<BlameReport & BlameReportDetails> {
   const bytes = readWasmFile(modulePath);
-  const run: ParsedRunOptions = {
+  const run: RunSettings = {
     invoke: options.invoke ?? null, args: options.args ?? [], argv: options.argv ?? [], repeat: 1,
-    timeoutMs: options.timeoutMs ?? 60_000, json: false, wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },
+    timeoutMs: options.timeoutMs ?? 60_000, wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },
     ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
   };
   const sampled = await runSampled(modulePath, bytes, run, { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.instrument ? { instrument: options.instrument } : {}) });

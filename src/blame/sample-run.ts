@@ -8,7 +8,7 @@ import { readContextNodes, EXTERNAL_SITE } from '../../instrument/context-tree.j
 import { NODE_HEADER } from '../../instrument/context-tree.js';
 import { SAMPLE_RECORD, ALLOC_RECORD, MAX_ADDRESSES, type SampleLayout, type SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
-import type { ParsedRunOptions } from '../cli/run-options.js';
+import type { RunSettings } from '../runtime/run-settings.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 
 export interface Frame {
@@ -64,7 +64,7 @@ export interface SampleRunOptions {
   instrument?: InstrumentOptions;
 }
 
-export async function runSampled(file: string, bytes: Uint8Array, run: ParsedRunOptions, options: SampleRunOptions = {}): Promise<SampledRun> {
+export async function runSampled(file: string, bytes: Uint8Array, run: RunSettings, options: SampleRunOptions = {}): Promise<SampledRun> {
   const exports = readExports(bytes, file);
   const sample: SampleOptions = { ...(options.period !== undefined ? { period: options.period } : {}) };
   const instrumentOptions = { ...options.instrument, sample } as InstrumentOptions;

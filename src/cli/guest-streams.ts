@@ -1,15 +1,6 @@
 // A WASI program's own output in every command's output: as it printed it (stdout to stdout, stderr
 // to stderr, before the report) in text, and as `stdout`/`stderr` fields of the JSON document.
-
-export interface GuestStreams {
-  stdout?: string;
-  stderr?: string;
-}
-
-/** The non-empty streams, for a JSON document. */
-export function guestStreams(output: { stdout: string; stderr: string }): GuestStreams {
-  return { ...(output.stdout ? { stdout: output.stdout } : {}), ...(output.stderr ? { stderr: output.stderr } : {}) };
-}
+import type { GuestStreams } from '../runtime/guest-output.js';
 
 /** Writes the program's output as it printed it; nothing with --json (it is in the document). */
 export function passGuestStreams(json: boolean, output: GuestStreams): void {

@@ -4,7 +4,8 @@
 import { Option, type Command } from 'commander';
 import { UserError } from '../util/errors.js';
 import { parseWasiOptions, type WasiCliOptions } from './wasi-options.js';
-import type { WasiClock, WasiConfig } from '../runtime/protocol.js';
+import type { WasiClock } from '../runtime/protocol.js';
+import type { RunSettings } from '../runtime/run-settings.js';
 import { MAX_RANKS } from '../runtime/spmd/shared-state.js';
 
 export interface RunCliOptions extends WasiCliOptions {
@@ -17,17 +18,9 @@ export interface RunCliOptions extends WasiCliOptions {
   json?: boolean;
 }
 
-export interface ParsedRunOptions {
-  invoke: string | null;
-  args: string[];
-  argv: string[];
-  repeat: number;
-  timeoutMs: number;
+/** What the CLI hands an analysis (RunSettings), plus whether the user asked for JSON. */
+export interface ParsedRunOptions extends RunSettings {
   json: boolean;
-  /** Directories, stdin, environment and clock for a WASI program (absent: none, real clock). */
-  wasi?: WasiConfig;
-  /** SPMD ranks (--ranks P); absent: one instance (one rank if the module imports taintlens_mp). */
-  ranks?: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -60,10 +53,4 @@ export function parseRunOptions(options: RunCliOptions, argv: string[], defaultC
   }
   const args = options.args === undefined || options.args === '' ? [] : options.args.split(',');
   return { invoke: options.invoke ?? null, args, argv, repeat, timeoutMs: timeout * 1000, json: options.json === true, wasi: parseWasiOptions(options, defaultClock), ...(ranks !== undefined ? { ranks } : {}) };
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

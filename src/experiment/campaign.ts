@@ -117,7 +117,7 @@ async function measurePoint(
   const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await profileLoops(options.file, options.bytes, {
-      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd,
+      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, ...spmd,
     });
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {

@@ -15,7 +15,7 @@ import { taintReportFor } from './select.js';
 import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
-import { median } from '../cli/run-options.js';
+import { median } from '../util/stats.js';
 import { Modeler, growthOf } from '../model/modeler.js';
 import { formatModel } from '../model/format.js';
 import { DEFAULT_CALLPATH } from '../io/measurements.js';
@@ -99,7 +99,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const timed = [...runs, original];
   const profiles: CallpathEntry[][] = [];
   for (const point of points) {
-    const profile = await profileLoops(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs, json: true });
+    const profile = await profileLoops(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs });
     profiles.push(profile.callpaths);
   }
   for (let round = 0; round < rounds; round++) {

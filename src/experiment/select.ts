@@ -35,7 +35,7 @@ export async function selectRegions(input: SelectionInput): Promise<RegionSelect
   if (input.mode.startsWith('filter:')) return selectFiltered(input.mode.slice('filter:'.length), all);
   if (input.mode === 'default') {
     const profile = await profileLoops(input.file, input.bytes, {
-      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, json: true,
+      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs,
     });
     return selectDefault(profile, all);
   }

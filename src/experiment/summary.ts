@@ -6,7 +6,7 @@ import type { Point } from './grid.js';
 import type { RegionRepetition } from './region-run.js';
 import { coefficientOfVariation, mergeStats } from './region-profile.js';
 import { REGION_RECORD, TRACE_ENTRY_BYTES } from '../../instrument/passes/measure.js';
-import { median } from '../cli/run-options.js';
+import { median } from '../util/stats.js';
 
 export interface RegionSummary {
   callpath: string;

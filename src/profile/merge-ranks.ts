@@ -3,9 +3,9 @@
 // the merged entry keeps the id the first rank that ran it gave it. Each merged loop context also
 // gets its inclusive instructions per rank, summarised (mean, CV, min, max) to show imbalance.
 import type { CallpathEntry, FunctionEntry, LoopEntry, LoopProfile } from './loop-profile.js';
-import { spreadOf, type Spread } from '../runtime/spmd/spread.js';
+import { populationSpread, type PopulationSpread } from '../util/stats.js';
 
-export interface RankLoopSpread extends Spread {
+export interface RankLoopSpread extends PopulationSpread {
   /** Inclusive instructions per rank (0 where a rank never ran the loop context). */
   perRank: number[];
 }
@@ -43,7 +43,7 @@ export function mergeRankProfiles(profiles: LoopProfile[]): MergedLoopProfile {
   // Parents were recorded as keys: turn them into the merged ids.
   const loops = [...merged.values()].map((loop) => ({ ...loop, parent: loop.parent === null ? null : merged.get(loop.parent)?.id ?? null }));
   const rankSpread: Record<string, RankLoopSpread> = {};
-  for (const [key, counts] of perRank) rankSpread[merged.get(key)!.id] = { ...spreadOf(counts), perRank: counts };
+  for (const [key, counts] of perRank) rankSpread[merged.get(key)!.id] = { ...populationSpread(counts), perRank: counts };
   return {
     loops,
     functions: sumBy(profiles.flatMap((p) => p.functions), (f) => f.name, (a, b) => ({ ...a, calls: a.calls + b.calls, instructions: a.instructions + b.instructions, inclusiveInstructions: a.inclusiveInstructions + b.inclusiveInstructions })),

@@ -5,13 +5,14 @@ import type { InstrumentOptions } from '../../instrument/pipeline.js';
 import { instrumentCached } from '../../instrument/cache.js';
 import { readExports } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
-import { median, type ParsedRunOptions } from '../cli/run-options.js';
+import { median } from '../util/stats.js';
+import type { RunSettings } from '../runtime/run-settings.js';
 import { decodeLoopProfile, type LoopProfile } from './loop-profile.js';
 import { loopSources, type LoopSources } from './loop-sources.js';
 import { schemaId } from '../util/schema.js';
 import { repetitionSpread, type RepetitionSpread } from './repetition-spread.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
-import { guestStreams } from '../cli/guest-streams.js';
+import { guestStreams } from '../runtime/guest-output.js';
 import { mergeRankProfiles, type MergedLoopProfile } from './merge-ranks.js';
 import { spmdSummary, type SpmdSummary } from '../report/ranks-report.js';
 
@@ -36,7 +37,7 @@ export interface LoopProfileReport extends LoopProfile, LoopSources {
   spread?: RepetitionSpread;
 }
 
-export async function profileLoops(file: string, bytes: Uint8Array, run: ParsedRunOptions, options: InstrumentOptions = {}): Promise<LoopProfileReport> {
+export async function profileLoops(file: string, bytes: Uint8Array, run: RunSettings, options: InstrumentOptions = {}): Promise<LoopProfileReport> {
   const exports = readExports(bytes, file);
   const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['loops'], options);
   const layout = sites.passes.loops!;

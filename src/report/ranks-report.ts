@@ -4,7 +4,7 @@
 // (Adve et al.): a pipeline's leading edge shows as first-call waits growing with the rank.
 import type { RankOutcome } from '../runtime/spmd/spmd-run.js';
 import type { OpStats } from '../runtime/spmd/op-stats.js';
-import { spreadOf, type Spread } from '../runtime/spmd/spread.js';
+import { populationSpread, type PopulationSpread } from '../util/stats.js';
 import { renderTable, type Column } from './table.js';
 
 export interface RankSummary {
@@ -22,9 +22,9 @@ export interface RankSummary {
 export interface SpmdSummary {
   ranks: number;
   perRank: RankSummary[];
-  time: Spread;
-  communicationTime: Spread;
-  instructions?: Spread;
+  time: PopulationSpread;
+  communicationTime: PopulationSpread;
+  instructions?: PopulationSpread;
   /** The communication call with the most time over all ranks (shown in the table). */
   mainOperation: string | null;
 }
@@ -40,9 +40,9 @@ export function spmdSummary(ranks: RankOutcome[], instructions?: number[]): Spmd
   const mainOperation = [...totals].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   return {
     ranks: perRank.length, perRank,
-    time: spreadOf(perRank.map((r) => r.ms)),
-    communicationTime: spreadOf(perRank.map((r) => r.communicationMs)),
-    ...(instructions ? { instructions: spreadOf(instructions) } : {}),
+    time: populationSpread(perRank.map((r) => r.ms)),
+    communicationTime: populationSpread(perRank.map((r) => r.communicationMs)),
+    ...(instructions ? { instructions: populationSpread(instructions) } : {}),
     mainOperation,
   };
 }
@@ -76,7 +76,7 @@ export function ranksTable(summary: SpmdSummary, width?: number): string {
   return lines.join('\n');
 }
 
-function describeSpread(what: string, spread: Spread, unit: string): string {
+function describeSpread(what: string, spread: PopulationSpread, unit: string): string {
   const f = (v: number) => (unit ? v.toFixed(2) : String(Math.round(v)));
   return `${what} over ranks: mean ${f(spread.mean)}${unit ? ` ${unit}` : ''}, CV ${spread.cv.toFixed(3)}, min ${f(spread.min)}, max ${f(spread.max)} (max/mean ${spread.imbalance.toFixed(2)})`;
 }

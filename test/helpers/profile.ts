@@ -1,13 +1,13 @@
 // Test helpers: profile a module in-process the way `taintlens loops` does.
 import { profileLoops } from '../../src/profile/profile-run.js';
-import type { ParsedRunOptions } from '../../src/cli/run-options.js';
+import type { RunSettings } from '../../src/runtime/run-settings.js';
 import { runModule } from '../../src/runtime/run.js';
 
-export function runOptions(args: Array<number | string>, overrides: Partial<ParsedRunOptions> = {}): ParsedRunOptions {
-  return { invoke: 'run', args: args.map(String), argv: [], repeat: 1, timeoutMs: 20_000, json: true, ...overrides };
+export function runOptions(args: Array<number | string>, overrides: Partial<RunSettings> = {}): RunSettings {
+  return { invoke: 'run', args: args.map(String), argv: [], repeat: 1, timeoutMs: 20_000, ...overrides };
 }
 
-export function profile(bytes: Uint8Array, args: Array<number | string>, overrides: Partial<ParsedRunOptions> = {}) {
+export function profile(bytes: Uint8Array, args: Array<number | string>, overrides: Partial<RunSettings> = {}) {
   return profileLoops('fixture.wasm', bytes, runOptions(args, overrides));
 }
 

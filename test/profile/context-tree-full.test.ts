@@ -6,7 +6,7 @@ import { profileLoops } from '../../src/profile/profile-run.js';
 import { treeFullWarning } from '../../src/profile/tree-full.js';
 
 const KERNEL = 'native/wasm/taint_semantics.wasm';
-const run = { invoke: 'contexts', args: ['3', '4'], argv: [], repeat: 1, timeoutMs: 60_000, json: true };
+const run = { invoke: 'contexts', args: ['3', '4'], argv: [], repeat: 1, timeoutMs: 60_000 };
 
 test('a full tree degrades: same result, fewer contexts, and the lost entries are reported', async () => {
   const bytes = readFileSync(KERNEL);

@@ -1,11 +1,13 @@
 // `taintlens run`: runs a module uninstrumented (the baseline every analysis is compared with).
 import type { Command } from 'commander';
-import { addRunOptions, median, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { median } from '../../util/stats.js';
 import { addMemoryLimitOption, parseMemoryLimitPages, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { outputWidth } from '../../report/terminal.js';
 import { schemaId } from '../../util/schema.js';
-import { guestStreams, passGuestStreams } from '../guest-streams.js';
+import { passGuestStreams } from '../guest-streams.js';
+import { guestStreams } from '../../runtime/guest-output.js';
 
 export function registerRun(program: Command): void {
   addMemoryLimitOption(addRunOptions(
