@@ -1,6 +1,6 @@
 // Edits of an emitted binary that Binaryen's API cannot express: the limits of memory 0, data
 // segment offsets moved up by the program base, and an export of the memory so results can be read.
-import { initialRealPages, type MemoryLayout } from './memory-layout.js';
+import { initialRealPages, type MemoryLayout } from './memory-plan.js';
 import { ByteReader, readSections, type Section } from './wasm-reader.js';
 import { sleb, uleb } from '../src/util/leb128.js';
 

@@ -15,9 +15,9 @@
 // Either way memory.size and memory.grow are rewritten to report and grow only the program's part.
 import binaryen from 'binaryen';
 import { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL } from './reserved-names.js';
+import { PAGE, initialRealPages, type MemoryLayout, type Placement } from './memory-plan.js';
 import { Id, childSlots, idOf, Func, Load, Store, addVar, i64Const, typeOf, type Expr } from './ir.js';
 
-export const PAGE = 65536;
 const MAX_PAGES = 65536;
 
 export interface RegionRequest {
@@ -28,24 +28,7 @@ export interface RegionRequest {
   perProgramByte?: number;
 }
 
-export type Placement = 'below' | 'above';
-
-export interface MemoryLayout {
-  placement: Placement;
-  /** The program's own maximum (declared, else what wasm32 allows). */
-  programMaxPages: number;
-  /** Where program address 0 lives in the real memory (0 when our regions sit above). */
-  programBase: number;
-  /** Pages the program may use at most (its logical memory limit). */
-  programLimitPages: number;
-  /** Pages the program starts with. */
-  programInitialPages: number;
-  /** Byte address where each region starts. */
-  regions: Record<string, { base: number; bytes: number }>;
-  /** Pages of the real memory: program limit plus regions. */
-  totalPages: number;
-}
-
+export { PAGE, initialRealPages, type MemoryLayout, type Placement } from './memory-plan.js';
 export { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL };
 const SMALL_EXTENT = 0x10000;
 
@@ -87,11 +70,6 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   const programBase = placement === 'below' ? align(Math.max(cursor, PAGE), PAGE) : 0;
   const totalPages = placement === 'below' ? programBase / PAGE + limit : Math.ceil(cursor / PAGE);
   return { placement, programBase, programMaxPages: declaredMax, programLimitPages: limit, programInitialPages: initial, regions, totalPages };
-}
-
-/** Pages the real memory starts with. */
-export function initialRealPages(layout: MemoryLayout): number {
-  return layout.placement === 'below' ? layout.programBase / PAGE + layout.programInitialPages : layout.totalPages;
 }
 
 /**

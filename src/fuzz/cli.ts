@@ -1,4 +1,4 @@
-// The fuzz campaign behind `taintlens fuzz` and `npm run fuzz -- ...` (options: command.ts, or
+// The fuzz campaign behind `taintlens fuzz` and `npm run fuzz -- ...` (options: src/cli/commands/fuzz.ts, or
 // `--help`).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,9 +7,23 @@ import { UserError } from '../util/errors.js';
 import { defaultVariants, type Variant } from './differential.js';
 import { formatSummary, isClean, runFuzz, type FuzzSummary } from './run.js';
 import { findWasmOpt, generateTtf, type WasmOpt } from './ttf.js';
-import type { FuzzCliOptions } from './command.js';
 
 const PROGRESS_EVERY_MS = 5000;
+
+/** The fuzz command's options, as `taintlens fuzz` parses them (src/cli/commands/fuzz.ts). */
+export interface FuzzCliOptions {
+  count: number;
+  seed: number;
+  source: string;
+  modes?: string;
+  combined?: boolean;
+  jobs: number;
+  timeout: number;
+  shrink: number;
+  save: string;
+  json?: boolean;
+  makeCorpus?: string;
+}
 
 function variantsFor(options: FuzzCliOptions): Variant[] {
   let variants: Variant[] = defaultVariants().filter((v) => v.modes.length === 1);

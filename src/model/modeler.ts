@@ -15,6 +15,7 @@ import { PointSetCache, type PointSet } from './pointset.js';
 import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
 import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
 import type { Aggregate, Experiment, Series, Term } from './types.js';
+import type { FitMode } from './fit-modes.js';
 import { smape } from './smape.js';
 export { smape } from './smape.js';
 import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
@@ -42,8 +43,7 @@ export interface ModelingOptions {
   onProgress?: (callpath: string) => void;
 }
 
-export type FitMode = 'auto' | 'least-squares' | 'minimax';
-export const FIT_MODES: readonly FitMode[] = ['auto', 'least-squares', 'minimax'];
+export { FIT_MODES, type FitMode } from './fit-modes.js';
 
 /** What the repetitions of one metric say about the noise, and the fit that follows from it. */
 export interface MetricNoise extends NoiseEstimate {

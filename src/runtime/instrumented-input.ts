@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { instrumentationMark } from '../../instrument/instrumented.js';
 import { definedMemoryPages } from '../../instrument/binary-patch.js';
-import { initialRealPages, type MemoryLayout } from '../../instrument/memory-layout.js';
+import { initialRealPages, type MemoryLayout } from '../../instrument/memory-plan.js';
 import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
 import { sha256Of } from '../util/hash.js';

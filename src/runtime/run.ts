@@ -3,7 +3,8 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker, workerModuleUrl } from '../util/worker-code.js';
 import { fileError } from '../util/errors.js';
-import { readExports, type ExportedFunction } from '../../instrument/exports.js';
+import type { ExportedFunction } from '../../instrument/exports.js';
+import { readModuleInterface } from '../../instrument/module-interface.js';
 import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
 import { MP_MODULE } from './spmd/mp-plugin.js';
@@ -53,7 +54,7 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const module = compile(options.bytes, file);
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
-  const args = invoke === null ? [] : typedArgs(options, invoke);
+  const args = invoke === null ? [] : typedArgs(options, invoke, options.exports ?? await exportSignatures(options.bytes, file));
   const request: RunRequest = {
     file, module, invoke, args, argv: options.argv ?? [], repeat: options.repeat ?? 1,
     regions: options.regions ?? [], plugins: options.plugins ?? [], globals: options.globals ?? [],
@@ -103,8 +104,15 @@ function defaultExport(exports: string[], file: string): string {
   throw fileError(file, `no export to run: pass --invoke NAME (exports: ${exports.filter((e) => !e.startsWith('taintlens$')).join(', ') || 'none'})`);
 }
 
-function typedArgs(options: RunOptions, invoke: string): Array<{ type: ValueType; text: string }> {
-  const signatures = options.exports ?? readExports(options.bytes, options.file);
+/**
+ * The exports' signatures from the module's sections; Binaryen is loaded only for a module that
+ * reader does not understand, so running a plain module never pays for it.
+ */
+async function exportSignatures(bytes: Uint8Array, file: string): Promise<ExportedFunction[]> {
+  return readModuleInterface(bytes)?.functions ?? (await import('../../instrument/exports.js')).readExports(bytes, file);
+}
+
+function typedArgs(options: RunOptions, invoke: string, signatures: ExportedFunction[]): Array<{ type: ValueType; text: string }> {
   const signature = signatures.find((s) => s.name === invoke);
   if (!signature) {
     const names = signatures.map((s) => s.name).filter((n) => !n.startsWith('taintlens$'));

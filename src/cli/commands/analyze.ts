@@ -2,14 +2,7 @@
 // (taint → experiment → models → blame, overhead) and its report: a terminal summary,
 // DIR/report.json and a self-contained DIR/report.html.
 import type { Command } from 'commander';
-import { emit } from '../output.js';
-import { outputWidth } from '../../report/terminal.js';
-
-interface AnalyzeCliOptions {
-  config: string;
-  out: string;
-  json?: boolean;
-}
+import { onDemand } from '../on-demand.js';
 
 export function registerAnalyze(program: Command): void {
   program.command('analyze <module>')
@@ -17,22 +10,5 @@ export function registerAnalyze(program: Command): void {
     .requiredOption('--config <file>', 'analysis config (JSON; see docs/analyze.md)')
     .option('--out <dir>', 'folder for the report and the intermediate results; an interrupted analysis resumes in it', 'taintlens-analysis')
     .option('--json', 'print report.json instead of the summary')
-    .action(async (file: string, options: AnalyzeCliOptions) => {
-      const { readAnalysisConfig } = await import('../../analyze/config.js');
-      const { readWasmFile } = await import('../../../instrument/module-io.js');
-      const { refuseInstrumented } = await import('../../../instrument/instrumented.js');
-      const { prepareExperimentDir } = await import('../../experiment/experiment-dir.js');
-      const { analyze } = await import('../../analyze/analyze.js');
-      const { claimAnalysisDir } = await import('../../analyze/dir-identity.js');
-      const { renderSummary } = await import('../../analyze/summary.js');
-      const bytes = readWasmFile(file);
-      refuseInstrumented(bytes, file);
-      const config = readAnalysisConfig(options.config);
-      prepareExperimentDir(options.out);
-      claimAnalysisDir(options.out, file, bytes, config);
-      const { report, files } = await analyze({
-        file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
-      });
-      emit(options.json === true, report, () => renderSummary(report, files, outputWidth()));
-    });
+    .action(onDemand(async () => (await import('../actions/analyze.js')).analyzeAction));
 }

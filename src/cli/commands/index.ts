@@ -1,4 +1,6 @@
 // Every subcommand registers itself on the program; add new commands here, one line each.
+// Registering declares a command's name and options only; its action module (src/cli/actions/)
+// is imported when the command is chosen.
 import type { Command } from 'commander';
 import { registerRun } from './run.js';
 import { registerInstrument } from './instrument.js';
@@ -7,6 +9,10 @@ import { registerMeasure } from './measure.js';
 import { registerExperiment } from './experiment.js';
 import { registerOverhead } from './overhead.js';
 import { registerAnalyze } from './analyze.js';
+import { registerModel } from './model.js';
+import { registerTaint } from './taint.js';
+import { registerFuzz } from './fuzz.js';
+import { registerBlame } from './blame.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -18,8 +24,8 @@ export const commands: RegisterCommand[] = [
   registerExperiment,
   registerOverhead,
   registerAnalyze,
-  (await import('./model.js')).registerModel,
-  (await import('./taint.js')).registerTaint,
-  (await import('../../fuzz/command.js')).registerFuzz,
-  (await import('./blame.js')).registerBlame,
+  registerModel,
+  registerTaint,
+  registerFuzz,
+  registerBlame,
 ];

@@ -2,41 +2,10 @@
 // analysis). Parameters are marked in the program (TAINTLENS_PARAM / param<T>) or from the command
 // line (--param NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR, NAME=file:PATH).
 import type { Command } from 'commander';
-import { addRunOptions, parseRunOptions, type RunCliOptions } from '../run-options.js';
-import { addInstrumentOptions, parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
-import { emit } from '../output.js';
-import { passGuestStreams } from '../guest-streams.js';
-import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
-import { loadLibrary, mergeLibraries, shippedLibraries } from '../../taint/library.js';
-import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
-import { renderTaintReport } from '../../taint/text.js';
-import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
-import { UserError } from '../../util/errors.js';
-import { rankNote } from '../../taint/rank-note.js';
-import { DEFAULT_TOP, parseTopCount, topInForce } from '../top-option.js';
-
-function parseImplicitFlow(text: string): boolean {
-  if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
-  return text === 'on';
-}
-
-function parseGranularity(text: string): ShadowGranularity {
-  const found = SHADOW_GRANULARITIES.find((g) => g === text);
-  if (!found) throw new UserError(`--shadow must be ${SHADOW_GRANULARITIES.join(' or ')}, got '${text}'`, 2);
-  return found;
-}
-
-interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
-  param: string[];
-  library: string[];
-  output?: string;
-  scorepFilter?: string;
-  perfTaintJson?: string;
-  all?: boolean;
-  top?: number;
-  shadow: string;
-  implicitFlow: string;
-}
+import { addRunOptions } from '../run-options.js';
+import { addInstrumentOptions } from '../instrument-options.js';
+import { DEFAULT_TOP, parseTopCount } from '../top-option.js';
+import { onDemand } from '../on-demand.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -54,26 +23,5 @@ export function registerTaint(program: Command): void {
       .option('--all', 'list every loop and function, also those not executed or pruned statically (the JSON report always has them all)')
       .option('--shadow <granularity>', 'shadow memory: word (one label per 4-byte word, fast) or byte (one per byte, exact for narrow stores)', 'word')
       .option('--implicit-flow <mode>', 'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both', 'on'),
-  )).action(async (file: string, options: TaintCliOptions, command: Command) => {
-    const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
-    const { readWasmFile } = await import('../../../instrument/module-io.js');
-    const run = parseRunOptions(options, command.args.slice(1), 'virtual');
-    const params = options.param.map(parseParamSpec);
-    const userLibraries = options.library.map(loadLibrary);
-    const instrument = parseInstrumentOptions(options);
-    const granularity = parseGranularity(options.shadow);
-    for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
-    const implicitFlow = parseImplicitFlow(options.implicitFlow);
-    const bytes = readWasmFile(file);
-    const libraries = [...shippedLibraries(bytes), ...userLibraries];
-    const { report } = await analyzeTaint({
-      file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
-      params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
-    });
-    if (options.output) writeJsonAtomic(options.output, report);
-    if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
-    if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
-    passGuestStreams(run.json, report);
-    emit(run.json, report, () => renderTaintReport(report, options.all === true, topInForce(options)) + rankNote(report));
-  });
+  )).action(onDemand(async () => (await import('../actions/taint.js')).taintAction));
 }

@@ -1,22 +1,9 @@
 // `taintlens fuzz [options]` (also `npm run fuzz -- [options]`): differential fuzzing of every
 // instrumentation mode. The options live here so `--help` lists them and the option parser's
-// rejections are bad usage (exit 2) like everywhere else; the campaign itself is in cli.ts.
+// rejections are bad usage (exit 2) like everywhere else; the campaign itself is in src/fuzz/cli.ts.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { availableParallelism } from 'node:os';
-
-export interface FuzzCliOptions {
-  count: number;
-  seed: number;
-  source: string;
-  modes?: string;
-  combined?: boolean;
-  jobs: number;
-  timeout: number;
-  shrink: number;
-  save: string;
-  json?: boolean;
-  makeCorpus?: string;
-}
+import { onDemand } from '../on-demand.js';
 
 function wholeNumber(min: number) {
   return (text: string): number => {
@@ -41,8 +28,5 @@ export function registerFuzz(program: Command): void {
     .option('--save <dir>', "where reproducers go ('': nowhere)", 'test/fuzz/regressions')
     .option('--json', 'print the summary as JSON')
     .option('--make-corpus <dir>', 'write wasm-opt -ttf modules for the seeds to DIR instead of checking')
-    .action(async (options: FuzzCliOptions) => {
-      const { fuzzCommand } = await import('./cli.js');
-      process.exitCode = await fuzzCommand(options);
-    });
+    .action(onDemand(async () => (await import('../actions/fuzz.js')).fuzzAction));
 }

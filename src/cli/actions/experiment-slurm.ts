@@ -7,7 +7,11 @@ import { outputWidth } from '../../report/terminal.js';
 import { UserError } from '../../util/errors.js';
 import { schemaId } from '../../util/schema.js';
 import type { ExperimentDefinition } from '../../experiment/experiment.js';
-import type { TaskStatus } from '../../experiment/slurm/status.js';
+import { submitCampaign } from '../../experiment/slurm/submit.js';
+import { campaignStatus, POINT_STATES, type TaskStatus } from '../../experiment/slurm/status.js';
+import { describePoint } from '../../experiment/campaign.js';
+import { collectCampaign } from '../../experiment/slurm/collect.js';
+import { runSlurmTask, taskIndexFromEnvironment } from '../../experiment/slurm/task.js';
 
 export interface SlurmCliOptions {
   partition?: string;
@@ -25,7 +29,6 @@ export function parseChunk(raw: string | undefined): number {
 export async function submitToSlurm(
   def: ExperimentDefinition, spec: string, out: { dir: string; measurements: string }, jobs: number, options: SlurmCliOptions,
 ): Promise<void> {
-  const { submitCampaign } = await import('../../experiment/slurm/submit.js');
   const submission = await submitCampaign(def, {
     dir: out.dir, spec, measurements: out.measurements, partition: options.partition ?? null, time: options.time ?? null,
     chunk: parseChunk(options.chunk), jobs,
@@ -47,8 +50,6 @@ export async function submitToSlurm(
 }
 
 export async function showSlurmStatus(dir: string, json: boolean): Promise<void> {
-  const { campaignStatus, POINT_STATES } = await import('../../experiment/slurm/status.js');
-  const { describePoint } = await import('../../experiment/campaign.js');
   const status = campaignStatus(dir);
   emit(json, {
     schema: schemaId('slurm-status'), dir, queue: status.queue, counts: status.counts,
@@ -73,7 +74,6 @@ export async function showSlurmStatus(dir: string, json: boolean): Promise<void>
 }
 
 export async function collectSlurm(dir: string, json: boolean): Promise<void> {
-  const { collectCampaign } = await import('../../experiment/slurm/collect.js');
   const collection = collectCampaign(dir);
   emit(json, { schema: schemaId('slurm-collect'), dir, ...collection }, () => [
     `${collection.measurements}: ${collection.collected} point(s) collected (${collection.lines} line(s)), ${collection.already} already there; ${collection.points} point(s) in all`,
@@ -83,7 +83,6 @@ export async function collectSlurm(dir: string, json: boolean): Promise<void> {
 }
 
 export async function runSlurmArrayTask(record: string, json: boolean): Promise<void> {
-  const { runSlurmTask, taskIndexFromEnvironment } = await import('../../experiment/slurm/task.js');
   const index = taskIndexFromEnvironment();
   const summary = await runSlurmTask(record, index);
   emit(json, { schema: schemaId('slurm-task'), record, task: index, ...summary }, () =>

@@ -1,0 +1,60 @@
+// `taintlens taint`'s action: runs the taint analysis and prints (or writes) its report.
+import type { Command } from 'commander';
+import { parseRunOptions, type RunCliOptions } from '../run-options.js';
+import { parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
+import { emit } from '../output.js';
+import { passGuestStreams } from '../guest-streams.js';
+import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
+import { loadLibrary, mergeLibraries, shippedLibraries } from '../../taint/library.js';
+import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
+import { renderTaintReport } from '../../taint/text.js';
+import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
+import { UserError } from '../../util/errors.js';
+import { rankNote } from '../../taint/rank-note.js';
+import { topInForce } from '../top-option.js';
+import { analyzeTaint, parseParamSpec } from '../../taint/analyze.js';
+import { readWasmFile } from '../../../instrument/wasm-file.js';
+
+function parseImplicitFlow(text: string): boolean {
+  if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
+  return text === 'on';
+}
+
+function parseGranularity(text: string): ShadowGranularity {
+  const found = SHADOW_GRANULARITIES.find((g) => g === text);
+  if (!found) throw new UserError(`--shadow must be ${SHADOW_GRANULARITIES.join(' or ')}, got '${text}'`, 2);
+  return found;
+}
+
+interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
+  param: string[];
+  library: string[];
+  output?: string;
+  scorepFilter?: string;
+  perfTaintJson?: string;
+  all?: boolean;
+  top?: number;
+  shadow: string;
+  implicitFlow: string;
+}
+
+export async function taintAction(file: string, options: TaintCliOptions, command: Command): Promise<void> {
+  const run = parseRunOptions(options, command.args.slice(1), 'virtual');
+  const params = options.param.map(parseParamSpec);
+  const userLibraries = options.library.map(loadLibrary);
+  const instrument = parseInstrumentOptions(options);
+  const granularity = parseGranularity(options.shadow);
+  for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
+  const implicitFlow = parseImplicitFlow(options.implicitFlow);
+  const bytes = readWasmFile(file);
+  const libraries = [...shippedLibraries(bytes), ...userLibraries];
+  const { report } = await analyzeTaint({
+    file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
+    params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+  });
+  if (options.output) writeJsonAtomic(options.output, report);
+  if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
+  if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
+  passGuestStreams(run.json, report);
+  emit(run.json, report, () => renderTaintReport(report, options.all === true, topInForce(options)) + rankNote(report));
+}
