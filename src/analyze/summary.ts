@@ -1,5 +1,5 @@
 // The terminal summary of an analysis: the ranked table first, then one line per other section.
-import { renderTable } from '../report/table.js';
+import { renderTable, type TableLayout } from '../report/table.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { formatRatio, formatShare, formatValue } from '../report/html/format.js';
 import type { AnalysisReport } from './report.js';
@@ -8,7 +8,7 @@ import type { AnalysisFiles } from './analyze.js';
 const longest = (flags: string[][]) => Math.max(5, ...flags.flat().map((flag) => flag.length));
 const at = (point: Record<string, number>) => Object.entries(point).map(([k, v]) => `${k}=${v}`).join(', ');
 
-export function renderSummary(report: AnalysisReport, files: AnalysisFiles, width: number): string {
+export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layout: TableLayout): string {
   const { taint, experiment, models, blame, overhead } = report;
   const lines: string[] = [];
   const chosen = taint.coverage.filter((row) => row.chosen);
@@ -27,7 +27,7 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, widt
     // A flag is never cut: a column keeps at least the longest one.
     { header: 'flags', value: (r) => r.instructions.flags.join(' '), shrink: 'wrap', min: longest(models.ranked.map((r) => r.instructions.flags)) },
     { header: 'time flags', value: (r) => r.time?.flags.join(' ') ?? '-', shrink: 'wrap', min: longest(models.ranked.map((r) => r.time?.flags ?? [])) },
-  ], { width }));
+  ], layout));
   lines.push('', models.scalabilityBugs.length === 0
     ? 'scalability bugs: none'
     : `scalability bugs: ${models.scalabilityBugs.map((b) => `${displayPath(b.callpath)} (${b.metric}, ${b.flag})`).join(', ')}`);

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableModes } from '../../instrument/pipeline.js';
 import { UserError } from '../util/errors.js';
+import { jsonText } from '../report/terminal.js';
 import { defaultVariants, type Variant } from './differential.js';
 import { formatSummary, isClean, runFuzz, type FuzzSummary } from './run.js';
 import { findWasmOpt, generateTtf, type WasmOpt } from './ttf.js';
@@ -64,7 +65,7 @@ export async function fuzzCommand(options: FuzzCliOptions): Promise<number> {
       process.stderr.write(`fuzz: ${s.cases}/${options.count} cases, ${s.checks} checks, ${s.failures.length} failures\n`);
     },
   });
-  process.stdout.write((options.json ? JSON.stringify(summary, null, 2) : formatSummary(summary)) + '\n');
+  process.stdout.write((options.json ? jsonText(summary) : formatSummary(summary)) + '\n');
   return isClean(summary) ? 0 : 1;
 }
 

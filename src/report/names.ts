@@ -5,9 +5,9 @@ export function displayName(name: string): string {
   return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
 }
 
-/** A call path `a->b->c` (or `a > b > c`) with every function shortened. */
+/** A call path `a->b->c` (or `a > b > c`, `a→b→c`) with every function shortened. */
 export function displayPath(path: string): string {
-  return path.split(/(\s*->\s*|\s+>\s+)/).map((part, i) => (i % 2 === 0 ? displayName(part) : part)).join('');
+  return path.split(/(\s*->\s*|\s+>\s+|→)/).map((part, i) => (i % 2 === 0 ? displayName(part) : part)).join('');
 }
 
 /**
@@ -16,7 +16,7 @@ export function displayPath(path: string): string {
  */
 export function pathTail(path: string, width: number): string {
   if (path.length <= width) return path;
-  const parts = path.split(/(\s*->\s*|\s+>\s+)/);
+  const parts = path.split(/(\s*->\s*|\s+>\s+|→)/);
   let best: string | undefined;
   let suffix = parts[parts.length - 1]!;
   for (let i = parts.length - 2; i > 0; i -= 2) {

@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { renderTable } from '../../src/report/table.js';
 import { pathTail } from '../../src/report/names.js';
 import { wrap } from '../../src/report/wrap.js';
-import { outputWidth, proseWidth } from '../../src/report/terminal.js';
+import { jsonText, outputWidth, proseWidth } from '../../src/report/terminal.js';
 
 const rows = [
   { path: 'main->solver->assemble->integrate', text: 'alpha beta gamma delta epsilon', n: 12345 },
@@ -38,9 +38,9 @@ test('a column cap applies without a width; prose wraps with an indent; widths c
   const capped = renderTable(rows, [{ header: 'path', value: (r) => r.path, shrink: 'end', max: 12 }]);
   expect(capped.split('\n')[2]).toBe('main->solve…');
   expect(wrap('  one two three four', 10, '    ')).toBe('  one two\n    three\n    four');
-  expect(outputWidth({ isTTY: true, columns: 132 })).toBe(132);
-  expect(outputWidth({ isTTY: false, columns: 132 })).toBe(100);
-  expect(proseWidth({ isTTY: false })).toBe(Infinity);
+  expect(outputWidth({ isTTY: true, columns: 132 }, {})).toBe(132);
+  expect(outputWidth({ isTTY: false, columns: 132 }, {})).toBe(100);
+  expect(proseWidth({ isTTY: false }, {})).toBe(Infinity);
 });
 
 test('a droppable column is left out when shrinking is not enough', () => {
@@ -52,4 +52,28 @@ test('a droppable column is left out when shrinking is not enough', () => {
   const narrow = renderTable(rows, columns, { width: 50 });
   expect(narrow.split('\n')[0]).toMatch(/^name\s+n$/);
   expect(renderTable(rows, columns, { width: 80 })).toMatch(/extra/);
+});
+
+test('COLUMNS sets the width, on a terminal or not; nonsense in it is ignored', () => {
+  expect(outputWidth({ isTTY: false }, { COLUMNS: '72' })).toBe(72);
+  expect(outputWidth({ isTTY: true, columns: 132 }, { COLUMNS: '80' })).toBe(80);
+  expect(outputWidth({ isTTY: true, columns: 132 }, { COLUMNS: 'wide' })).toBe(132);
+  expect(outputWidth({ isTTY: false }, { COLUMNS: '0' })).toBe(100);
+  expect(proseWidth({ isTTY: true, columns: 132 }, { COLUMNS: '60' })).toBe(60);
+});
+
+test('call paths of every notation keep their leaf: `… > solve > kernel`, `…→solve→kernel`', () => {
+  expect(pathTail('main > setup > solve > kernel', 20)).toBe('… > solve > kernel');
+  expect(pathTail('main→setup→solve→kernel', 14)).toBe('…→solve→kernel');
+  expect(pathTail('main→setup→solve→kernel (C12)', 20)).toBe('…→solve→kernel (C12)');
+});
+
+test('JSON is one line off a terminal and indented on one, with the same content', () => {
+  const document = { schema: 'taintlens/run@1', result: [1, 2], nested: { a: 'x' } };
+  const piped = jsonText(document, { isTTY: false });
+  const terminal = jsonText(document, { isTTY: true });
+  expect(piped).not.toContain('\n');
+  expect(terminal.split('\n').length).toBeGreaterThan(3);
+  expect(JSON.parse(piped)).toEqual(document);
+  expect(JSON.parse(terminal)).toEqual(document);
 });

@@ -1,6 +1,6 @@
 // `taintlens analyze`'s action: the whole analysis from one config, its summary and report files.
 import { emit } from '../output.js';
-import { outputWidth } from '../../report/terminal.js';
+import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { readAnalysisConfig } from '../../analyze/config.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { refuseInstrumented } from '../../../instrument/instrumented.js';
@@ -9,20 +9,20 @@ import { analyze } from '../../analyze/analyze.js';
 import { claimAnalysisDir } from '../../analyze/dir-identity.js';
 import { renderSummary } from '../../analyze/summary.js';
 
-interface AnalyzeCliOptions {
+interface AnalyzeCliOptions extends LayoutCliOptions {
   config: string;
   out: string;
   json?: boolean;
 }
 
 export async function analyzeAction(file: string, options: AnalyzeCliOptions): Promise<void> {
-const bytes = readWasmFile(file);
-refuseInstrumented(bytes, file);
-const config = readAnalysisConfig(options.config);
-prepareExperimentDir(options.out);
-claimAnalysisDir(options.out, file, bytes, config);
-const { report, files } = await analyze({
-  file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
-});
-emit(options.json === true, report, () => renderSummary(report, files, outputWidth()));
+  const bytes = readWasmFile(file);
+  refuseInstrumented(bytes, file);
+  const config = readAnalysisConfig(options.config);
+  prepareExperimentDir(options.out);
+  claimAnalysisDir(options.out, file, bytes, config);
+  const { report, files } = await analyze({
+    file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
+  });
+  emit(options.json === true, report, () => renderSummary(report, files, tableLayout(options)));
 }

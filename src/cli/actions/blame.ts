@@ -5,7 +5,7 @@ import { parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { passGuestStreams } from '../guest-streams.js';
-import { outputWidth } from '../../report/terminal.js';
+import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { blameModule } from '../../blame/blame.js';
 import { blameTables, sampleTable } from '../../blame/report.js';
@@ -14,7 +14,7 @@ import { runSampled } from '../../blame/sample-run.js';
 import { profileLoops } from '../../profile/profile-run.js';
 import { compareProfiles } from '../../blame/sampled-profile.js';
 
-export interface SampleCliOptions extends RunCliOptions, InstrumentCliOptions {
+export interface SampleCliOptions extends RunCliOptions, InstrumentCliOptions, LayoutCliOptions {
   period?: number;
   blamePoint: string[];
   top?: number;
@@ -32,7 +32,7 @@ export async function blameAction(file: string, options: SampleCliOptions, comma
   });
   if (options.output) writeJsonAtomic(options.output, report);
   passGuestStreams(run.json, report);
-  emit(run.json, report, () => blameTables(report, outputWidth()));
+  emit(run.json, report, () => blameTables(report, tableLayout(options).width));
 }
 
 export async function sampleAction(file: string, options: SampleCliOptions, command: Command): Promise<void> {
@@ -45,5 +45,5 @@ export async function sampleAction(file: string, options: SampleCliOptions, comm
   const profile = compareProfiles(file, sampled, exact);
   if (options.output) writeJsonAtomic(options.output, profile);
   passGuestStreams(run.json, { ...(sampled.stdout ? { stdout: sampled.stdout } : {}), ...(sampled.stderr ? { stderr: sampled.stderr } : {}) });
-  emit(run.json, profile, () => sampleTable(profile, outputWidth(), options.top ?? 20));
+  emit(run.json, profile, () => sampleTable(profile, tableLayout(options).width, options.top ?? 20));
 }

@@ -7,6 +7,8 @@ import { UserError } from '../../util/errors.js';
 import { emit } from '../output.js';
 import { describeSelection, parseExperimentOptions, type ExperimentCliOptions } from '../experiment-options.js';
 import { renderTable } from '../../report/table.js';
+import { pathTail } from '../../report/names.js';
+import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { collectSlurm, runSlurmArrayTask, showSlurmStatus, submitToSlurm, type SlurmCliOptions } from './experiment-slurm.js';
 import { readSpec } from '../../experiment/spec.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
@@ -17,7 +19,7 @@ import { writeJsonAtomic } from '../../util/atomic-write.js';
 import { readRounds } from '../../experiment/slurm/round.js';
 import { refuseUncollected } from '../../experiment/slurm/measured.js';
 
-interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions {
+interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions, LayoutCliOptions {
   out?: string;
   slurm?: boolean;
   status?: string;
@@ -92,7 +94,7 @@ export async function experimentAction(specFile: string | undefined, options: Ex
       const ms = (v: number | null) => (v === null ? '-' : v < 0.01 ? v.toExponential(2) : v.toFixed(3));
       lines.push('', `regions at ${Object.entries(last.params).map(([k, v]) => `${k}=${v}`).join(' ')} (ms; later visits: after the first):`);
       lines.push(renderTable(last.regions, [
-        { header: 'call path', value: (r) => r.callpath },
+        { header: 'call path', value: (r) => r.callpath, shrink: pathTail, min: 16, shrinkOrder: 0 },
         { header: 'visits', value: (r) => r.visits },
         { header: 'inclusive', value: (r) => ms(r.inclusiveMs), align: 'right' },
         { header: 'exclusive', value: (r) => ms(r.exclusiveMs), align: 'right' },
@@ -101,7 +103,7 @@ export async function experimentAction(specFile: string | undefined, options: Ex
         { header: 'cv', value: (r) => (r.later.cv === null ? '-' : r.later.cv.toFixed(2)), align: 'right' },
         { header: 'min', value: (r) => ms(r.later.minMs), align: 'right' },
         { header: 'max', value: (r) => ms(r.later.maxMs), align: 'right' },
-      ]));
+      ], tableLayout(options)));
       const v = summary.volume;
       lines.push('', `volume: summary ${v.summaryBytes.toLocaleString('en-US')} B, trace ring ${v.traceBytes.toLocaleString('en-US')} B; a full trace would take ${v.fullTraceBytes.toLocaleString('en-US')} B`);
     }

@@ -15,27 +15,27 @@ interface InstrumentCommandOptions extends InstrumentCliOptions {
 }
 
 export async function instrumentAction(file: string, options: InstrumentCommandOptions): Promise<void> {
-let modes: string[];
-try {
-  modes = parseModes(options.mode);
-} catch (error) {
-  throw new UserError((error as Error).message, 2);
-}
-const bytes = readWasmFile(file);
-const output = options.output ?? file.replace(/\.wasm$/, '') + `.${modes.join('+')}.wasm`;
-const sitesFile = options.sites ?? output.replace(/\.wasm$/, '') + '.sites.json';
-checkOutputFile(output);
-checkOutputFile(sitesFile);
-const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
-writeFileAtomic(output, result.bytes);
-// The table names the module it describes, so `taintlens run` can tell it is this one's.
-writeJsonAtomic(sitesFile, { ...result.sites, instrumented: { file: output, sha256: sha256Of(result.bytes) } });
-const summary = {
-  schema: 'taintlens/instrument@1', module: file, modes, output, sites: sitesFile,
-  functions: result.sites.functions.length, loops: result.sites.loops.length, calls: result.sites.calls.length,
-  bytes: { before: bytes.length, after: result.bytes.length },
-};
-emit(options.json === true, summary, () =>
-  `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
-  `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites`);
+  let modes: string[];
+  try {
+    modes = parseModes(options.mode);
+  } catch (error) {
+    throw new UserError((error as Error).message, 2);
+  }
+  const bytes = readWasmFile(file);
+  const output = options.output ?? file.replace(/\.wasm$/, '') + `.${modes.join('+')}.wasm`;
+  const sitesFile = options.sites ?? output.replace(/\.wasm$/, '') + '.sites.json';
+  checkOutputFile(output);
+  checkOutputFile(sitesFile);
+  const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
+  writeFileAtomic(output, result.bytes);
+  // The table names the module it describes, so `taintlens run` can tell it is this one's.
+  writeJsonAtomic(sitesFile, { ...result.sites, instrumented: { file: output, sha256: sha256Of(result.bytes) } });
+  const summary = {
+    schema: 'taintlens/instrument@1', module: file, modes, output, sites: sitesFile,
+    functions: result.sites.functions.length, loops: result.sites.loops.length, calls: result.sites.calls.length,
+    bytes: { before: bytes.length, after: result.bytes.length },
+  };
+  emit(options.json === true, summary, () =>
+    `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
+    `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites`);
 }

@@ -65,34 +65,34 @@ export function parseGrowthThreshold(text: string, params: readonly string[]): G
 }
 
 export function modelAction(file: string, options: ModelCommandOptions): void {
-const experiment = readMeasurements(file, options.format);
-// JSON Lines time is in ms (taintlens measure's); Extra-P's formats say nothing about units.
-const format = options.format ?? detectFormat(readInputText(file), file);
-const taint = options.taint ? readTaintReport(options.taint) : undefined;
-const metrics = [...new Set(experiment.series.map((series) => series.metric))];
-if (options.metric !== undefined && !metrics.includes(options.metric)) {
-  throw new UserError(`${file}: no metric "${options.metric}" (found: ${metrics.join(', ')})`);
-}
-const target = options.target !== undefined ? parseTarget(options.target, experiment.params) : undefined;
-const growth = options.growthThreshold !== undefined ? parseGrowthThreshold(options.growthThreshold, experiment.params) : DEFAULT_GROWTH;
-const count = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric).length;
-const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json && count >= 200);
-let report;
-try {
-  report = modelExperiment(experiment, {
-    aggregate: options.aggregate,
-    fit: options.fit,
-    metric: options.metric,
-    target,
-    growth,
-    taint,
-    timeInMs: format === 'jsonl',
-    onProgress: (callpath) => progress.tick(callpath),
-  });
-} finally {
-  progress.stop();
-}
-const document = modelsDocument(report, file);
-if (options.output) writeJsonAtomic(options.output, document);
-emit(options.json === true, document, () => renderModels(report, file, { wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() }));
+  const experiment = readMeasurements(file, options.format);
+  // JSON Lines time is in ms (taintlens measure's); Extra-P's formats say nothing about units.
+  const format = options.format ?? detectFormat(readInputText(file), file);
+  const taint = options.taint ? readTaintReport(options.taint) : undefined;
+  const metrics = [...new Set(experiment.series.map((series) => series.metric))];
+  if (options.metric !== undefined && !metrics.includes(options.metric)) {
+    throw new UserError(`${file}: no metric "${options.metric}" (found: ${metrics.join(', ')})`);
+  }
+  const target = options.target !== undefined ? parseTarget(options.target, experiment.params) : undefined;
+  const growth = options.growthThreshold !== undefined ? parseGrowthThreshold(options.growthThreshold, experiment.params) : DEFAULT_GROWTH;
+  const count = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric).length;
+  const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json && count >= 200);
+  let report;
+  try {
+    report = modelExperiment(experiment, {
+      aggregate: options.aggregate,
+      fit: options.fit,
+      metric: options.metric,
+      target,
+      growth,
+      taint,
+      timeInMs: format === 'jsonl',
+      onProgress: (callpath) => progress.tick(callpath),
+    });
+  } finally {
+    progress.stop();
+  }
+  const document = modelsDocument(report, file);
+  if (options.output) writeJsonAtomic(options.output, document);
+  emit(options.json === true, document, () => renderModels(report, file, { wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() }));
 }

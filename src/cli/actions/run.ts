@@ -5,7 +5,7 @@ import { parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { median } from '../../util/stats.js';
 import { parseMemoryLimitPages, type InstrumentCliOptions } from '../instrument-options.js';
 import { emit } from '../output.js';
-import { outputWidth } from '../../report/terminal.js';
+import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { schemaId } from '../../util/schema.js';
 import { passGuestStreams } from '../guest-streams.js';
 import { guestStreams } from '../../runtime/guest-output.js';
@@ -15,7 +15,7 @@ import { programBaseOf } from '../../runtime/instrumented-input.js';
 import { capMemory } from '../../runtime/memory-cap.js';
 import { spmdSummary, ranksTable } from '../../report/ranks-report.js';
 
-export async function runAction(file: string, options: RunCliOptions & InstrumentCliOptions, command: Command): Promise<void> {
+export async function runAction(file: string, options: RunCliOptions & InstrumentCliOptions & LayoutCliOptions, command: Command): Promise<void> {
   const run = parseRunOptions(options, command.args.slice(1));
   const limitPages = parseMemoryLimitPages(options);
   const original = readWasmFile(file);
@@ -39,6 +39,6 @@ export async function runAction(file: string, options: RunCliOptions & Instrumen
   emit(run.json, document, () => {
     const label = outcome.kind === 'wasi-command' ? 'exit code' : 'result';
     const text = `${label}${spmd ? ' (rank 0)' : ''}: ${JSON.stringify(first.result)}\ntime: ${document.timing.medianMs.toFixed(3)} ms (median of ${times.length}${spmd ? ', rank 0' : ''})`;
-    return spmd ? `${text}\n\n${ranksTable(spmd, outputWidth())}` : text;
+    return spmd ? `${text}\n\n${ranksTable(spmd, tableLayout(options).width)}` : text;
   });
 }

@@ -7,7 +7,9 @@ import { passGuestStreams } from '../guest-streams.js';
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
 import { loadLibrary, mergeLibraries, shippedLibraries } from '../../taint/library.js';
 import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
-import { renderTaintReport } from '../../taint/text.js';
+import { renderTaintReport, renderTaintSummary } from '../../taint/text.js';
+import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
+import { proseWidth } from '../../report/terminal.js';
 import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
 import { UserError } from '../../util/errors.js';
 import { rankNote } from '../../taint/rank-note.js';
@@ -26,7 +28,7 @@ function parseGranularity(text: string): ShadowGranularity {
   return found;
 }
 
-interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
+interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions, LayoutCliOptions {
   param: string[];
   library: string[];
   output?: string;
@@ -56,5 +58,8 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
   if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
   passGuestStreams(run.json, report);
-  emit(run.json, report, () => renderTaintReport(report, options.all === true, topInForce(options)) + rankNote(report));
+  const output = options.output;
+  emit(run.json, report, () => output !== undefined
+    ? renderTaintSummary(report, output)
+    : renderTaintReport(report, options.all === true, topInForce(options), tableLayout(options), options.wide ? Infinity : proseWidth()) + rankNote(report));
 }

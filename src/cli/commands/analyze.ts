@@ -10,5 +10,6 @@ export function registerAnalyze(program: Command): void {
     .requiredOption('--config <file>', 'analysis config (JSON; see docs/analyze.md)')
     .option('--out <dir>', 'folder for the report and the intermediate results; an interrupted analysis resumes in it', 'taintlens-analysis')
     .option('--json', 'print report.json instead of the summary')
+    .option('--wide', 'do not shorten call paths or fit the table to the terminal width')
     .action(onDemand(async () => (await import('../actions/analyze.js')).analyzeAction));
 }

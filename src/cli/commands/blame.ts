@@ -4,6 +4,7 @@ import { addRunOptions } from '../run-options.js';
 import { addInstrumentOptions } from '../instrument-options.js';
 import { UserError } from '../../util/errors.js';
 import { onDemand } from '../on-demand.js';
+import { addWideOption } from '../layout-options.js';
 
 function parsePositive(flag: string) {
   return (text: string): number => {
@@ -16,9 +17,9 @@ function parsePositive(flag: string) {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 function withSampling(command: Command): Command {
-  return addInstrumentOptions(addRunOptions(command
+  return addWideOption(addInstrumentOptions(addRunOptions(command
     .option('--period <n>', 'instructions between samples on average (default 4999)', parsePositive('--period'))
-    .option('-o, --output <file>', 'also write the JSON report to FILE')));
+    .option('-o, --output <file>', 'also write the JSON report to FILE'))));
 }
 
 export function registerBlame(program: Command): void {

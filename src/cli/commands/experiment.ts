@@ -17,6 +17,7 @@ export function registerExperiment(program: Command): void {
       .option('--status <dir>', 'report a SLURM campaign: each task and point done, pending, running, cancelled or failed')
       .option('--collect <dir>', 'merge the points a SLURM campaign measured into DIR/measurements.jsonl, each exactly once')
       .addOption(new Option('--slurm-task <record>', 'run one array task of a SLURM round (the job script does)').hideHelp())
+      .option('--wide', 'do not shorten call paths or fit the tables to the terminal width')
       .option('--json', 'machine-readable output'),
     null,
   ).action(onDemand(async () => (await import('../actions/experiment.js')).experimentAction));

@@ -8,5 +8,6 @@ export function registerOverhead(program: Command): void {
     .description("compare instrumentation modes on an experiment spec's points: runtime ÷ none, and whether each mode's models match the instruction counts")
     .option('--rounds <r>', 'alternating rounds (default: the spec\'s repetitions)')
     .option('--json', 'machine-readable output: {"modes":[{"mode","instrumentedFunctions","ratio"}],"models":{...}}')
+    .option('--wide', 'do not shorten call paths or fit the tables to the terminal width')
     .action(onDemand(async () => (await import('../actions/overhead.js')).overheadAction));
 }
