@@ -19,7 +19,7 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layo
   lines.push('', `ranked call paths at ${at(models.target)} (instructions: exact counts; ms: the time model's prediction):`);
   lines.push(renderTable(models.ranked, [
     { header: 'rank', value: (r) => r.rank, align: 'right' },
-    { header: 'call path', value: (r) => displayPath(r.callpath), shrink: pathTail, min: 16, max: 48, shrinkOrder: 0 },
+    { header: 'call path', value: (r) => displayPath(r.callpath), shrink: pathTail, min: 24, max: 48 },
     { header: 'instructions', value: (r) => r.instructions.model, shrink: 'wrap', min: 20 },
     { header: 'predicted', value: (r) => formatValue(r.instructions.prediction), align: 'right' },
     { header: 'share', value: (r) => formatShare(r.shareAtTarget), align: 'right' },
