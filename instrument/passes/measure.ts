@@ -7,7 +7,7 @@
 // mean and variance, min and max of the later visits. An optional ring buffer keeps the last N
 // visits (start, duration). Nothing is allocated and nothing else crosses into JS while the
 // program runs. Exact instruction counts per region come from the loop profiler (one
-// deterministic run), folded onto the same region call paths (src/experiment/regions.ts).
+// deterministic run), folded onto the same region call paths by the experiment (its regions.ts).
 import binaryen from 'binaryen';
 import { Func, Id, childSlots, idOf, addVar, i64Const, type Expr, type ChildSlot } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';

@@ -3,7 +3,7 @@
 // instruction count at its start; when the countdown goes below zero the rare sample path runs, in
 // Wasm: it appends a record — region, calling-context node (instrument/context-tree.ts), the
 // allocation log's length, the shadow stack pointer and the addresses the region's work is stored
-// to (evaluated from the static relations, src/blame/relations.ts) — and rearms the countdown with a
+// to (evaluated from the static relations, instrument/blame-relations.ts) — and rearms the countdown with a
 // deterministic jittered period (an LCG), so the same run gives the same samples and loop lengths
 // do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
@@ -14,8 +14,8 @@ import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
 import { walkFunction } from '../sample-walk.js';
-import { FunctionRelations, recordedStores } from '../../src/blame/relations.js';
-import type { AddressAst, FunctionFacts } from '../../src/blame/facts.js';
+import { FunctionRelations, recordedStores } from '../blame-relations.js';
+import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 
 /** One sample record: region, context node, allocation-log length, stack pointer, addresses. */
@@ -55,7 +55,7 @@ export interface SampleLayout {
   exports: { samples: string; dropped: string; allocations: string; allocationsDropped: string };
   /** Per global region id: function index, function-local region index, recorded store addresses. */
   regions: Array<{ function: number; index: number; recorded: Array<{ ptr: AddressAst; offset: number }> }>;
-  /** Per defined function: data-flow facts and regions (src/blame/facts.ts). */
+  /** Per defined function: data-flow facts and regions (instrument/flow-facts.ts). */
   functions: FunctionFacts[];
   /** memory.grow sites: the function that grows. */
   grows: Array<{ function: number }>;
