@@ -11,25 +11,9 @@
 import binaryen from 'binaryen';
 import { Func, Id, childSlots, idOf, addVar, i64Const, type Expr, type ChildSlot } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
-import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { ContextTree } from '../context-tree.js';
+import { REGION_RECORD, TRACE_ENTRY_BYTES, align8, type ContextTreeLayout } from '../layouts.js';
 import { RESERVED_PREFIX } from '../reserved-names.js';
-
-/** Byte offsets inside a region node, after the tree's header. */
-export const REGION_RECORD = {
-  children: NODE_HEADER.bytes,
-  visits: 32,
-  inclusive: 40,
-  exclusive: 48,
-  first: 56,
-  mean: 64,
-  m2: 72,
-  min: 80,
-  max: 88,
-  traced: 96,
-  ring: 104,
-} as const;
-/** One trace entry: start (ms since the run began) and duration (ms), both f64. */
-export const TRACE_ENTRY_BYTES = 16;
 
 export const CLOCK_IMPORT = { module: 'taintlens', name: 'clock' } as const;
 const CLOCK = 'taintlens$clock';

@@ -11,19 +11,14 @@
 import binaryen from 'binaryen';
 import { Block, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
-import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { ContextTree } from '../context-tree.js';
+import { ALLOC_RECORD, MAX_ADDRESSES, NODE_HEADER, SAMPLE_RECORD, align8, allocKindNumber, type ContextTreeLayout } from '../layouts.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
 import { walkFunction } from '../sample-walk.js';
 import { FunctionRelations, recordedStores } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 
-/** One sample record: region, context node, allocation-log length, stack pointer, addresses. */
-export const SAMPLE_RECORD = { region: 0, node: 4, allocs: 8, stack: 12, addresses: 16, size: 48 } as const;
-export const MAX_ADDRESSES = 8;
-/** One allocation-log record: kind, address, bytes, context node, old address (realloc), grow site. */
-export const ALLOC_RECORD = { kind: 0, address: 4, bytes: 8, node: 12, old: 16, site: 20, size: 24 } as const;
-export const ALLOC_KIND: Record<AllocatorKind | 'grow', number> = { alloc: 1, free: 2, realloc: 3, grow: 4 };
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -324,7 +319,7 @@ function finishFunction(
     epilogue.push(
       module.global.set(NAMES.depth, module.i32.sub(module.global.get(NAMES.depth, i32), module.i32.const(1))),
       module.if(module.i32.eqz(module.global.get(NAMES.depth, i32)), module.call(NAMES.log, [
-        module.i32.const(ALLOC_KIND[allocator.kind]), address, module.local.get(bytesLocal, i32), module.local.get(node, i32), module.local.get(oldLocal, i32), module.i32.const(-1),
+        module.i32.const(allocKindNumber(allocator.kind)), address, module.local.get(bytesLocal, i32), module.local.get(node, i32), module.local.get(oldLocal, i32), module.i32.const(-1),
       ], binaryen.none)),
     );
     const exitBlock = module.block(EXIT_LABEL, [body], resultType);
@@ -371,7 +366,7 @@ function addGrowWrapper(module: binaryen.Module): void {
     module.if(
       module.i32.and(module.i32.ne(get(RESULT), module.i32.const(-1)), module.i32.eqz(module.global.get(NAMES.depth, i32))),
       module.call(NAMES.log, [
-        module.i32.const(ALLOC_KIND.grow), module.i32.shl(get(RESULT), module.i32.const(16)), module.i32.shl(get(DELTA), module.i32.const(16)),
+        module.i32.const(allocKindNumber('grow')), module.i32.shl(get(RESULT), module.i32.const(16)), module.i32.shl(get(DELTA), module.i32.const(16)),
         module.global.get(TREE_NAMES.ctx, i32), module.i32.const(0), get(SITE),
       ], binaryen.none),
     ),
