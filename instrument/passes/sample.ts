@@ -9,7 +9,7 @@
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
 // memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
 import binaryen from 'binaryen';
-import { Block, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
+import { Block, Call, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree } from '../context-tree.js';
 import { ALLOC_RECORD, MAX_ADDRESSES, NODE_HEADER, SAMPLE_RECORD, align8, allocKindNumber, type ContextTreeLayout } from '../layouts.js';
@@ -155,7 +155,7 @@ export function applySampling(
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
     for (const [call, slot] of walked.callSlots) {
-      const own = binaryen.getExpressionId(call) === binaryen.CallId && (binaryen.getExpressionInfo(call) as unknown as { target: string }).target.startsWith(RESERVED_PREFIX);
+      const own = binaryen.getExpressionId(call) === binaryen.CallId && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     fn.callExprs.forEach((call, c) => {
@@ -166,9 +166,8 @@ export function applySampling(
     for (const grow of walked.growCalls) {
       facts.grows.push(grows.length);
       // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site).
-      const call = binaryen as unknown as { Call: { setTarget(e: Expr, t: string): void; appendOperand(e: Expr, o: Expr): number } };
-      call.Call.setTarget(grow, NAMES.grow);
-      call.Call.appendOperand(grow, module.i32.const(grows.length));
+      Call.setTarget(grow, NAMES.grow);
+      Call.appendOperand(grow, module.i32.const(grows.length));
       grows.push({ function: fn.site.index });
     }
     walked.regions.forEach((region, k) => {
@@ -385,10 +384,9 @@ function findStackPointer(module: binaryen.Module): { global: string; top: numbe
 }
 
 function localNames(func: number): string[] {
-  const api = (binaryen as unknown as { Function: unknown }).Function as { getNumLocals(f: number): number; hasLocalName(f: number, i: number): boolean; getLocalName(f: number, i: number): string };
   const names: string[] = [];
-  const count = api.getNumLocals(func);
-  for (let i = 0; i < count; i++) names.push(api.hasLocalName(func, i) ? api.getLocalName(func, i) : '');
+  const count = Func.getNumLocals(func);
+  for (let i = 0; i < count; i++) names.push(Func.hasLocalName(func, i) ? Func.getLocalName(func, i) : '');
   return names;
 }
 
