@@ -23,6 +23,7 @@ import { ContextTree, treeRootBytes } from '../context-tree.js';
 import { LOOP_PROFILE_NODE, LOOP_PROFILE_RECORD, align8 } from '../layouts.js';
 import { buildCfg } from '../cfg.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
+import type { PassDescriptor } from '../pass-contract.js';
 
 const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: CONTEXT_OVERFLOW_GLOBALS[0]!, enter: 'taintlens$enter' };
 const ENTER = TREE_NAMES.enter;
@@ -48,6 +49,18 @@ export function rootBytes(functions: number): number {
 }
 
 const ownFunctions = new Set([ENTER, MEMORY_GROW_FUNCTION]);
+
+export const loopsPass: PassDescriptor<LoopProfileLayout> = {
+  name: 'loops',
+  describe: 'loop profile: entries, iterations and instructions per loop and calling context',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: ['instrumentation-locals'],
+  order: {},
+  reserves: ['loops'],
+  siteRecord: 'LoopProfileLayout: the calling-context tree (base, size, root) and per function its node size and the instructions of its entry and loop-header regions',
+  regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
+  apply: ({ module, analysis, layout, instrumentationLocals }) => applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
+};
 
 /** `ownLocals` (when given) receives, per function, the counter and node locals this pass adds: later passes leave them alone. */
 export function applyLoopProfiler(

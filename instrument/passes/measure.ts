@@ -14,6 +14,7 @@ import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree } from '../context-tree.js';
 import { REGION_RECORD, TRACE_ENTRY_BYTES, align8, type ContextTreeLayout } from '../layouts.js';
 import { RESERVED_PREFIX } from '../reserved-names.js';
+import type { PassDescriptor } from '../pass-contract.js';
 
 export const CLOCK_IMPORT = { module: 'taintlens', name: 'clock' } as const;
 const CLOCK = 'taintlens$clock';
@@ -45,6 +46,18 @@ export interface MeasureLayout {
 export function measureRegions(options: MeasureOptions = {}): Array<{ name: string; bytes: number }> {
   return [{ name: 'measure', bytes: options.treeBytes ?? 16 << 20 }];
 }
+
+export const measurePass: PassDescriptor<MeasureLayout> = {
+  name: 'measure',
+  describe: 'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: [],
+  order: {},
+  reserves: ['measure'],
+  siteRecord: 'MeasureLayout: the region tree, its node size and trace length, and the region functions by site-table index',
+  regions: (options) => measureRegions(options.measure),
+  apply: ({ module, analysis, layout, options }) => applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
+};
 
 export function regionNodeBytes(trace: number): number {
   return align8(REGION_RECORD.ring + TRACE_ENTRY_BYTES * trace);

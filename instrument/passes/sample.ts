@@ -18,6 +18,7 @@ import { walkFunction } from '../sample-walk.js';
 import { FunctionRelations, recordedStores } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
+import type { PassDescriptor } from '../pass-contract.js';
 
 
 export const DEFAULT_PERIOD = 4999;
@@ -67,6 +68,18 @@ const NAMES = {
 };
 const TREE_NAMES = { ctx: 'taintlens$sctx', site: 'taintlens$ssite', next: 'taintlens$snext', overflow: 'taintlens$soverflow', enter: 'taintlens$senter' };
 const EXIT_LABEL = 'taintlens$sexit';
+
+export const samplePass: PassDescriptor<SampleLayout> = {
+  name: 'sample',
+  describe: 'sampled counters for variable blame: an in-Wasm instruction countdown records a sample (region, call path, store addresses) every ~N instructions, plus the allocation log',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: [],
+  order: {},
+  reserves: ['sample', 'samples', 'allocations'],
+  siteRecord: 'SampleLayout: period, context tree, sample and allocation buffers, per region its recorded store addresses, per function its flow facts (flow-facts.ts), allocators, shadow stack',
+  regions: (options) => sampleRegions({ ...(options.contextBytes ? { treeBytes: options.contextBytes } : {}), ...options.sample }),
+  apply: ({ module, analysis, layout, options }) => applySampling(module, analysis, layout.regions, layout.programBase, options.sample),
+};
 
 export function sampleRegions(options: SampleOptions = {}): Array<{ name: string; bytes: number }> {
   return [
