@@ -1,14 +1,16 @@
 // A cache of instrumented modules keyed by content: the hash of the input module, the modes, the
-// options and the instrumenter's own compiled code, so `loops` and `taint` of a large program do
-// not instrument it again on every call. Lives in node_modules/.cache/taintlens (or
+// options and the instrumenter's own code (every file the pipeline loads, found by following its
+// imports, and the Binaryen version), so `loops` and `taint` of a large program do not instrument
+// it again on every call. Lives in node_modules/.cache/taintlens (or
 // $TAINTLENS_CACHE; TAINTLENS_CACHE=off disables it). Small modules are not cached: instrumenting
 // them costs less than a cache entry's disk traffic. The cache is bounded (cache-limit.ts): least
 // recently used entries go once it holds more than 1 GiB ($TAINTLENS_CACHE_MAX_MB).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/util/atomic-write.js';
+import { moduleGraph } from '../src/util/module-graph.js';
 import { instrumentModule, type InstrumentOptions, type InstrumentResult } from './pipeline.js';
 import { cacheMaxBytes, pruneCache, touchEntry } from './cache-limit.js';
 
@@ -26,16 +28,16 @@ export interface CacheOptions {
 
 let codeHash: string | undefined;
 
-/** Hash of the instrumenter's code: a cache entry from another version of it is never used. */
+/** The pipeline's file beside this one: pipeline.ts in source, pipeline.js when built. */
+export const PIPELINE_ENTRY = join(here, `pipeline${extname(fileURLToPath(import.meta.url))}`);
+
+/**
+ * Hash of the instrumenter's code, every file the pipeline loads (instrument/, its passes and
+ * debug readers, the src/util modules they use) and the packages they import: a cache entry
+ * from another version of any of them is never used.
+ */
 function instrumenterHash(): string {
-  if (codeHash) return codeHash;
-  const hash = createHash('sha256');
-  for (const folder of [here, join(here, 'passes')]) {
-    for (const name of readdirSync(folder).sort()) {
-      if (/\.(js|ts)$/.test(name)) hash.update(name).update(readFileSync(join(folder, name)));
-    }
-  }
-  return (codeHash = hash.digest('hex'));
+  return (codeHash ??= moduleGraph(PIPELINE_ENTRY).hash);
 }
 
 function defaultDir(): string | null {
@@ -48,8 +50,9 @@ function defaultDir(): string | null {
   return join(root, 'node_modules', '.cache', 'taintlens');
 }
 
-export function cacheKey(bytes: Uint8Array, modes: string[], options: InstrumentOptions): string {
-  return createHash('sha256').update(instrumenterHash()).update(bytes).update(JSON.stringify({ modes, options })).digest('hex');
+/** `code` is the instrumenter's hash (tests pass that of a modified copy). */
+export function cacheKey(bytes: Uint8Array, modes: string[], options: InstrumentOptions, code = instrumenterHash()): string {
+  return createHash('sha256').update(code).update(bytes).update(JSON.stringify({ modes, options })).digest('hex');
 }
 
 /** instrumentModule, through the cache. `cached` says whether the result came from it. */

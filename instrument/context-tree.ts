@@ -13,13 +13,15 @@
 // Node layout: a header (function number, target, parent, call site, next sibling), then what the
 // pass keeps there (child-slot lists, counters). The root has one child slot per function (index
 // = 1-based function number) for entries from the host, indirect-call-free exports and callbacks.
+//
+// The node header, the tree's layout and its reader are in layouts.ts (no Binaryen there, for the
+// decoders); NODE_HEADER, align8 and ContextTreeLayout are re-exported for the taint pass's sinks.
 import binaryen from 'binaryen';
 import { childSlots, typeOf, type Expr, type ChildSlot } from './ir.js';
+import { ALIAS_BYTES, EXTERNAL_SITE, NODE_HEADER, align8, type ContextTreeLayout } from './layouts.js';
 
-export const NODE_HEADER = { func: 0, target: 4, parent: 8, site: 12, next: 16, bytes: 24 } as const;
-export const ALIAS_BYTES = 24;
-/** The call-site value meaning "entered from outside" (host, start function). */
-export const EXTERNAL_SITE = -1;
+export { NODE_HEADER, align8, type ContextTreeLayout } from './layouts.js';
+
 /** The scratch area at the end of the region: the largest node a full tree can still hand out. */
 export function scratchBytes(regionBytes: number): number {
   return Math.min(1 << 20, regionBytes >>> 3);
@@ -32,15 +34,6 @@ export interface ContextTreeNames {
   next: string;
   overflow: string;
   enter: string;
-}
-
-export interface ContextTreeLayout {
-  /** Address of the root node; function nodes follow in allocation order. */
-  base: number;
-  bytes: number;
-  rootBytes: number;
-  /** Exported globals: the allocation cursor (end of the used part) and the count of entries that found the tree full. */
-  exports: { next: string; overflow: string };
 }
 
 /** The root's child slots start at `rootSlots` and are indexed by 1-based function number. */
@@ -184,44 +177,4 @@ export class ContextTree {
     ], i32);
     module.addFunction(this.names.enter, binaryen.createType([i32, i32, i32, i32]), i32, [i32, i32, i32, i32, i32], body);
   }
-}
-
-/** A node read back from a copy of the tree's memory. */
-export interface RawContextNode {
-  address: number;
-  /** 0-based function number. */
-  functionIndex: number;
-  /** Parent node address (the root's address for entries from outside). */
-  parent: number;
-  /** Offset of the caller's child-slot list, or EXTERNAL_SITE. */
-  site: number;
-}
-
-/**
- * The real (non-alias) nodes of a tree, in allocation order (parents before children), from a
- * copy of its memory starting at `layout.base` and ending at the allocation cursor `next`.
- */
-export function readContextNodes(raw: Uint8Array, layout: ContextTreeLayout, next: number, nodeBytes: (functionIndex: number) => number): RawContextNode[] {
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const u32 = (address: number) => view.getUint32(address - layout.base, true);
-  const nodes: RawContextNode[] = [];
-  for (let address = layout.base + layout.rootBytes; address < next;) {
-    const functionIndex = u32(address + NODE_HEADER.func) - 1;
-    if (u32(address + NODE_HEADER.target) !== address) {
-      address += ALIAS_BYTES;
-      continue;
-    }
-    const size = nodeBytes(functionIndex);
-    if (!(size > 0)) throw new Error(`internal: corrupt context tree at ${address}`);
-    nodes.push({
-      address, functionIndex, parent: u32(address + NODE_HEADER.parent),
-      site: view.getInt32(address - layout.base + NODE_HEADER.site, true),
-    });
-    address += size;
-  }
-  return nodes;
-}
-
-export function align8(n: number): number {
-  return Math.ceil(n / 8) * 8;
 }

@@ -1,70 +1,29 @@
-// A typed layer over binaryen.js's expression API. The published typings miss the per-kind wrapper
-// classes (binaryen.Block, binaryen.Loop, ...) that exist at runtime, and their ExpressionIds enum
-// does not match the runtime numbering, so every pass goes through this module instead.
+// A typed layer over binaryen.js's expression API: expression kinds, operand slots in evaluation
+// order, branch targets, walks. It re-exports the typed wrapper of what binaryen.js's typings lack
+// (binaryen-api.ts: the per-kind classes, runtime numbering), so a pass imports its IR from here.
 import binaryen from 'binaryen';
+import { Block, Break, Call, CallIndirect, Loop, Switch, TupleMake, childAccessors, runtimeNumber, type Expr, type Type } from './binaryen-api.js';
 
-export type Expr = number;
-export type Type = number;
+export * from './binaryen-api.js';
 
 type Getter = (expr: Expr) => Expr;
 type Setter = (expr: Expr, child: Expr) => void;
 
-interface BlockApi { getName(e: Expr): string | null; setName(e: Expr, n: string): void; getNumChildren(e: Expr): number; getChildAt(e: Expr, i: number): Expr; setChildAt(e: Expr, i: number, c: Expr): void; }
-interface LoopApi { getName(e: Expr): string; getBody(e: Expr): Expr; setBody(e: Expr, c: Expr): void; }
-interface IfApi { getCondition(e: Expr): Expr; getIfTrue(e: Expr): Expr; getIfFalse(e: Expr): Expr; setCondition(e: Expr, c: Expr): void; setIfTrue(e: Expr, c: Expr): void; setIfFalse(e: Expr, c: Expr): void; }
-interface BreakApi { getName(e: Expr): string; getCondition(e: Expr): Expr; getValue(e: Expr): Expr; setCondition(e: Expr, c: Expr): void; setValue(e: Expr, c: Expr): void; }
-interface SwitchApi { getNames(e: Expr): string[]; getDefaultName(e: Expr): string; getCondition(e: Expr): Expr; getValue(e: Expr): Expr; setCondition(e: Expr, c: Expr): void; setValue(e: Expr, c: Expr): void; }
-interface OperandsApi { getNumOperands(e: Expr): number; getOperandAt(e: Expr, i: number): Expr; setOperandAt(e: Expr, i: number, c: Expr): void; }
-interface CallApi extends OperandsApi { getTarget(e: Expr): string; isReturn(e: Expr): boolean; }
-interface CallIndirectApi extends OperandsApi { getTarget(e: Expr): Expr; setTarget(e: Expr, c: Expr): void; getTable(e: Expr): string; isReturn(e: Expr): boolean; }
-interface LocalApi { getIndex(e: Expr): number; isTee(e: Expr): boolean; getValue(e: Expr): Expr; setValue(e: Expr, c: Expr): void; }
-interface GlobalApi { getName(e: Expr): string; getValue(e: Expr): Expr; setValue(e: Expr, c: Expr): void; }
-interface MemAccessApi { getOffset(e: Expr): number; setOffset(e: Expr, o: number): void; getBytes(e: Expr): number; getPtr(e: Expr): Expr; setPtr(e: Expr, c: Expr): void; getValue(e: Expr): Expr; setValue(e: Expr, c: Expr): void; isSigned(e: Expr): boolean; isAtomic(e: Expr): boolean; getAlign(e: Expr): number; }
-interface ConstApi { getValueI32(e: Expr): number; getValueI64(e: Expr): bigint; setValueI64(e: Expr, v: bigint): void; getValueF32(e: Expr): number; getValueF64(e: Expr): number; }
-interface UnaryApi { getOp(e: Expr): number; getValue(e: Expr): Expr; }
-interface BinaryApi { getOp(e: Expr): number; getLeft(e: Expr): Expr; getRight(e: Expr): Expr; }
-interface SelectApi { getIfTrue(e: Expr): Expr; getIfFalse(e: Expr): Expr; getCondition(e: Expr): Expr; }
-interface FunctionApi { getName(f: number): string; getParams(f: number): Type; getResults(f: number): Type; getNumVars(f: number): number; getVar(f: number, i: number): Type; getNumLocals(f: number): number; getBody(f: number): Expr; setBody(f: number, body: Expr): void; }
-
-const api = binaryen as unknown as Record<string, Record<string, (...args: never[]) => unknown>>;
-
-export const Block = api.Block as unknown as BlockApi;
-export const Loop = api.Loop as unknown as LoopApi;
-export const If = api.If as unknown as IfApi;
-export const Break = api.Break as unknown as BreakApi;
-export const Switch = api.Switch as unknown as SwitchApi;
-export const Call = api.Call as unknown as CallApi;
-export const CallIndirect = api.CallIndirect as unknown as CallIndirectApi;
-export const Drop = api.Drop as unknown as { getValue(e: Expr): Expr };
-export const LocalGet = api.LocalGet as unknown as LocalApi;
-export const LocalSet = api.LocalSet as unknown as LocalApi;
-export const GlobalGet = api.GlobalGet as unknown as GlobalApi;
-export const GlobalSet = api.GlobalSet as unknown as GlobalApi;
-export const Load = api.Load as unknown as MemAccessApi;
-export const Store = api.Store as unknown as MemAccessApi;
-export const Const = api.Const as unknown as ConstApi;
-export const Unary = api.Unary as unknown as UnaryApi;
-export const Binary = api.Binary as unknown as BinaryApi;
-export const Select = api.Select as unknown as SelectApi;
-export const Func = api.Function as unknown as FunctionApi;
-
-const runtimeIds = binaryen as unknown as Record<string, number>;
-
 /** Expression kinds, numbered as the running binaryen numbers them. */
 export const Id = {
-  Nop: runtimeIds.NopId!, Block: runtimeIds.BlockId!, If: runtimeIds.IfId!, Loop: runtimeIds.LoopId!,
-  Break: runtimeIds.BreakId!, Switch: runtimeIds.SwitchId!, Call: runtimeIds.CallId!, CallIndirect: runtimeIds.CallIndirectId!,
-  LocalGet: runtimeIds.LocalGetId!, LocalSet: runtimeIds.LocalSetId!, GlobalGet: runtimeIds.GlobalGetId!, GlobalSet: runtimeIds.GlobalSetId!,
-  Load: runtimeIds.LoadId!, Store: runtimeIds.StoreId!, Const: runtimeIds.ConstId!, Unary: runtimeIds.UnaryId!, Binary: runtimeIds.BinaryId!,
-  Select: runtimeIds.SelectId!, Drop: runtimeIds.DropId!, Return: runtimeIds.ReturnId!, MemorySize: runtimeIds.MemorySizeId!,
-  MemoryGrow: runtimeIds.MemoryGrowId!, Unreachable: runtimeIds.UnreachableId!,
-  SIMDExtract: runtimeIds.SIMDExtractId!, SIMDReplace: runtimeIds.SIMDReplaceId!, SIMDShuffle: runtimeIds.SIMDShuffleId!,
-  SIMDTernary: runtimeIds.SIMDTernaryId!, SIMDShift: runtimeIds.SIMDShiftId!, SIMDLoad: runtimeIds.SIMDLoadId!,
-  SIMDLoadStoreLane: runtimeIds.SIMDLoadStoreLaneId!, MemoryInit: runtimeIds.MemoryInitId!, DataDrop: runtimeIds.DataDropId!,
-  MemoryCopy: runtimeIds.MemoryCopyId!, MemoryFill: runtimeIds.MemoryFillId!, RefNull: runtimeIds.RefNullId!,
-  RefIsNull: runtimeIds.RefIsNullId!, RefFunc: runtimeIds.RefFuncId!, RefEq: runtimeIds.RefEqId!, RefAs: runtimeIds.RefAsId!,
-  TableGet: runtimeIds.TableGetId!, TableSet: runtimeIds.TableSetId!, TableSize: runtimeIds.TableSizeId!, TableGrow: runtimeIds.TableGrowId!,
-  TupleMake: runtimeIds.TupleMakeId!, TupleExtract: runtimeIds.TupleExtractId!,
+  Nop: runtimeNumber('NopId'), Block: runtimeNumber('BlockId'), If: runtimeNumber('IfId'), Loop: runtimeNumber('LoopId'),
+  Break: runtimeNumber('BreakId'), Switch: runtimeNumber('SwitchId'), Call: runtimeNumber('CallId'), CallIndirect: runtimeNumber('CallIndirectId'),
+  LocalGet: runtimeNumber('LocalGetId'), LocalSet: runtimeNumber('LocalSetId'), GlobalGet: runtimeNumber('GlobalGetId'), GlobalSet: runtimeNumber('GlobalSetId'),
+  Load: runtimeNumber('LoadId'), Store: runtimeNumber('StoreId'), Const: runtimeNumber('ConstId'), Unary: runtimeNumber('UnaryId'), Binary: runtimeNumber('BinaryId'),
+  Select: runtimeNumber('SelectId'), Drop: runtimeNumber('DropId'), Return: runtimeNumber('ReturnId'), MemorySize: runtimeNumber('MemorySizeId'),
+  MemoryGrow: runtimeNumber('MemoryGrowId'), Unreachable: runtimeNumber('UnreachableId'),
+  SIMDExtract: runtimeNumber('SIMDExtractId'), SIMDReplace: runtimeNumber('SIMDReplaceId'), SIMDShuffle: runtimeNumber('SIMDShuffleId'),
+  SIMDTernary: runtimeNumber('SIMDTernaryId'), SIMDShift: runtimeNumber('SIMDShiftId'), SIMDLoad: runtimeNumber('SIMDLoadId'),
+  SIMDLoadStoreLane: runtimeNumber('SIMDLoadStoreLaneId'), MemoryInit: runtimeNumber('MemoryInitId'), DataDrop: runtimeNumber('DataDropId'),
+  MemoryCopy: runtimeNumber('MemoryCopyId'), MemoryFill: runtimeNumber('MemoryFillId'), RefNull: runtimeNumber('RefNullId'),
+  RefIsNull: runtimeNumber('RefIsNullId'), RefFunc: runtimeNumber('RefFuncId'), RefEq: runtimeNumber('RefEqId'), RefAs: runtimeNumber('RefAsId'),
+  TableGet: runtimeNumber('TableGetId'), TableSet: runtimeNumber('TableSetId'), TableSize: runtimeNumber('TableSizeId'), TableGrow: runtimeNumber('TableGrowId'),
+  TupleMake: runtimeNumber('TupleMakeId'), TupleExtract: runtimeNumber('TupleExtractId'),
 } as const;
 
 const idNames = new Map<number, string>(Object.entries(Id).map(([name, id]) => [id, name]));
@@ -87,12 +46,7 @@ export interface ChildSlot {
   replace(child: Expr): void;
 }
 
-const field = (cls: string, name: string): [Getter, Setter] => {
-  const c = api[cls] as unknown as Record<string, (e: Expr, v?: Expr) => Expr>;
-  const get = c[`get${name}`]!;
-  const set = c[`set${name}`]!;
-  return [(e) => get(e), (e, v) => void set(e, v)];
-};
+const field = (cls: string, name: string): [Getter, Setter] => childAccessors(cls, name);
 
 /** Child fields per kind, in evaluation order (the order Wasm's stack machine runs them). */
 const fixedFields = new Map<number, Array<[Getter, Setter]>>([
@@ -148,7 +102,7 @@ export function childSlots(expr: Expr): ChildSlot[] {
     return slots;
   }
   if (id === Id.Call || id === Id.CallIndirect || id === Id.TupleMake) {
-    const ops = (id === Id.Call ? Call : id === Id.CallIndirect ? CallIndirect : (api.TupleMake as unknown as OperandsApi));
+    const ops = (id === Id.Call ? Call : id === Id.CallIndirect ? CallIndirect : TupleMake);
     const count = ops.getNumOperands(expr);
     for (let i = 0; i < count; i++) {
       slots.push({ expr: ops.getOperandAt(expr, i), replace: (c) => ops.setOperandAt(expr, i, c) });
@@ -219,22 +173,8 @@ export function expandType(type: Type): Type[] {
   return binaryen.expandType(type);
 }
 
-/** Adds a local to a function and returns its index (binaryen.js has the C call but no wrapper). */
-export function addVar(func: number, type: Type): number {
-  return (binaryen as unknown as { _BinaryenFunctionAddVar(f: number, t: Type): number })._BinaryenFunctionAddVar(func, type);
-}
-
 /** Counts an expression as Wasm instructions: everything but block and nop (pure structure). */
 export function isCountedInstruction(expr: Expr): boolean {
   const id = idOf(expr);
   return id !== Id.Block && id !== Id.Nop;
-}
-
-/** `i64.const` (binaryen 132 takes one bigint; the typings still say low/high). */
-export function i64Const(module: binaryen.Module, value: number | bigint): Expr {
-  return (module.i64.const as unknown as (v: bigint) => Expr)(BigInt(value));
-}
-
-export function setConstI64(expr: Expr, value: number | bigint): void {
-  (binaryen as unknown as { Const: { setValueI64(e: Expr, v: bigint): void } }).Const.setValueI64(expr, BigInt(value));
 }

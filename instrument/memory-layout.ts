@@ -16,7 +16,7 @@
 import binaryen from 'binaryen';
 import { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL } from './reserved-names.js';
 import { PAGE, initialRealPages, type MemoryLayout, type Placement } from './memory-plan.js';
-import { Id, childSlots, idOf, Func, Load, Store, addVar, i64Const, typeOf, type Expr } from './ir.js';
+import { Id, childSlots, idOf, Func, Load, Store, SIMDLoad, SIMDLoadStoreLane, MemoryGrow, addVar, i64Const, typeOf, type Expr } from './ir.js';
 
 const MAX_PAGES = 65536;
 
@@ -124,8 +124,7 @@ const ACCESS_IDS = new Set<number>([Id.Load, Id.Store, Id.SIMDLoad, Id.SIMDLoadS
 
 function relocateAccess(module: binaryen.Module, func: number, expr: Expr, base: number): void {
   const id = idOf(expr);
-  const api = binaryen as unknown as Record<string, { getOffset(e: Expr): number; setOffset(e: Expr, o: number): void }>;
-  const accessor = id === Id.Load ? api.Load : id === Id.Store ? api.Store : id === Id.SIMDLoad ? api.SIMDLoad : id === Id.SIMDLoadStoreLane ? api.SIMDLoadStoreLane : null;
+  const accessor = id === Id.Load ? Load : id === Id.Store ? Store : id === Id.SIMDLoad ? SIMDLoad : id === Id.SIMDLoadStoreLane ? SIMDLoadStoreLane : null;
   if (accessor) {
     // Binaryen returns offsets past 2 GiB as negative numbers.
     const offset = (accessor.getOffset(expr) >>> 0) + base;
@@ -163,7 +162,7 @@ function rewriteMemoryOps(module: binaryen.Module, root: Expr, checks: BoundsChe
     if (id === Id.MemorySize) return module.global.get(PROGRAM_PAGES_GLOBAL, binaryen.i32);
     if (relocate && ACCESS_IDS.has(id)) relocate(expr);
     if (id === Id.MemoryGrow) {
-      const delta = (binaryen as unknown as { MemoryGrow: { getDelta(e: Expr): Expr } }).MemoryGrow.getDelta(expr);
+      const delta = MemoryGrow.getDelta(expr);
       return module.call(MEMORY_GROW_FUNCTION, [delta], binaryen.i32);
     }
     checks?.check(expr);
@@ -189,15 +188,14 @@ class BoundsChecker {
     // block would leave the access typed unreachable with no unreachable child: invalid).
     if (typeOf(expr) === binaryen.unreachable) return;
     const id = idOf(expr);
-    const api = binaryen as unknown as Record<string, { getOp(e: Expr): number; getOffset(e: Expr): number }>;
     if (id === Id.Load || id === Id.Store) {
       const access = id === Id.Load ? Load : Store;
       if (access.isAtomic(expr)) return;
       this.guardPointer(expr, (access.getOffset(expr) >>> 0) + access.getBytes(expr));
     } else if (id === Id.SIMDLoad) {
-      this.guardPointer(expr, (api.SIMDLoad!.getOffset(expr) >>> 0) + SIMD_LOAD_BYTES[api.SIMDLoad!.getOp(expr)]!);
+      this.guardPointer(expr, (SIMDLoad.getOffset(expr) >>> 0) + SIMD_LOAD_BYTES[SIMDLoad.getOp(expr)]!);
     } else if (id === Id.SIMDLoadStoreLane) {
-      this.guardPointer(expr, (api.SIMDLoadStoreLane!.getOffset(expr) >>> 0) + LANE_BYTES[api.SIMDLoadStoreLane!.getOp(expr) % 4]!);
+      this.guardPointer(expr, (SIMDLoadStoreLane.getOffset(expr) >>> 0) + LANE_BYTES[SIMDLoadStoreLane.getOp(expr) % 4]!);
     } else if (id === Id.MemoryCopy || id === Id.MemoryFill || id === Id.MemoryInit) {
       this.guardRange(expr, id);
     }

@@ -1,64 +1,25 @@
-// Composes instrumentation passes by name (`--mode loops`, later `taint,loops`, ...): reads the
-// module once, builds the site table, gives every pass its reserved memory, and emits one module.
-import binaryen from 'binaryen';
+// Composes instrumentation passes by mode name (`--mode loops`, `loops,taint`, ...): reads the
+// module once, builds the site table, orders and checks the passes through their descriptors
+// (pass-registry.ts), gives every pass its reserved memory, and emits one module.
 import { readModule, emitModule } from './module-io.js';
-import { analyzeModule, type ModuleAnalysis, type SiteTable } from './sites.js';
-import { applyMemoryLayout, planMemoryLayout, type LayoutOptions, type MemoryLayout, type RegionRequest } from './memory-layout.js';
+import { analyzeModule, type SiteTable } from './sites.js';
+import { applyMemoryLayout, planMemoryLayout, type MemoryLayout } from './memory-layout.js';
 import { finishBinary } from './binary-patch.js';
-import { applyLoopProfiler, type LoopProfileLayout } from './passes/loops.js';
-import { applyTaint, taintRegions, type TaintOptions } from './passes/taint.js';
-import { applyMeasurement, measureRegions, type MeasureLayout, type MeasureOptions } from './passes/measure.js';
-import { applySampling, sampleRegions, type SampleOptions } from './passes/sample.js';
+import type { LoopProfileLayout } from './passes/loops.js';
+import type { MeasureLayout } from './passes/measure.js';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { UnsupportedExpression } from './ir.js';
 import { refuseInstrumented } from './instrumented.js';
 import { attachSourceLocations } from './debug/attach.js';
 import { programExpressions, type InstrumentationLocals } from './program-expressions.js';
-import type { Expr } from './ir.js';
+import type { InstrumentOptions } from './pass-contract.js';
+import { passRegistry } from './pass-registry.js';
 
-export interface InstrumentOptions extends LayoutOptions {
-  /** Bytes reserved for the calling-context tree of the loop profiler or of the taint pass's loop sinks (default 16 MiB). */
-  contextBytes?: number;
-  /** The measurement pass: which functions are regions, trace length. */
-  measure?: MeasureOptions;
-  /** Source map text for a module whose .wasm.map is not on disk beside it (the AS transform). */
-  sourceMap?: string;
-}
-
-export interface PassContext {
-  module: binaryen.Module;
-  analysis: ModuleAnalysis;
-  layout: MemoryLayout;
-  options: InstrumentOptions;
-  /** The program's own accesses and calls, given to the last pass when others ran before it. */
-  program?: Set<Expr>;
-  /** Locals earlier passes added for their own data only (filled by them, read by taint). */
-  instrumentationLocals: InstrumentationLocals;
-}
-
-export interface InstrumentationPass {
-  name: string;
-  describe: string;
-  regions(options: InstrumentOptions): RegionRequest[];
-  apply(context: PassContext): unknown;
-}
-
-const passes = new Map<string, InstrumentationPass>();
-
-export function registerPass(pass: InstrumentationPass): void {
-  passes.set(pass.name, pass);
-}
+export type { InstrumentOptions, PassContext, PassDescriptor } from './pass-contract.js';
 
 export function availableModes(): string[] {
-  return [...passes.keys()];
+  return passRegistry.names();
 }
-
-registerPass({
-  name: 'loops',
-  describe: 'loop profile: entries, iterations and instructions per loop and calling context',
-  regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
-  apply: ({ module, analysis, layout, instrumentationLocals }) => applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
-});
 
 export interface InstrumentedSites extends SiteTable {
   schema: string;
@@ -73,13 +34,9 @@ export interface InstrumentResult {
   sites: InstrumentedSites;
 }
 
+/** `loops,taint` → the modes as given, duplicates dropped; throws when one is unknown or they cannot compose. */
 export function parseModes(text: string): string[] {
-  const modes = text.split(',').map((m) => m.trim()).filter(Boolean);
-  for (const mode of modes) {
-    if (!passes.has(mode)) throw new Error(`unknown mode '${mode}' (available: ${availableModes().join(', ')})`);
-  }
-  if (modes.length === 0) throw new Error('no instrumentation mode given');
-  return [...new Set(modes)];
+  return passRegistry.parse(text);
 }
 
 export function siteTableOf(bytes: Uint8Array, file: string): SiteTable {
@@ -97,14 +54,20 @@ export function siteTableOf(bytes: Uint8Array, file: string): SiteTable {
 
 export function instrumentModule(bytes: Uint8Array, file: string, modes: string[], options: InstrumentOptions = {}): InstrumentResult {
   refuseInstrumented(bytes, file);
+  const chosen = passRegistry.compose(modes);
   const module = readModule(bytes, file);
   try {
     const analysis = analyzeModule(module);
     attachSourceLocations(analysis.table, bytes, file, options.sourceMap, analysis.functions);
-    // Taint runs last: it must see the others' code to leave it alone, and they cannot follow its flattening.
-    const chosen = modes.map((mode) => passes.get(mode)!).sort((a, b) => Number(a.name === 'taint') - Number(b.name === 'taint'));
-    const program = chosen.length > 1 && chosen.at(-1)!.name === 'taint' ? programExpressions(analysis) : undefined;
-    const requests = chosen.flatMap((pass) => pass.regions(options));
+    // The program's own accesses and calls, recorded before any pass, for a pass that runs after others.
+    const wantsProgram = (index: number) => index > 0 && chosen[index]!.requires.includes('program-expressions');
+    const program = chosen.some((_, index) => wantsProgram(index)) ? programExpressions(analysis) : undefined;
+    const requests = chosen.flatMap((pass) => {
+      const regions = pass.regions(options);
+      const undeclared = regions.find((region) => !pass.reserves.includes(region.name));
+      if (undeclared) throw new Error(`internal: pass ${pass.name} asks for region '${undeclared.name}', which its descriptor does not reserve`);
+      return regions;
+    });
     let layout: MemoryLayout | null = null;
     if (requests.length > 0) {
       layout = planMemoryLayout(module, requests, options);
@@ -112,9 +75,9 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
     }
     const results: InstrumentedSites['passes'] = {};
     const instrumentationLocals: InstrumentationLocals = new Map();
-    for (const pass of chosen) {
-      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: pass === chosen.at(-1) ? program : undefined, instrumentationLocals });
-    }
+    chosen.forEach((pass, index) => {
+      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: wantsProgram(index) ? program : undefined, instrumentationLocals });
+    });
     let out = emitModule(module, `mode ${modes.join(',')}`);
     if (layout) out = finishBinary(out, layout);
     return {
@@ -136,29 +99,3 @@ function describeFailure(file: string, error: unknown): Error {
   if (!(error instanceof Error) && typeof error === 'object') return fileError(file, 'Binaryen failed on this module (a C++ exception without a message)');
   return fileError(file, messageOf(error));
 }
-
-registerPass({
-  name: 'taint',
-  describe: 'dynamic taint: which marked parameters reach each loop exit condition and branch',
-  regions: (options) => {
-    const taint = (options as InstrumentOptions & { taint?: TaintOptions }).taint;
-    return taintRegions(taint?.sinkBytes ?? 4 << 20, taint?.granularity, taint?.contextBytes ?? options.contextBytes);
-  },
-  apply: ({ module, analysis, layout, options, program, instrumentationLocals }) =>
-    applyTaint(module, analysis, layout, (options as InstrumentOptions & { taint?: TaintOptions }).taint, program && { expressions: program, locals: instrumentationLocals }),
-});
-
-registerPass({
-  name: 'measure',
-  describe: 'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
-  regions: (options) => measureRegions(options.measure),
-  apply: ({ module, analysis, layout, options }) => applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
-});
-
-registerPass({
-  name: 'sample',
-  describe: 'sampled counters for variable blame: an in-Wasm instruction countdown records a sample (region, call path, store addresses) every ~N instructions, plus the allocation log',
-  regions: (options) => sampleRegions({ ...(options.contextBytes ? { treeBytes: options.contextBytes } : {}), ...(options as InstrumentOptions & { sample?: SampleOptions }).sample }),
-  apply: ({ module, analysis, layout, options }) =>
-    applySampling(module, analysis, layout.regions, layout.programBase, (options as InstrumentOptions & { sample?: SampleOptions }).sample),
-});

@@ -2,7 +2,7 @@
 // straight-line regions (a region starts at function entry, at a loop header, in each `if` arm and
 // after an instruction that may branch away; code after a construct nothing escapes from continues
 // the region before it, as in passes/loops.ts) with their instruction counts, and records the
-// function's data flow as plain facts (src/blame/facts.ts) tagged with their region. Nothing is
+// function's data flow as plain facts (instrument/flow-facts.ts) tagged with their region. Nothing is
 // changed here: the placements are returned and the pass applies them once it knows each region's
 // sample record.
 import binaryen from 'binaryen';
@@ -12,8 +12,8 @@ import {
 } from './ir.js';
 import { buildCfg } from './cfg.js';
 import { MEMORY_GROW_FUNCTION } from './reserved-names.js';
-import type { AddressAst, AddressOp, FlowFact, FlowTarget } from '../src/blame/facts.js';
-import { baseLocal, callSource, growSource, localSource } from '../src/blame/facts.js';
+import type { AddressAst, AddressOp, FlowFact, FlowTarget } from './flow-facts.js';
+import { baseLocal, callSource, growSource, localSource } from './flow-facts.js';
 
 export interface WalkedRegion {
   /** Index among the function's regions. */

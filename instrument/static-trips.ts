@@ -19,7 +19,7 @@
 import binaryen from 'binaryen';
 import {
   Block, Break, Call, CallIndirect, Const, Func, GlobalGet, Id, If, LocalGet, LocalSet, Loop, Select, Switch,
-  Binary, Unary, childSlots, expandType, idOf, typeOf, walkPostOrder, type Expr,
+  Binary, Unary, childSlots, expandType, idOf, runtimeNumber, typeOf, walkPostOrder, type Expr,
 } from './ir.js';
 
 const TOP = Symbol('unknown');
@@ -379,8 +379,7 @@ function lower(root: Expr, globals: Map<string, Val>): Node {
   return go(root);
 }
 
-const B = binaryen as unknown as Record<string, number>;
-const op = (name: string) => B[name]!;
+const op = runtimeNumber;
 
 const I32 = {
   add: op('AddInt32'), sub: op('SubInt32'), mul: op('MulInt32'), and: op('AndInt32'), or: op('OrInt32'), xor: op('XorInt32'),
@@ -524,10 +523,9 @@ export function indirectCallCandidates(module: binaryen.Module, calls: Expr[], f
   }
   const segments = new Map<string, string[]>();
   try {
-    const count = (module as unknown as { getNumElementSegments(): number }).getNumElementSegments();
+    const count = module.getNumElementSegments();
     for (let i = 0; i < count; i++) {
-      const seg = (module as unknown as { getElementSegmentByIndex(i: number): number }).getElementSegmentByIndex(i);
-      const info = binaryen.getElementSegmentInfo(seg) as unknown as { table: string; data: string[] };
+      const info = binaryen.getElementSegmentInfo(module.getElementSegmentByIndex(i));
       if (!info.table) continue; // passive: only table.init puts it in a table (unsupported instruction)
       segments.set(info.table, [...(segments.get(info.table) ?? []), ...info.data]);
     }
@@ -552,10 +550,9 @@ export function indirectCallCandidates(module: binaryen.Module, calls: Expr[], f
     }
     return groups;
   };
-  const api = CallIndirect as unknown as { getTable(e: Expr): string; getParams(e: Expr): number; getResults(e: Expr): number };
   return calls.map((call) => {
-    const table = api.getTable(call);
+    const table = CallIndirect.getTable(call);
     if (anyWrite || changing.has(table)) return null;
-    return groupsOf(table).get(`${api.getParams(call)}:${api.getResults(call)}`) ?? [];
+    return groupsOf(table).get(`${CallIndirect.getParams(call)}:${CallIndirect.getResults(call)}`) ?? [];
   });
 }

@@ -19,14 +19,11 @@ import {
 import type { FunctionAnalysis, ModuleAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
 import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
-import { ContextTree, align8, treeRootBytes, ALIAS_BYTES, EXTERNAL_SITE } from '../context-tree.js';
-
-export { ALIAS_BYTES, EXTERNAL_SITE };
+import { ContextTree, treeRootBytes } from '../context-tree.js';
+import { LOOP_PROFILE_NODE, LOOP_PROFILE_RECORD, align8 } from '../layouts.js';
 import { buildCfg } from '../cfg.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
-
-export const NODE = { func: 0, target: 4, parent: 8, site: 12, next: 16, calls: 24, instructions: 32, loops: 40 } as const;
-export const LOOP_RECORD = { entries: 0, headers: 8, instructions: 16, size: 24 } as const;
+import type { PassDescriptor } from '../pass-contract.js';
 
 const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: CONTEXT_OVERFLOW_GLOBALS[0]!, enter: 'taintlens$enter' };
 const ENTER = TREE_NAMES.enter;
@@ -43,21 +40,33 @@ export interface LoopProfileLayout {
 }
 
 export function nodeBytes(loops: number, calls: number): number {
-  return align8(NODE.loops + LOOP_RECORD.size * loops + 4 * calls);
+  return align8(LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loops + 4 * calls);
 }
 
 /** The root's child slots are indexed by 1-based function number (0 marks the root itself). */
 export function rootBytes(functions: number): number {
-  return treeRootBytes(NODE.loops, functions);
+  return treeRootBytes(LOOP_PROFILE_NODE.loops, functions);
 }
 
 const ownFunctions = new Set([ENTER, MEMORY_GROW_FUNCTION]);
+
+export const loopsPass: PassDescriptor<LoopProfileLayout> = {
+  name: 'loops',
+  describe: 'loop profile: entries, iterations and instructions per loop and calling context',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: ['instrumentation-locals'],
+  order: {},
+  reserves: ['loops'],
+  siteRecord: 'LoopProfileLayout: the calling-context tree (base, size, root) and per function its node size and the instructions of its entry and loop-header regions',
+  regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
+  apply: ({ module, analysis, layout, instrumentationLocals }) => applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
+};
 
 /** `ownLocals` (when given) receives, per function, the counter and node locals this pass adds: later passes leave them alone. */
 export function applyLoopProfiler(
   module: binaryen.Module, analysis: ModuleAnalysis, region: { base: number; bytes: number }, ownLocals?: InstrumentationLocals,
 ): LoopProfileLayout {
-  const tree = new ContextTree(module, TREE_NAMES, region, NODE.loops, analysis.functions.length);
+  const tree = new ContextTree(module, TREE_NAMES, region, LOOP_PROFILE_NODE.loops, analysis.functions.length);
   const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
   const functions = analysis.functions.map((fn) => {
     if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
@@ -193,7 +202,7 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
       slot.replace(module.br(EXIT_LABEL, 0, value));
     }
     if ((id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) || id === Id.CallIndirect) {
-      tree.announceBefore(slot, expr, NODE.loops + LOOP_RECORD.size * loopCount + 4 * callIndex.get(expr)!, tempOf);
+      tree.announceBefore(slot, expr, LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loopCount + 4 * callIndex.get(expr)!, tempOf);
     }
     if (dead(expr)) current = null;
     else if (id === Id.Break && escapes.size > 0 && current) current = startAfter(slot, expr, loop);
@@ -216,15 +225,15 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
   const addInto = (offset: number, value: Expr) =>
     module.i64.store(offset, 8, node(), module.i64.add(module.i64.load(offset, 8, node()), value));
   const flush: Expr[] = [
-    addInto(NODE.calls, i64Const(module, 1)),
-    addInto(NODE.instructions, module.local.get(fnAcc, i64)),
+    addInto(LOOP_PROFILE_NODE.calls, i64Const(module, 1)),
+    addInto(LOOP_PROFILE_NODE.instructions, module.local.get(fnAcc, i64)),
   ];
   loopLocals.forEach((locals, k) => {
-    const at = NODE.loops + LOOP_RECORD.size * k;
+    const at = LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * k;
     flush.push(
-      addInto(at + LOOP_RECORD.entries, module.local.get(locals.entries, i64)),
-      addInto(at + LOOP_RECORD.headers, module.local.get(locals.headers, i64)),
-      addInto(at + LOOP_RECORD.instructions, module.local.get(locals.acc, i64)),
+      addInto(at + LOOP_PROFILE_RECORD.entries, module.local.get(locals.entries, i64)),
+      addInto(at + LOOP_PROFILE_RECORD.headers, module.local.get(locals.headers, i64)),
+      addInto(at + LOOP_PROFILE_RECORD.instructions, module.local.get(locals.acc, i64)),
     );
   });
   flush.push(tree.epilogue(parentLocal));

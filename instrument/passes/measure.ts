@@ -7,29 +7,14 @@
 // mean and variance, min and max of the later visits. An optional ring buffer keeps the last N
 // visits (start, duration). Nothing is allocated and nothing else crosses into JS while the
 // program runs. Exact instruction counts per region come from the loop profiler (one
-// deterministic run), folded onto the same region call paths (src/experiment/regions.ts).
+// deterministic run), folded onto the same region call paths by the experiment (its regions.ts).
 import binaryen from 'binaryen';
 import { Func, Id, childSlots, idOf, addVar, i64Const, type Expr, type ChildSlot } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
-import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { ContextTree } from '../context-tree.js';
+import { REGION_RECORD, TRACE_ENTRY_BYTES, align8, type ContextTreeLayout } from '../layouts.js';
 import { RESERVED_PREFIX } from '../reserved-names.js';
-
-/** Byte offsets inside a region node, after the tree's header. */
-export const REGION_RECORD = {
-  children: NODE_HEADER.bytes,
-  visits: 32,
-  inclusive: 40,
-  exclusive: 48,
-  first: 56,
-  mean: 64,
-  m2: 72,
-  min: 80,
-  max: 88,
-  traced: 96,
-  ring: 104,
-} as const;
-/** One trace entry: start (ms since the run began) and duration (ms), both f64. */
-export const TRACE_ENTRY_BYTES = 16;
+import type { PassDescriptor } from '../pass-contract.js';
 
 export const CLOCK_IMPORT = { module: 'taintlens', name: 'clock' } as const;
 const CLOCK = 'taintlens$clock';
@@ -61,6 +46,18 @@ export interface MeasureLayout {
 export function measureRegions(options: MeasureOptions = {}): Array<{ name: string; bytes: number }> {
   return [{ name: 'measure', bytes: options.treeBytes ?? 16 << 20 }];
 }
+
+export const measurePass: PassDescriptor<MeasureLayout> = {
+  name: 'measure',
+  describe: 'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: [],
+  order: {},
+  reserves: ['measure'],
+  siteRecord: 'MeasureLayout: the region tree, its node size and trace length, and the region functions by site-table index',
+  regions: (options) => measureRegions(options.measure),
+  apply: ({ module, analysis, layout, options }) => applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
+};
 
 export function regionNodeBytes(trace: number): number {
   return align8(REGION_RECORD.ring + TRACE_ENTRY_BYTES * trace);

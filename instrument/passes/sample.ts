@@ -3,27 +3,23 @@
 // instruction count at its start; when the countdown goes below zero the rare sample path runs, in
 // Wasm: it appends a record — region, calling-context node (instrument/context-tree.ts), the
 // allocation log's length, the shadow stack pointer and the addresses the region's work is stored
-// to (evaluated from the static relations, src/blame/relations.ts) — and rearms the countdown with a
+// to (evaluated from the static relations, instrument/blame-relations.ts) — and rearms the countdown with a
 // deterministic jittered period (an LCG), so the same run gives the same samples and loop lengths
 // do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
 // memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
 import binaryen from 'binaryen';
-import { Block, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
+import { Block, Call, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
-import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { ContextTree } from '../context-tree.js';
+import { ALLOC_RECORD, MAX_ADDRESSES, NODE_HEADER, SAMPLE_RECORD, align8, allocKindNumber, type ContextTreeLayout } from '../layouts.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
 import { walkFunction } from '../sample-walk.js';
-import { FunctionRelations, recordedStores } from '../../src/blame/relations.js';
-import type { AddressAst, FunctionFacts } from '../../src/blame/facts.js';
+import { FunctionRelations, recordedStores } from '../blame-relations.js';
+import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
+import type { PassDescriptor } from '../pass-contract.js';
 
-/** One sample record: region, context node, allocation-log length, stack pointer, addresses. */
-export const SAMPLE_RECORD = { region: 0, node: 4, allocs: 8, stack: 12, addresses: 16, size: 48 } as const;
-export const MAX_ADDRESSES = 8;
-/** One allocation-log record: kind, address, bytes, context node, old address (realloc), grow site. */
-export const ALLOC_RECORD = { kind: 0, address: 4, bytes: 8, node: 12, old: 16, site: 20, size: 24 } as const;
-export const ALLOC_KIND: Record<AllocatorKind | 'grow', number> = { alloc: 1, free: 2, realloc: 3, grow: 4 };
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -55,7 +51,7 @@ export interface SampleLayout {
   exports: { samples: string; dropped: string; allocations: string; allocationsDropped: string };
   /** Per global region id: function index, function-local region index, recorded store addresses. */
   regions: Array<{ function: number; index: number; recorded: Array<{ ptr: AddressAst; offset: number }> }>;
-  /** Per defined function: data-flow facts and regions (src/blame/facts.ts). */
+  /** Per defined function: data-flow facts and regions (instrument/flow-facts.ts). */
   functions: FunctionFacts[];
   /** memory.grow sites: the function that grows. */
   grows: Array<{ function: number }>;
@@ -72,6 +68,18 @@ const NAMES = {
 };
 const TREE_NAMES = { ctx: 'taintlens$sctx', site: 'taintlens$ssite', next: 'taintlens$snext', overflow: 'taintlens$soverflow', enter: 'taintlens$senter' };
 const EXIT_LABEL = 'taintlens$sexit';
+
+export const samplePass: PassDescriptor<SampleLayout> = {
+  name: 'sample',
+  describe: 'sampled counters for variable blame: an in-Wasm instruction countdown records a sample (region, call path, store addresses) every ~N instructions, plus the allocation log',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: [],
+  order: {},
+  reserves: ['sample', 'samples', 'allocations'],
+  siteRecord: 'SampleLayout: period, context tree, sample and allocation buffers, per region its recorded store addresses, per function its flow facts (flow-facts.ts), allocators, shadow stack',
+  regions: (options) => sampleRegions({ ...(options.contextBytes ? { treeBytes: options.contextBytes } : {}), ...options.sample }),
+  apply: ({ module, analysis, layout, options }) => applySampling(module, analysis, layout.regions, layout.programBase, options.sample),
+};
 
 export function sampleRegions(options: SampleOptions = {}): Array<{ name: string; bytes: number }> {
   return [
@@ -160,7 +168,7 @@ export function applySampling(
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
     for (const [call, slot] of walked.callSlots) {
-      const own = binaryen.getExpressionId(call) === binaryen.CallId && (binaryen.getExpressionInfo(call) as unknown as { target: string }).target.startsWith(RESERVED_PREFIX);
+      const own = binaryen.getExpressionId(call) === binaryen.CallId && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     fn.callExprs.forEach((call, c) => {
@@ -171,9 +179,8 @@ export function applySampling(
     for (const grow of walked.growCalls) {
       facts.grows.push(grows.length);
       // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site).
-      const call = binaryen as unknown as { Call: { setTarget(e: Expr, t: string): void; appendOperand(e: Expr, o: Expr): number } };
-      call.Call.setTarget(grow, NAMES.grow);
-      call.Call.appendOperand(grow, module.i32.const(grows.length));
+      Call.setTarget(grow, NAMES.grow);
+      Call.appendOperand(grow, module.i32.const(grows.length));
       grows.push({ function: fn.site.index });
     }
     walked.regions.forEach((region, k) => {
@@ -324,7 +331,7 @@ function finishFunction(
     epilogue.push(
       module.global.set(NAMES.depth, module.i32.sub(module.global.get(NAMES.depth, i32), module.i32.const(1))),
       module.if(module.i32.eqz(module.global.get(NAMES.depth, i32)), module.call(NAMES.log, [
-        module.i32.const(ALLOC_KIND[allocator.kind]), address, module.local.get(bytesLocal, i32), module.local.get(node, i32), module.local.get(oldLocal, i32), module.i32.const(-1),
+        module.i32.const(allocKindNumber(allocator.kind)), address, module.local.get(bytesLocal, i32), module.local.get(node, i32), module.local.get(oldLocal, i32), module.i32.const(-1),
       ], binaryen.none)),
     );
     const exitBlock = module.block(EXIT_LABEL, [body], resultType);
@@ -371,7 +378,7 @@ function addGrowWrapper(module: binaryen.Module): void {
     module.if(
       module.i32.and(module.i32.ne(get(RESULT), module.i32.const(-1)), module.i32.eqz(module.global.get(NAMES.depth, i32))),
       module.call(NAMES.log, [
-        module.i32.const(ALLOC_KIND.grow), module.i32.shl(get(RESULT), module.i32.const(16)), module.i32.shl(get(DELTA), module.i32.const(16)),
+        module.i32.const(allocKindNumber('grow')), module.i32.shl(get(RESULT), module.i32.const(16)), module.i32.shl(get(DELTA), module.i32.const(16)),
         module.global.get(TREE_NAMES.ctx, i32), module.i32.const(0), get(SITE),
       ], binaryen.none),
     ),
@@ -390,10 +397,9 @@ function findStackPointer(module: binaryen.Module): { global: string; top: numbe
 }
 
 function localNames(func: number): string[] {
-  const api = (binaryen as unknown as { Function: unknown }).Function as { getNumLocals(f: number): number; hasLocalName(f: number, i: number): boolean; getLocalName(f: number, i: number): string };
   const names: string[] = [];
-  const count = api.getNumLocals(func);
-  for (let i = 0; i < count; i++) names.push(api.hasLocalName(func, i) ? api.getLocalName(func, i) : '');
+  const count = Func.getNumLocals(func);
+  for (let i = 0; i < count; i++) names.push(Func.hasLocalName(func, i) ? Func.getLocalName(func, i) : '');
   return names;
 }
 

@@ -4,8 +4,8 @@
 // path (the transfer function of the call site), down to the blame point's frame at most.
 import type { Sample } from './sample-run.js';
 import type { Container, ContainerTimeline } from './containers.js';
-import { baseLocal, type AddressAst } from './facts.js';
-import type { FunctionRelations, Sink } from './relations.js';
+import { baseLocal, type AddressAst } from '../../instrument/flow-facts.js';
+import type { FunctionRelations, Sink } from '../../instrument/blame-relations.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 
 export type Target =

@@ -7,7 +7,7 @@ import type { RunSettings } from '../runtime/run-settings.js';
 import { NO_WASI_EXTRAS } from '../runtime/run.js';
 import { runSampled, type SampledRun, type Sample } from './sample-run.js';
 import { ContainerTimeline, type HeapContainer } from './containers.js';
-import { FunctionRelations } from './relations.js';
+import { FunctionRelations } from '../../instrument/blame-relations.js';
 import { attributeSample } from './attribute.js';
 import { allocationSite, variableAt, type VariableRef } from './transfer.js';
 import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';

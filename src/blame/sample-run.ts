@@ -4,9 +4,8 @@
 import type { InstrumentOptions, InstrumentedSites } from '../../instrument/pipeline.js';
 import { instrumentCached } from '../../instrument/cache.js';
 import { readExports } from '../../instrument/exports.js';
-import { readContextNodes, EXTERNAL_SITE } from '../../instrument/context-tree.js';
-import { NODE_HEADER } from '../../instrument/context-tree.js';
-import { SAMPLE_RECORD, ALLOC_RECORD, MAX_ADDRESSES, type SampleLayout, type SampleOptions } from '../../instrument/passes/sample.js';
+import { ALLOC_KINDS, ALLOC_RECORD, EXTERNAL_SITE, MAX_ADDRESSES, NODE_HEADER, SAMPLE_RECORD, readContextNodes } from '../../instrument/layouts.js';
+import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
@@ -126,14 +125,12 @@ function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], alloc
   return samples;
 }
 
-const KINDS = [null, 'alloc', 'free', 'realloc', 'grow'] as const;
-
 function decodeAllocations(raw: Uint8Array, pathOf: (node: number) => Frame[]): AllocationEvent[] {
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const events: AllocationEvent[] = [];
   for (let at = 0; at + ALLOC_RECORD.size <= raw.byteLength; at += ALLOC_RECORD.size) {
     const u32 = (offset: number) => view.getUint32(at + offset, true);
-    const kind = KINDS[u32(ALLOC_RECORD.kind)];
+    const kind = ALLOC_KINDS[u32(ALLOC_RECORD.kind)];
     if (!kind) throw new Error(`internal: corrupt allocation log at record ${at / ALLOC_RECORD.size}`);
     const site = view.getInt32(at + ALLOC_RECORD.site, true);
     events.push({ kind, address: u32(ALLOC_RECORD.address), bytes: u32(ALLOC_RECORD.bytes), old: u32(ALLOC_RECORD.old), path: pathOf(u32(ALLOC_RECORD.node)), growSite: site < 0 ? null : site });

@@ -7,7 +7,7 @@
 import type { Frame, Sample } from './sample-run.js';
 import type { Target } from './attribute.js';
 import type { HeapContainer } from './containers.js';
-import type { FunctionRelations } from './relations.js';
+import type { FunctionRelations } from '../../instrument/blame-relations.js';
 import type { BlameVariableKind } from './types.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 import type { CallSite, SiteTable } from '../../instrument/sites.js';

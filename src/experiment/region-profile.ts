@@ -1,8 +1,8 @@
 // Reads the measurement pass's region tree (copied out of the module's memory after a run) into
 // per-call-path region statistics: visits, inclusive and exclusive time, the first visit apart and
 // mean / coefficient of variation / min / max of the later visits, and the trace ring's entries.
-import { readContextNodes } from '../../instrument/context-tree.js';
-import { REGION_RECORD, TRACE_ENTRY_BYTES, type MeasureLayout } from '../../instrument/passes/measure.js';
+import { REGION_RECORD, TRACE_ENTRY_BYTES, readContextNodes } from '../../instrument/layouts.js';
+import type { MeasureLayout } from '../../instrument/passes/measure.js';
 
 export interface RegionStats {
   callpath: string;

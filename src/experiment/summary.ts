@@ -5,7 +5,7 @@
 import type { Point } from './grid.js';
 import type { RegionRepetition } from './region-run.js';
 import { coefficientOfVariation, mergeStats } from './region-profile.js';
-import { REGION_RECORD, TRACE_ENTRY_BYTES } from '../../instrument/passes/measure.js';
+import { REGION_RECORD, TRACE_ENTRY_BYTES } from '../../instrument/layouts.js';
 import { median } from '../util/stats.js';
 
 export interface RegionSummary {

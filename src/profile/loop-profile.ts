@@ -3,8 +3,7 @@
 // (loop → call → function → loop), and a function-level profile beside it.
 import type { SiteTable, LoopSite, CallSite } from '../../instrument/sites.js';
 import type { LoopProfileLayout } from '../../instrument/passes/loops.js';
-import { NODE, LOOP_RECORD, EXTERNAL_SITE } from '../../instrument/passes/loops.js';
-import { readContextNodes } from '../../instrument/context-tree.js';
+import { LOOP_PROFILE_NODE, LOOP_PROFILE_RECORD, EXTERNAL_SITE, readContextNodes } from '../../instrument/layouts.js';
 
 export interface LoopEntry {
   /** Unique per loop and calling context: `L3#5` is loop L3 in context node 5. */
@@ -78,22 +77,22 @@ export function decodeLoopProfile(rawTree: Uint8Array, table: SiteTable, layout:
     const loopCount = fn.loopHeaderInstructions.length;
     const loops = [];
     for (let k = 0; k < loopCount; k++) {
-      const record = address + NODE.loops + LOOP_RECORD.size * k;
-      const entries = u64(record + LOOP_RECORD.entries);
-      const headers = u64(record + LOOP_RECORD.headers);
-      loops.push({ entries, headers, instructions: u64(record + LOOP_RECORD.instructions) + headers * fn.loopHeaderInstructions[k]! });
+      const record = address + LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * k;
+      const entries = u64(record + LOOP_PROFILE_RECORD.entries);
+      const headers = u64(record + LOOP_PROFILE_RECORD.headers);
+      loops.push({ entries, headers, instructions: u64(record + LOOP_PROFILE_RECORD.instructions) + headers * fn.loopHeaderInstructions[k]! });
     }
-    const calls = u64(address + NODE.calls);
+    const calls = u64(address + LOOP_PROFILE_NODE.calls);
     const node: ContextNode = {
       index: ordered.length, address, functionIndex, parent: null, siteOffset: raw.site, calls,
-      ownInstructions: u64(address + NODE.instructions) + calls * fn.entryInstructions,
+      ownInstructions: u64(address + LOOP_PROFILE_NODE.instructions) + calls * fn.entryInstructions,
       loops, children: [], inclusive: 0,
     };
     nodes.set(address, node);
     ordered.push(node);
   }
   for (const node of ordered) {
-    const parentAddress = u32(node.address + NODE.parent);
+    const parentAddress = u32(node.address + LOOP_PROFILE_NODE.parent);
     node.parent = nodes.get(parentAddress) ?? null;
     node.parent?.children.push(node);
   }
@@ -108,7 +107,7 @@ function buildProfile(nodes: ContextNode[], table: SiteTable, layout: LoopProfil
     if (!node.parent || node.siteOffset === EXTERNAL_SITE) return null;
     const caller = functionSite(node.parent);
     const loops = layout.functions[node.parent.functionIndex]!.loopHeaderInstructions.length;
-    const k = (node.siteOffset - NODE.loops - LOOP_RECORD.size * loops) / 4;
+    const k = (node.siteOffset - LOOP_PROFILE_NODE.loops - LOOP_PROFILE_RECORD.size * loops) / 4;
     return callById.get(caller.calls[k]!) ?? null;
   };
   const callpathOf = new Map<ContextNode, string>();

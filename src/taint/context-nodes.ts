@@ -3,8 +3,7 @@
 // entries and the label bits of each exit condition in that context.
 import type { SiteTable } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
-import { LOOP_RECORD } from '../../instrument/passes/taint-sinks.js';
-import { EXTERNAL_SITE, readContextNodes } from '../../instrument/context-tree.js';
+import { TAINT_LOOP_RECORD, EXTERNAL_SITE, readContextNodes } from '../../instrument/layouts.js';
 
 export interface LoopInContext {
   headers: number;
@@ -44,7 +43,7 @@ export function decodeContextNodes(raw: Uint8Array, next: number, sites: SiteTab
     for (const loop of loopsOf.get(fn.name) ?? []) {
       const exits: number[] = [];
       for (let i = 0; i < loop.exitConditions; i++) exits.push(view.getUint32(at(entry.address + loop.exitLabels + 4 * i), true));
-      loops.set(loop.id, { headers: u64(entry.address + loop.record + LOOP_RECORD.headers), entries: u64(entry.address + loop.record + LOOP_RECORD.entries), exits });
+      loops.set(loop.id, { headers: u64(entry.address + loop.record + TAINT_LOOP_RECORD.headers), entries: u64(entry.address + loop.record + TAINT_LOOP_RECORD.entries), exits });
     }
     const node: TaintContextNode = {
       index: nodes.length, function: fn.name, parent, call, callpath: [...(parent?.callpath ?? []), fn.name], loops, children: [],

@@ -3,8 +3,10 @@
 // variables — stores (memory containers), globals, the result and call arguments. A region whose
 // values end only in locals that steer control (loop counters, flags, pointer bumps) gets implicit
 // blame: it is charged to what the rest of its loop computes, the work those variables control.
-import type { AddressAst, FlowFact, FlowTarget, FunctionFacts } from './facts.js';
-import { localSource } from './facts.js';
+// The sampling pass evaluates them at instrumentation time (which stores a sample records the
+// addresses of) and the blame analysis at analysis time, so they sit in instrument/, the lower layer.
+import type { AddressAst, FlowFact, FlowTarget, FunctionFacts } from './flow-facts.js';
+import { localSource } from './flow-facts.js';
 
 export type Sink =
   | { kind: 'store'; ptr: AddressAst; offset: number; bytes: number }

@@ -5,7 +5,9 @@
 // straight-line region of the sampling pass the consuming instruction belongs to). Sources are
 // locals (`l3`) and call results (`c5`, the function's 5th call site; `g0` for its first
 // memory.grow). Address operands and branch conditions are not data flow: an index or a loop
-// counter does not own the value it helps to place (it gets implicit blame, src/blame/relations.ts).
+// counter does not own the value it helps to place (it gets implicit blame, blame-relations.ts).
+// These live in instrument/ because the sampling pass both writes them and evaluates the relations
+// over them (which store addresses a sample records); the blame analysis reads them from here.
 
 /** An i32 address expression: a constant, a local at region start, or an operation; null = unknown. */
 export type AddressAst = number | { l: number } | { op: AddressOp; a: AddressAst; b: AddressAst } | { ld: AddressAst; off: number } | null;
