@@ -193,7 +193,7 @@ test('dependency expressions: dominated terms are absorbed, siblings add', () =>
 });
 
 test('CLI: text and JSON reports, exports, and one-line errors naming the file', T, async () => {
-  const dir = tempDir('taint-cli-');
+  const dir = tempDir('taintlens-taint-cli-');
   const file = join(dir, 'k.wasm');
   writeFileSync(file, wat(`(module (memory (export "memory") 1)
     (global (export "g") (mut i32) (i32.const 2))

@@ -103,7 +103,7 @@ test('recursion with a constant depth does not warn', T, async () => {
 });
 
 test('CLI: taint --json reports the run\'s timing; --perf-taint-json writes instances per call path', T, async () => {
-  const dir = tempDir('taint-sem-');
+  const dir = tempDir('taintlens-taint-sem-');
   const out = await cli(['taint', KERNEL, '--invoke', 'contexts', '--args', '3,4', '--repeat', '2', '--json', '--perf-taint-json', join(dir, 'pt.json')]);
   expect(out.stderr).toBe('');
   expect(out.code).toBe(0);
