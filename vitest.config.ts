@@ -12,5 +12,7 @@ export default defineConfig({
     // of the suite's time, 6 s shared). Tests restore what they change (spies, env, PATH).
     isolate: false,
     hookTimeout: 120_000,
+    // Temporary folders go to one folder per run; a test that leaves one behind fails the run.
+    globalSetup: ['test/temp-dirs.ts'],
   },
 });

@@ -45,11 +45,12 @@ const json = process.argv.includes('--json');
 const NOISES = [0.01, 0.05, 0.1];
 const designAt = process.argv.indexOf('--design');
 const designName = designAt >= 0 ? process.argv[designAt + 1]! : 'default';
-const DESIGN = NAMED_DESIGNS[designName];
-if (!DESIGN) {
+const namedDesign = NAMED_DESIGNS[designName];
+if (!namedDesign) {
   console.error(`unknown design "${designName}"; one of: ${Object.keys(NAMED_DESIGNS).join(', ')}`);
   process.exit(2);
 }
+const DESIGN = namedDesign;
 
 /** Issue figures for Extra-P 4.2.5 (measured by the lead on this machine type). */
 const EXTRAP_REFERENCE: Record<number, { exact: number; falseDependency: number }> = {

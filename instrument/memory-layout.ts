@@ -80,7 +80,6 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
   const hadMemory = module.hasMemory();
   if (!hadMemory) module.setMemory(initialRealPages(layout), layout.totalPages, null);
   const below = layout.placement === 'below';
-  const basePages = layout.programBase / PAGE;
   module.addGlobal(PROGRAM_PAGES_GLOBAL, binaryen.i32, true, module.i32.const(layout.programInitialPages));
   module.addGlobal(OUT_OF_ROOM_GLOBAL, binaryen.i32, true, module.i32.const(0));
   module.addGlobalExport(OUT_OF_ROOM_GLOBAL, OUT_OF_ROOM_GLOBAL);

@@ -67,9 +67,8 @@ function functionNames(bytes) {
             let count;
             [count, pos] = readVarUint(bytes, pos);
             for (let i = 0; i < count; i++) {
-              let index;
               let length;
-              [index, pos] = readVarUint(bytes, pos);
+              [, pos] = readVarUint(bytes, pos); // the function index
               [length, pos] = readVarUint(bytes, pos);
               names.push(decoder.decode(bytes.subarray(pos, pos + length)));
               pos += length;

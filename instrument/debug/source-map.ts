@@ -10,7 +10,7 @@ export function readSourceMap(text: string, mapFile: string): LineRow[] {
   try {
     map = JSON.parse(text) as typeof map;
   } catch (error) {
-    throw new Error(`${mapFile}: malformed source map JSON (${(error as Error).message})`);
+    throw new Error(`${mapFile}: malformed source map JSON (${(error as Error).message})`, { cause: error });
   }
   if (map.version !== 3 || !Array.isArray(map.sources) || typeof map.mappings !== 'string') {
     throw new Error(`${mapFile}: not a version 3 source map with "sources" and "mappings"`);

@@ -198,7 +198,7 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
     for (const target of branchTargets(expr)) escapes.add(target);
     if (id === Id.Return) {
       escapes.add('');
-      const value = childSlots(expr)[0]?.expr ?? null;
+      const value = childSlots(expr)[0]?.expr;
       slot.replace(module.br(EXIT_LABEL, 0, value));
     }
     if ((id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) || id === Id.CallIndirect) {

@@ -125,7 +125,7 @@ function replaceReturns(module: binaryen.Module, body: Expr): Expr {
   const visit = (slot: ChildSlot, expr: Expr) => {
     for (const child of childSlots(expr)) visit(child, child.expr);
     if (idOf(expr) === Id.Return) {
-      const value = childSlots(expr)[0]?.expr ?? null;
+      const value = childSlots(expr)[0]?.expr;
       slot.replace(module.br(EXIT_LABEL, 0, value));
     }
   };

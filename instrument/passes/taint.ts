@@ -28,7 +28,7 @@
 import binaryen from 'binaryen';
 import {
   Block, Break, Call, Drop, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Store, Switch,
-  addVar, childSlots, idOf, i64Const, typeOf, branchTargets, type Expr,
+  addVar, childSlots, idOf, i64Const, typeOf, type Expr,
 } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import type { SourceLocation } from '../debug/locations.js';
@@ -392,10 +392,6 @@ function shadowOf(c: Ctx, index: number): number {
     c.shadow.set(index, s);
   }
   return s;
-}
-
-function temp(c: Ctx, type: number, key: string): number {
-  return tempIn(c.func, c.temps, type, key);
 }
 
 function tempIn(func: number, temps: Map<string, number>, type: number, key: string): number {

@@ -1,15 +1,15 @@
 // The analysis config: every mistake is one line naming the config file and the field, exit 1,
 // before any run; the parameter proposal ranks parameters by the work they reach.
 import { expect, test } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { parseAnalysisConfig } from '../../src/analyze/config.js';
 import { chooseParameters, proposedValues, workPerParameter } from '../../src/analyze/propose.js';
 import type { LoopEntry } from '../../src/profile/loop-profile.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-analyze-config-'));
+const dir = tempDir('taintlens-analyze-config-');
 const good = {
   invoke: 'run', args: ['{size}', '{iters}', 3, 2, '{cost}'], base: { size: 6, iters: 2, cost: 1 },
   parameters: { size: [4, 6, 8], cost: [1, 2, 3] }, target: { size: 64 },

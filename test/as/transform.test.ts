@@ -3,11 +3,11 @@
 // (with AS source lines) sits where `taintlens run` finds it, and both runs agree.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { instrumentModule } from '../../instrument/pipeline.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const root = resolve('.');
 
@@ -20,7 +20,7 @@ function ascWithTransform(project: string, out: string, mode: string) {
 
 describe('AssemblyScript transform', () => {
   it.each(['loops', 'taint'])('--mode %s: the same module and site table as the post-link path', async (mode) => {
-    const project = mkdtempSync(join(tmpdir(), 'taintlens-as-'));
+    const project = tempDir('taintlens-as-');
     mkdirSync(join(project, 'node_modules'));
     symlinkSync(root, join(project, 'node_modules', 'taintlens'));
     const out = join(project, 'matmul.wasm');

@@ -3,11 +3,11 @@
 // Needs clang with wasi-libc: skipped with the reason when it is missing (CI has no clang).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findClang, planCompile } from '../../src/cc/wrapper.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 const clang = findClang('c');
 const make = spawnSync('make', ['--version']).status === 0;
@@ -26,7 +26,7 @@ describe('planCompile (no clang needed)', () => {
 
 describe.skipIf(reason !== '')(`make CC=taintlens-cc${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('builds matmul with -g; loops and taint agree with the committed -g build', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'taintlens-cc-'));
+    const dir = tempDir('taintlens-cc-');
     const native = resolve('native');
     writeFileSync(join(dir, 'Makefile'), [
       `CFLAGS = -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize -std=c11 -I${native}/include`,

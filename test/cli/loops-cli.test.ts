@@ -1,12 +1,12 @@
 // `taintlens loops` and `taintlens run` from the command line: the JSON contract and the tables.
 import { expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-cli-'));
+const dir = tempDir('taintlens-cli-');
 const kernel = join(dir, 'nest.wasm');
 writeFileSync(kernel, wat(`(module
   (func $row (param $n i32) (result i64) (local $j i32) (local $s i64)

@@ -8,8 +8,9 @@
 //
 // Not run: `npm ci`, `npm start`, `npm test` (install, the demo and this very suite: npm test and CI
 // run them), and the scripts that rebuild or measure the whole project (`npm run build`,
-// `typecheck`, `bench`, `bench:model`: minutes each, and a rebuild would replace dist/ under the
-// tests running beside this one).
+// `typecheck`, `lint`, `bench`, `bench:model`, `bench:scale`: a minute or more each, and a rebuild would
+// replace dist/ under the tests running beside this one; CI runs lint and bench:scale as steps of
+// their own), and `format` (it rewrites the tree).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'bin', 'taintlens.js');
 const SHARED = ['build', 'native', 'library', 'assembly', 'examples', 'test', 'dist', 'node_modules', 'bin', 'package.json', 'package-lock.json'];
-const NOT_RUN = /^npm (ci|start|test|install)\b|^npm run (build|typecheck|bench|bench:model|asbuild|prepare)\b/;
+const NOT_RUN = /^npm (ci|start|test|install)\b|^npm run (build|typecheck|lint|format|bench|asbuild|prepare)(:\w+)?\b/;
 
 /** `npx taintlens …` and `npm run …` lines of the README's sh blocks, comments removed. */
 export function readmeExamples(markdown: string): string[] {

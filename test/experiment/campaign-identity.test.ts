@@ -2,13 +2,13 @@
 // and stores nothing for it, and a measurements file is only resumed by the campaign that wrote it
 // (its record beside it: module hash, invoke/argv, parameters, repetitions, metrics).
 import { describe, expect, test } from 'vitest';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-campaign-'));
+const dir = tempDir('taintlens-campaign-');
 const path = (name: string) => join(dir, name);
 // run(n) counts to n, and divides by n - 3: it traps at n = 3.
 const kernel = (extra: number) => wat(`(module

@@ -2,12 +2,12 @@
 // campaign killed with SIGKILL halfway that resumes with every point exactly once.
 import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-experiment-'));
+const dir = tempDir('taintlens-experiment-');
 const kernel = resolve('native/wasm/hot_helper.wasm');
 const writeSpec = (name: string, spec: unknown) => {
   const file = join(dir, name);

@@ -1,14 +1,14 @@
 // `taintlens measure`: a grid campaign that writes Extra-P JSON Lines, resumes where it stopped,
 // and feeds `taintlens model`.
 import { expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
 import { gridPoints, parseVary } from '../../src/experiment/grid.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-measure-'));
+const dir = tempDir('taintlens-measure-');
 const kernel = join(dir, 'square.wasm');
 // work(n, m) runs an n*n loop nest; m only feeds arithmetic.
 writeFileSync(kernel, wat(`(module

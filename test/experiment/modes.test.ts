@@ -2,13 +2,13 @@
 // depends on n, relax on m): default leaves the helper out by Score-P's rule, selective by the
 // taint report, a Score-P filter by its rules; --design auto measures lines; overhead compares them.
 import { expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { parseScorepFilter } from '../../src/experiment/modes.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-modes-'));
+const dir = tempDir('taintlens-modes-');
 const kernel = resolve('native/wasm/hot_helper.wasm');
 const callpaths = (file: string, metric: string) =>
   [...new Set(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.metric === metric).map((l) => l.callpath as string))].sort();

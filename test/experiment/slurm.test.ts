@@ -43,7 +43,7 @@ afterAll(() => {
 
 interface Status {
   counts: Record<string, number>;
-  tasks: Array<{ round: number; task: number; id: string; state: string; done: number; points: number; resubmittedIn: number | null }>;
+  tasks: Array<{ round: number; task: number; id: string; state: string; detail: string; done: number; points: number; resubmittedIn: number | null }>;
   points: Array<{ params: Record<string, number>; state: string }>;
 }
 

@@ -2,16 +2,16 @@
 // command that reads a module: each ends with a non-zero code and one line naming the file, never an
 // internal error, a crash or a hang.
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { main } from '../../src/cli/main.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { malformedVariants } from '../../src/fuzz/malformed.js';
 import { wat } from '../helpers/wat.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-malformed-'));
+const dir = tempDir('taintlens-malformed-');
 
 const kernel = wat(`(module (memory (export "memory") 1 4)
   (global $g (mut i32) (i32.const 0))

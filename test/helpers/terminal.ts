@@ -11,6 +11,7 @@ export class Screen {
     let i = 0;
     while (i < text.length) {
       const rest = text.slice(i);
+      // eslint-disable-next-line no-control-regex -- ESC is what a terminal escape starts with
       const escape = /^\x1b(?:7|8|\[(\??)(\d*)(?:;(\d*))?([A-Za-z]))/.exec(rest);
       if (escape) {
         this.control(escape[0], escape[1] ?? '', escape[2] ?? '', escape[4] ?? '');

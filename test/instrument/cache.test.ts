@@ -1,14 +1,14 @@
 // Instrumented modules are cached by content (module, modes, options, instrumenter code): a second
 // loops or taint of the same module reads the cache, and anything that changes the output misses it.
 import { expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { instrumentCached } from '../../instrument/cache.js';
 import { cacheMaxBytes, DEFAULT_CACHE_MAX_BYTES } from '../../instrument/cache-limit.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('the second instrumentation of the same module comes from the cache, identical', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
+  const dir = tempDir('taintlens-cache-');
   const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
   const first = instrumentCached(bytes, 'a.wasm', ['loops'], {}, { dir, minBytes: 0 });
   const second = instrumentCached(bytes, 'b.wasm', ['loops'], {}, { dir, minBytes: 0 });
@@ -23,14 +23,14 @@ test('the second instrumentation of the same module comes from the cache, identi
 });
 
 test('modules below the size threshold are not cached', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
+  const dir = tempDir('taintlens-cache-');
   const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
   instrumentCached(bytes, 'a.wasm', ['loops'], {}, { dir, minBytes: bytes.length + 1 });
   expect(readdirSync(dir)).toEqual([]);
 });
 
 test('the cache is bounded: least recently used entries go first, a hit counts as a use', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
+  const dir = tempDir('taintlens-cache-');
   const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
   const entryBytes = () => readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
   const variant = (mib: number) => ({ contextBytes: mib << 20 });
@@ -53,7 +53,7 @@ test('the cache is bounded: least recently used entries go first, a hit counts a
 });
 
 test('an entry larger than the whole cache is not written; TAINTLENS_CACHE_MAX_MB sets the limit', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-cache-'));
+  const dir = tempDir('taintlens-cache-');
   const bytes = new Uint8Array(readFileSync('native/wasm/textstat.wasm'));
   instrumentCached(bytes, 'a.wasm', ['loops'], {}, { dir, minBytes: 0, maxBytes: 1000 });
   expect(readdirSync(dir)).toEqual([]);

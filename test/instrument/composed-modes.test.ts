@@ -2,8 +2,7 @@
 // other passes' counters, context-tree accesses and helper calls alone, so the program computes
 // what it does alone (it trapped when taint shadowed the loop profiler's stores to its own region).
 import { expect, test } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { readModule, emitModule } from '../../instrument/module-io.js';
@@ -11,6 +10,7 @@ import { analyzeModule } from '../../instrument/sites.js';
 import { applyMemoryLayout, planMemoryLayout } from '../../instrument/memory-layout.js';
 import { applyTaint, taintRegions } from '../../instrument/passes/taint.js';
 import { programExpressions } from '../../instrument/program-expressions.js';
+import { tempDir } from '../helpers/temp.js';
 
 const textstat = 'native/wasm/textstat.wasm';
 const host = ['--dir', 'native/data:data', '--stdin', 'native/data/input.txt', '--clock', 'virtual'];
@@ -18,7 +18,7 @@ const argv = ['--', '3', 'data/poem.txt'];
 
 test.each(['taint,loops', 'measure,taint'])('--mode %s runs with the original output', async (modes) => {
   const reference = JSON.parse((await cli(['run', textstat, ...host, '--json', ...argv])).stdout).stdout as string;
-  const out = join(mkdtempSync(join(tmpdir(), 'taintlens-composed-')), 'textstat.wasm');
+  const out = join(tempDir('taintlens-composed-'), 'textstat.wasm');
   expect((await cli(['instrument', textstat, '--mode', modes, '-o', out])).code).toBe(0);
   const run = await cli(['run', out, ...host, '--json', ...argv]);
   expect(run.stderr).toBe('');

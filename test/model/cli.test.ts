@@ -1,15 +1,15 @@
 // `taintlens model` end to end, in-process: both input formats, the taint prior, --target,
 // --growth-threshold, --aggregate, --json, -o, and clear one-line errors with a non-zero exit.
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { parseModelsDocument } from '../../src/io/models.js';
 import { grid2, log2 } from './helpers.js';
 import type { Series } from '../../src/model/types.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-model-cli-'));
+const dir = tempDir('taintlens-model-cli-');
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -2,8 +2,7 @@
 // few values, extrapolation along them, whole runs too short to time, a taint report of another
 // module, and scalability bugs judged against the program's main work.
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_GROWTH, modelExperiment, type ModelingOptions } from '../../src/model/modeler.js';
 import { parseTaintReport } from '../../src/io/taint.js';
@@ -12,6 +11,7 @@ import { UserError } from '../../src/util/errors.js';
 import { cli } from '../helpers/cli.js';
 import { grid2, log2 } from './helpers.js';
 import type { Series } from '../../src/model/types.js';
+import { tempDir } from '../helpers/temp.js';
 
 const run = (series: Series[], options: Partial<ModelingOptions> = {}) =>
   modelExperiment({ source: 'm', params: ['p', 'n'], series }, { aggregate: 'median', growth: DEFAULT_GROWTH, ...options });
@@ -154,7 +154,7 @@ describe('scalability bugs by default: faster than the main work', () => {
 });
 
 describe('from the command line', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-honest-'));
+  const dir = tempDir('taintlens-honest-');
   const write = (name: string, series: Series[]) => {
     const path = join(dir, name);
     const lines = series.flatMap((s) => s.points.flatMap((pt) => pt.values.map((value) =>

@@ -7,7 +7,7 @@ import { relativeError, rng } from '../../src/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
 
 /** `count` call paths on a 5×5 grid with 5 repetitions of the given relative error each. */
-function experiment(count: number, error: (random: () => number) => number, seed = 1, level = (k: number) => 0.05): Series[] {
+function experiment(count: number, error: (random: () => number) => number, seed = 1, level = (_k: number) => 0.05): Series[] {
   const random = rng(seed);
   return Array.from({ length: count }, (_, k) => ({
     callpath: `main->f${k}`,

@@ -2,12 +2,12 @@
 // the file: a taint report (valid JSON, but not measurements), another Taintlens document, one
 // pretty-printed JSON document, and strings where numbers belong.
 import { expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-model-input-'));
+const dir = tempDir('taintlens-model-input-');
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,13 +1,13 @@
 // Measurement and taint readers: the formats, and one clear `file: line N: problem` per mistake.
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectFormat, parseExtrapText, parseJsonLines, readMeasurements } from '../../src/io/measurements.js';
 import { parseTaintReport, readTaintReport } from '../../src/io/taint.js';
 import { UserError } from '../../src/util/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-model-readers-'));
+const dir = tempDir('taintlens-model-readers-');
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,11 +1,11 @@
 // Programs that read the clock: analyses run on a virtual clock by default (every repetition counts
 // the same), and with the real clock the spread between repetitions is reported instead of failing.
 import { expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { wat } from '../helpers/wat.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** A WASI command that loops (monotonic clock in µs mod 997) + 1 times. */
 const clocked = wat(`(module
@@ -21,7 +21,7 @@ const clocked = wat(`(module
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $repeat)))))`);
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-clock-'));
+const dir = tempDir('taintlens-clock-');
 const module = join(dir, 'clocked.wasm');
 writeFileSync(module, clocked);
 

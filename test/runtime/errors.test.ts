@@ -1,12 +1,12 @@
 // Bad input ends with one line naming the file and the problem, and a non-zero exit code.
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-errors-'));
+const dir = tempDir('taintlens-errors-');
 const file = (name: string, bytes: Uint8Array | string) => {
   const path = join(dir, name);
   writeFileSync(path, bytes);

@@ -2,13 +2,13 @@
 // (with its exit code and its own stderr), an instrumented module is not taken for the original,
 // and an output path that is a directory is refused before any work.
 import { describe, expect, test } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-failures-'));
+const dir = tempDir('taintlens-failures-');
 const file = (name: string, bytes: Uint8Array | string) => {
   const path = join(dir, name);
   writeFileSync(path, bytes);

@@ -2,11 +2,11 @@
 // through a preopened directory, stdin from a file, the environment, and the program's output in
 // every command (text and JSON), identical under run, loops and taint.
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { wat } from '../helpers/wat.js';
+import { tempDir } from '../helpers/temp.js';
 
 const textstat = 'native/wasm/textstat.wasm';
 const host = ['--dir', 'native/data:data', '--stdin', 'native/data/input.txt'];
@@ -71,7 +71,7 @@ const copier = wat(`(module
     (drop (call $write (i32.load (i32.const 4)) (i32.const 16) (i32.const 1) (i32.const 12)))))`);
 
 test('--dir is read-only (the program sees EROFS) and --dir-rw lets it write', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-wasi-'));
+  const dir = tempDir('taintlens-wasi-');
   writeFileSync(join(dir, 'in.txt'), 'copied through WASI\n');
   const module = join(dir, 'copier.wasm');
   writeFileSync(module, copier);

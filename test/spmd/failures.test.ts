@@ -2,13 +2,13 @@
 // project's exit codes (1: trap, deadlock, misuse; 124: time limit), and every rank's worker has
 // exited when the command returns.
 import { describe, expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taintlens-spmd-'));
+const dir = tempDir('taintlens-spmd-');
 
 /** A module importing taintlens_mp whose `run` has body `body` (locals: $rank, $size). */
 function spmdModule(name: string, body: string): string {

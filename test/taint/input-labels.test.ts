@@ -2,11 +2,11 @@
 // the host writes (argv words, an environment value, what is read from a file), so that atoi and
 // every computation after it carry the label to the loops they drive.
 import { expect, test } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { wat } from '../helpers/wat.js';
+import { tempDir } from '../helpers/temp.js';
 
 const textstat = ['native/wasm/textstat.wasm', '--dir', 'native/data:data', '--stdin', 'native/data/input.txt'];
 const argv = ['--', '3', 'data/poem.txt'];
@@ -62,7 +62,7 @@ const envLoop = wat(`(module
       (br $repeat)))))`);
 
 test('env:VAR labels the value of an environment variable (byte shadow: NAME= stays unlabelled)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-inputs-'));
+  const dir = tempDir('taintlens-inputs-');
   const module = join(dir, 'env-loop.wasm');
   writeFileSync(module, envLoop);
   const report = await taint([module, '--env', 'STEPS=7', '--param', 'steps=env:STEPS', '--shadow', 'byte']);

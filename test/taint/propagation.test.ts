@@ -1,8 +1,7 @@
 // Precise propagation cases as WAT fixtures: locals, memory (loads join byte labels, memory.copy),
 // globals, calls, select, br_if/br_table shapes, control-flow joins, library sources and costs.
 import { test, expect } from 'vitest';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
@@ -11,6 +10,7 @@ import { validateLibrary } from '../../src/taint/library.js';
 import { runModule } from '../../src/runtime/run.js';
 import { formatPoly } from '../../src/taint/report.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
+import { tempDir } from '../helpers/temp.js';
 
 const T = { timeout: 60_000 };
 
@@ -193,7 +193,7 @@ test('dependency expressions: dominated terms are absorbed, siblings add', () =>
 });
 
 test('CLI: text and JSON reports, exports, and one-line errors naming the file', T, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taint-cli-'));
+  const dir = tempDir('taintlens-taint-cli-');
   const file = join(dir, 'k.wasm');
   writeFileSync(file, wat(`(module (memory (export "memory") 1)
     (global (export "g") (mut i32) (i32.const 2))

@@ -2,14 +2,14 @@
 // parameters per loop instance (and Perf-Taint's JSON of them), recursion whose depth depends on a
 // parameter, and the run's timing in the JSON report.
 import { test, expect } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
 import { perfTaintJson } from '../../src/taint/exports.js';
+import { tempDir } from '../helpers/temp.js';
 
 const T = { timeout: 60_000 };
 const KERNEL = 'native/wasm/taint_semantics.wasm';
@@ -103,7 +103,7 @@ test('recursion with a constant depth does not warn', T, async () => {
 });
 
 test('CLI: taint --json reports the run\'s timing; --perf-taint-json writes instances per call path', T, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taint-sem-'));
+  const dir = tempDir('taintlens-taint-sem-');
   const out = await cli(['taint', KERNEL, '--invoke', 'contexts', '--args', '3,4', '--repeat', '2', '--json', '--perf-taint-json', join(dir, 'pt.json')]);
   expect(out.stderr).toBe('');
   expect(out.code).toBe(0);

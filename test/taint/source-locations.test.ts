@@ -1,13 +1,13 @@
 // The taint report with source lines: text columns, JSON fields, Perf-Taint's file/line and
 // Score-P file filters, from a clang -g build (DWARF 5) and from an AssemblyScript source map.
 import { expect, test } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('taint on a -g build: loops and functions at their lines in text, JSON, Perf-Taint JSON and the Score-P filter', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-src-'));
+  const dir = tempDir('taintlens-src-');
   const kernel = 'native/wasm/debug/taint_examples.wasm';
   const args = ['taint', kernel, '--invoke', 'matmul_small', '--args', '3,4,5', '--param', 'm=arg0', '--param', 'n=arg1', '--param', 'k=arg2'];
   const text = await cli(args);
@@ -22,7 +22,7 @@ test('taint on a -g build: loops and functions at their lines in text, JSON, Per
   const pt = JSON.parse(readFileSync(join(dir, 'pt.json'), 'utf8'));
   expect(pt.functions.matmul_small).toMatchObject({ file: 'native/src/taint_examples.c', line: 88 });
   const filter = readFileSync(join(dir, 'filter.txt'), 'utf8');
-  expect(filter).toMatch(/SCOREP_FILE_NAMES_BEGIN\n  EXCLUDE \*\n  INCLUDE \*\/native\/src\/taint_examples\.c\nSCOREP_FILE_NAMES_END/);
+  expect(filter).toMatch(/SCOREP_FILE_NAMES_BEGIN\n {2}EXCLUDE \*\n {2}INCLUDE \*\/native\/src\/taint_examples\.c\nSCOREP_FILE_NAMES_END/);
 });
 
 test('taint on an AssemblyScript kernel reads the source map; without debug info it says how to get lines', async () => {

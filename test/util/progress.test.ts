@@ -1,13 +1,13 @@
 // The progress bar on a terminal: drawn while work runs, gone when it stops, and never erasing the
 // result printed after it (measure's summary line was erased by its own bar).
 import { afterEach, expect, test, vi } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProgress } from '../../src/util/progress.js';
 import { main } from '../../src/cli/main.js';
 import { Screen } from '../helpers/terminal.js';
 import { wat } from '../helpers/wat.js';
+import { tempDir } from '../helpers/temp.js';
 
 function fakeTty(screen: Screen): NodeJS.WriteStream {
   return { isTTY: true, columns: 100, write: (chunk: string) => (screen.write(String(chunk)), true) } as unknown as NodeJS.WriteStream;
@@ -45,7 +45,7 @@ test('no bar when not enabled or for a single step', () => {
 });
 
 test("measure's summary line survives its progress bar on a terminal", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taintlens-progress-'));
+  const dir = tempDir('taintlens-progress-');
   const kernel = join(dir, 'count.wasm');
   writeFileSync(kernel, wat(`(module (func (export "run") (param $n i32) (result i32) (local $i i32)
     (loop $l (local.set $i (i32.add (local.get $i) (i32.const 1))) (br_if $l (i32.lt_s (local.get $i) (local.get $n))))

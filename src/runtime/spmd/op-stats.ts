@@ -23,7 +23,7 @@ export class OpRecorder {
   private readonly ops = new Map<string, { calls: number; bytes: number; first: number; sum: number; sumSq: number; min: number; max: number; total: number }>();
 
   record(op: string, ms: number, bytes: number): void {
-    let entry = this.ops.get(op);
+    const entry = this.ops.get(op);
     if (!entry) {
       this.ops.set(op, { calls: 1, bytes, first: ms, sum: 0, sumSq: 0, min: Infinity, max: -Infinity, total: ms });
       return;
