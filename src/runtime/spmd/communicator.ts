@@ -164,6 +164,20 @@ export class Communicator {
     this.bcast(empty, 0, 'barrier');
   }
 
+  /** Tells a rank that something it may wait for changed (and counts as progress for the deadlock check). */
+  wake(rank: number): void {
+    this.shared.ring(rank);
+  }
+
+  running(): void {
+    this.shared.setState(this.rank, 'running');
+  }
+
+  /** Ends the run from this rank (MPI_Abort): the others stop waiting and get out. */
+  abortAll(): void {
+    this.shared.abort();
+  }
+
   private checkPeer(peer: number, state: StateName): void {
     if (!Number.isInteger(peer) || peer < 0 || peer >= this.size) {
       throw new CommunicationError(`rank ${this.rank}: ${state} names rank ${peer}, but ranks are 0..${this.size - 1}`);
@@ -183,8 +197,8 @@ export class Communicator {
     }
   }
 
-  /** Waits until `ready()`; fails on a deadlock, gets out when the run is aborted. */
-  private waitFor(ready: () => boolean, state: StateName, peer: number): void {
+  /** Waits until `ready()`, shown as blocked in `state` on `peer`; fails on a deadlock, gets out when the run is aborted. */
+  waitFor(ready: () => boolean, state: StateName, peer: number): void {
     const words = this.shared.words;
     const bell = this.shared.doorbell(this.rank);
     let marked = false;

@@ -3,6 +3,8 @@
 // single-slot channel per ordered pair of ranks and plane (user messages, collectives). A message
 // longer than a slot travels in chunks. Everything here is plain Atomics: no locks, no JS events.
 
+import { randomUUID } from 'node:crypto';
+
 export const MAX_RANKS = 32;
 /** Bytes of one channel slot: a longer message is split into chunks of this size. */
 export const SLOT_BYTES = 16 * 1024;
@@ -11,7 +13,11 @@ export const USER_PLANE = 0;
 export const COLLECTIVE_PLANE = 1;
 
 /** What a rank is doing, as kept in its state word (read by the deadlock check and the timeout message). */
-export const STATE = { starting: 0, running: 1, send: 2, recv: 3, barrier: 4, bcast: 5, reduce: 6, allreduce: 7, sendrecv: 8, done: 9 } as const;
+export const STATE = {
+  starting: 0, running: 1, send: 2, recv: 3, barrier: 4, bcast: 5, reduce: 6, allreduce: 7, sendrecv: 8, done: 9,
+  // MPI calls of native/include/mpi.h (src/runtime/spmd/mpi-rank.ts)
+  wait: 10, probe: 11, gather: 12, allgather: 13, scatter: 14, alltoall: 15, scan: 16, comm_split: 17,
+} as const;
 export type StateName = keyof typeof STATE;
 const STATE_NAMES = Object.keys(STATE) as StateName[];
 
@@ -26,6 +32,8 @@ const CHANNEL_WORDS = 4;
 export interface SharedLayout {
   size: number;
   buffer: SharedArrayBuffer;
+  /** Names this run's mailboxes (BroadcastChannel names, unique per run: src/runtime/spmd/mailbox.ts). */
+  mailboxPrefix: string;
 }
 
 export function sharedBytes(size: number): number {
@@ -33,7 +41,7 @@ export function sharedBytes(size: number): number {
 }
 
 export function createShared(size: number): SharedLayout {
-  return { size, buffer: new SharedArrayBuffer(sharedBytes(size)) };
+  return { size, buffer: new SharedArrayBuffer(sharedBytes(size)), mailboxPrefix: `taintlens-mp:${randomUUID()}` };
 }
 
 /** One rank's view of the shared memory. */
@@ -127,7 +135,7 @@ export class SharedState {
     const parts: string[] = [];
     for (let r = 0; r < this.size; r++) {
       const { state, peer } = this.stateOf(r);
-      const from = state === 'recv' || state === 'sendrecv' ? ` from ${peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && !idle(state) ? ` waiting for ${peer}` : '';
+      const from = state === 'recv' || state === 'sendrecv' || state === 'wait' || state === 'probe' ? ` from ${peer < 0 ? 'any rank' : peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && !idle(state) ? ` waiting for ${peer}` : '';
       parts.push(`rank ${r} ${idle(state) ? state : `in ${state}`}${from}`);
     }
     return parts.join(', ');
