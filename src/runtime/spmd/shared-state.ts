@@ -24,8 +24,8 @@ const STATE_NAMES = Object.keys(STATE) as StateName[];
 const PROGRESS = 0;
 const ABORT = 1;
 const HEADER_WORDS = 4;
-/** Per rank: doorbell, state, peer. */
-const RANK_WORDS = 3;
+/** Per rank: doorbell, state, peer, and the doorbell value it last looked at before waiting. */
+const RANK_WORDS = 4;
 /** Per channel: full flag, chunk bytes, tag, message bytes. */
 const CHANNEL_WORDS = 4;
 
@@ -70,6 +70,16 @@ export class SharedState {
     Atomics.add(this.words, PROGRESS, 1);
     Atomics.add(this.words, this.doorbell(rank), 1);
     Atomics.notify(this.words, this.doorbell(rank));
+  }
+
+  /** Records that `rank` has seen everything up to doorbell value `seen` and is about to wait for more. */
+  looked(rank: number, seen: number): void {
+    Atomics.store(this.words, this.doorbell(rank) + 3, seen);
+  }
+
+  /** Whether `rank` was rung since it last looked: it may be able to move as soon as it is scheduled. */
+  wokenSinceLooked(rank: number): boolean {
+    return Atomics.load(this.words, this.doorbell(rank)) !== Atomics.load(this.words, this.doorbell(rank) + 3);
   }
 
   progress(): number {
