@@ -5,7 +5,8 @@
  *
  *   point to point   Send, Recv, Sendrecv, Sendrecv_replace, Isend, Irecv, Wait, Waitall, Waitany,
  *                    Waitsome, Test, Testall, Testany, Testsome, Request_free, Probe, Iprobe,
- *                    Get_count; MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_REQUEST_NULL, MPI_STATUS(ES)_IGNORE
+ *                    Get_count; MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL, MPI_REQUEST_NULL,
+ *                    MPI_STATUS(ES)_IGNORE
  *   collectives      Barrier, Bcast, Reduce, Allreduce, Scan, Exscan, Gather(v), Allgather(v),
  *                    Scatter(v), Alltoall(v) (MPI_IN_PLACE where MPI allows it)
  *   communicators    MPI_COMM_WORLD, MPI_COMM_SELF, Comm_dup, Comm_split, Comm_free, Comm_rank/size
@@ -52,6 +53,7 @@ _Static_assert(sizeof(long) == 4 && sizeof(long double) == 16, "mpi.h describes 
 #define MPI_OP_NULL 0
 #define MPI_ANY_TAG (-1)
 #define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-3)
 #define MPI_UNDEFINED (-32766)
 #define MPI_STATUS_IGNORE ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)

@@ -5,8 +5,8 @@
  * any eager limit), waits for all of them in one Waitall that also holds an MPI_REQUEST_NULL, and
  * Waits on MPI_REQUEST_NULL. Then: Allgather, a Gather of MPI_CHAR names, Comm_split into even and
  * odd ranks with an Allreduce on each half, Reduce (SUM and MAXLOC), Scan, Alltoall, Probe with
- * MPI_ANY_SOURCE and Get_count, Waitany/Testall on a second exchange, Sendrecv_replace, and a
- * vector datatype. Prints one line per check; the exit code is the number of failed checks.
+ * MPI_ANY_SOURCE and Get_count, Waitany/Testall on a second exchange, Sendrecv_replace, a line
+ * ending in MPI_PROC_NULL, and a vector datatype. Prints one line per check; the exit code is the number of failed checks.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -152,6 +152,15 @@ int main(int argc, char **argv) {
   int passed = rank;
   MPI_Sendrecv_replace(&passed, 1, MPI_INT, right, 6, left, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   check(passed == left, "Sendrecv_replace");
+
+  /* a line, not a ring: the ends talk to MPI_PROC_NULL, which sends nothing and receives nothing */
+  int up = rank + 1 < size ? rank + 1 : MPI_PROC_NULL, down = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+  int fromDown = -7;
+  MPI_Status lineStatus;
+  MPI_Sendrecv(&rank, 1, MPI_INT, up, 8, &fromDown, 1, MPI_INT, down, 8, MPI_COMM_WORLD, &lineStatus);
+  int lineCount;
+  MPI_Get_count(&lineStatus, MPI_INT, &lineCount);
+  check(rank == 0 ? fromDown == -7 && lineStatus.MPI_SOURCE == MPI_PROC_NULL && lineCount == 0 : fromDown == rank - 1 && lineCount == 1, "MPI_PROC_NULL at the ends of a line");
 
   /* every other element of a 2n array, as one vector datatype */
   int strided[8], packed[4];

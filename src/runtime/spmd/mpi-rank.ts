@@ -19,6 +19,8 @@ export const COMM_SELF = 1;
 export const COMM_NULL = -1;
 export const REQUEST_NULL = 0;
 export const UNDEFINED = -32766;
+/** The rank that is no rank: sends to it vanish, receives from it complete at once and empty. */
+export const PROC_NULL = -3;
 export const IN_PLACE = 1;
 const STATUS_BYTES = 16;
 
@@ -38,10 +40,11 @@ interface Status {
 }
 
 type Request =
-  | { kind: 'send'; status: Status }
+  | { kind: 'complete'; status: Status }  // complete when made: sends (buffered at once) and receives from MPI_PROC_NULL
   | { kind: 'recv'; comm: Comm; source: number; tag: number; pointer: number; count: number; type: TypeLayout; status: Status | null; freed: boolean };
 
 const EMPTY_STATUS: Status = { source: ANY_SOURCE, tag: ANY_TAG, bytes: 0 };
+const PROC_NULL_STATUS: Status = { source: PROC_NULL, tag: ANY_TAG, bytes: 0 };
 
 /** Collective operations, numbered as the tags of their messages (a rank in another collective is named). */
 const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'gather', 'allgather', 'scatter', 'alltoall', 'scan', 'exscan', 'comm_split'] as const;
@@ -85,6 +88,7 @@ export class MpiRank {
   /** Queues a message (MPI_Send and MPI_Isend alike: the data is copied out at once). Returns its bytes. */
   send(pointer: number, count: number, type: number, dest: number, tag: number, handle: number): number {
     const comm = this.communicator(handle);
+    if (dest === PROC_NULL) return 0;
     const data = this.pack(pointer, count, this.types.layout(type));
     this.mailbox.post(this.peer(comm, dest, 'send'), { context: comm.context, source: this.comm.rank, tag, data });
     if (comm.members[dest] !== this.comm.rank) this.comm.wake(comm.members[dest]!);
@@ -93,12 +97,16 @@ export class MpiRank {
 
   isend(pointer: number, count: number, type: number, dest: number, tag: number, handle: number, requestPointer: number): number {
     const bytes = this.send(pointer, count, type, dest, tag, handle);
-    this.storeRequest(requestPointer, { kind: 'send', status: { source: dest, tag, bytes } });
+    this.storeRequest(requestPointer, { kind: 'complete', status: { source: dest, tag, bytes } });
     return bytes;
   }
 
   irecv(pointer: number, count: number, type: number, source: number, tag: number, handle: number, requestPointer: number): void {
     const comm = this.communicator(handle);
+    if (source === PROC_NULL) {
+      this.storeRequest(requestPointer, { kind: 'complete', status: PROC_NULL_STATUS });
+      return;
+    }
     if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
     const id = this.storeRequest(requestPointer, { kind: 'recv', comm, source, tag, pointer, count, type: this.types.layout(type), status: null, freed: false });
     this.pending.push(id);
@@ -107,6 +115,10 @@ export class MpiRank {
   /** MPI_Recv: a receive request waited for at once. Returns the bytes received. */
   recv(pointer: number, count: number, type: number, source: number, tag: number, handle: number, statusPointer: number): number {
     const comm = this.communicator(handle);
+    if (source === PROC_NULL) {
+      this.writeStatus(statusPointer, PROC_NULL_STATUS);
+      return 0;
+    }
     if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
     const request: Request = { kind: 'recv', comm, source, tag, pointer, count, type: this.types.layout(type), status: null, freed: false };
     const id = this.nextRequest++;
@@ -165,7 +177,7 @@ export class MpiRank {
     const slot = requestsPointer + 4 * index;
     const id = this.readI32(slot);
     const request = this.requests.get(id);
-    const status = request === undefined ? EMPTY_STATUS : request.kind === 'send' ? request.status : request.status!;
+    const status = request === undefined ? EMPTY_STATUS : request.kind === 'complete' ? request.status : request.status!;
     this.requests.delete(id);
     if (id !== REQUEST_NULL) this.writeI32(slot, REQUEST_NULL);
     if (statusesPointer !== 0) this.writeStatus(statusesPointer + STATUS_BYTES * statusIndex, status);
@@ -183,6 +195,10 @@ export class MpiRank {
   /** MPI_Probe (blocking) and MPI_Iprobe: the next matching message's status, left in the mailbox. */
   probe(source: number, tag: number, handle: number, statusPointer: number, blocking: boolean): boolean {
     const comm = this.communicator(handle);
+    if (source === PROC_NULL) {
+      this.writeStatus(statusPointer, PROC_NULL_STATUS);
+      return true;
+    }
     const matches = this.matcher(comm, source, tag);
     let found: Envelope | undefined;
     const ready = () => (found = this.mailbox.peek(matches)) !== undefined;
@@ -371,7 +387,7 @@ export class MpiRank {
 
   private complete(id: number): boolean {
     const request = this.requests.get(id);
-    return request !== undefined && (request.kind === 'send' || request.status !== null);
+    return request !== undefined && (request.kind === 'complete' || request.status !== null);
   }
 
   private completed(ids: number[]): number[] {
