@@ -6,6 +6,7 @@ import { fileError } from '../util/errors.js';
 import { readExports, type ExportedFunction } from '../../instrument/exports.js';
 import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
+import { compileEagerly } from './spmd/eager-compile.js';
 import { MP_MODULE } from './spmd/mp-plugin.js';
 import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType, WasiConfig } from './protocol.js';
 
@@ -50,7 +51,8 @@ const WORKER_FLAGS: string[] = [];
 
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
-  const module = compile(options.bytes, file);
+  // SPMD ranks share one compiled module: compiled whole here, not lazily by every rank.
+  const module = compile(options.bytes, file, (options.ranks ?? 1) > 1);
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
   const args = invoke === null ? [] : typedArgs(options, invoke);
@@ -90,9 +92,9 @@ function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
   return `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`;
 }
 
-function compile(bytes: Uint8Array, file: string): WebAssembly.Module {
+function compile(bytes: Uint8Array, file: string, eager: boolean): WebAssembly.Module {
   try {
-    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    return eager ? compileEagerly(bytes) : new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
