@@ -190,6 +190,7 @@ build hot_helper hot_helper.c reactor run
 build spmd_stencil spmd_stencil.c reactor run
 build spmd_sweep spmd_sweep.c reactor run
 build spmd_cg spmd_cg.c reactor run
+build mpi_ring mpi_ring.c command
 build blame_kernels blame_kernels.c reactor fill_then_produce sparse_solve through_callee struct_fields
 
 # With debug info (source locations, library code apart): DWARF 4 (clang 14's default) and 5.

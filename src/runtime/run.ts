@@ -7,6 +7,7 @@ import type { ExportedFunction } from '../../instrument/exports.js';
 import { readModuleInterface } from '../../instrument/module-interface.js';
 import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
+import { compileEagerly } from './spmd/eager-compile.js';
 import { MP_MODULE } from './spmd/mp-plugin.js';
 import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType, WasiConfig } from './protocol.js';
 
@@ -51,7 +52,8 @@ const WORKER_FLAGS: string[] = [];
 
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
-  const module = compile(options.bytes, file);
+  // SPMD ranks share one compiled module: compiled whole here, not lazily by every rank.
+  const module = compile(options.bytes, file, (options.ranks ?? 1) > 1);
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
   const args = invoke === null ? [] : typedArgs(options, invoke, options.exports ?? await exportSignatures(options.bytes, file));
@@ -91,9 +93,9 @@ function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
   return `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`;
 }
 
-function compile(bytes: Uint8Array, file: string): WebAssembly.Module {
+function compile(bytes: Uint8Array, file: string, eager: boolean): WebAssembly.Module {
   try {
-    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    return eager ? compileEagerly(bytes) : new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }

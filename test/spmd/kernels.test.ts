@@ -40,8 +40,8 @@ describe('SPMD kernels', () => {
   test('spmd_sweep: the pipeline\'s receives per rank follow the wavefront (end ranks receive in one direction only)', async () => {
     const run = await json(['run', kernel('spmd_sweep'), '--args', '32,1', '--ranks', '4']);
     // 32 rows in blocks of 4: 8 receives per direction a rank has an upstream neighbour in.
-    expect(run.spmd.perRank.map((r: { communication: { recv: { calls: number } } }) => r.communication.recv.calls)).toEqual([8, 16, 16, 8]);
-    expect(run.spmd.perRank[0].communication.recv.steady.calls).toBe(7);
+    expect(run.spmd.perRank.map((r: { communication: { MPI_Recv: { calls: number } } }) => r.communication.MPI_Recv.calls)).toEqual([8, 16, 16, 8]);
+    expect(run.spmd.perRank[0].communication.MPI_Recv.steady.calls).toBe(7);
   });
 
   test('the AssemblyScript SPMD kernel (assembly/taintlens_mp.ts) gives the single-rank result on 3 ranks', async () => {
@@ -57,7 +57,7 @@ describe('SPMD kernels', () => {
     const results = rankResults(run) as number[];
     expect(new Set(results).size).toBe(1);
     expect(Math.abs(results[0]! - single.result) / single.result).toBeLessThan(1e-9);
-    expect(run.spmd.perRank[0].communication.allreduce.calls).toBe(21);
+    expect(run.spmd.perRank[0].communication.MPI_Allreduce.calls).toBe(21);
   });
 
   test('taint: p drives exactly the loops bounded by the rank count (the owned columns), not the halo', async () => {
@@ -68,7 +68,7 @@ describe('SPMD kernels', () => {
     expect(byFunction('update').map((l: { params: string[] }) => l.params)).toEqual([['n'], ['n', 'p']]);
     for (const fn of ['pack', 'unpack']) expect(byFunction(fn).map((l: { params: string[] }) => l.params)).toEqual([['n']]);
     expect(report.ranks).toHaveLength(4);
-    const allreduce = report.imports.filter((i: { import: string }) => i.import === 'taintlens_mp.allreduce');
+    const allreduce = report.imports.filter((i: { import: string }) => i.import === 'taintlens_mp.mpi_allreduce');
     expect(allreduce.length).toBeGreaterThan(0);
   });
 

@@ -1,8 +1,8 @@
 // One rank's message passing over the shared state: point-to-point messages (FIFO per pair of
 // ranks, tags checked), collectives built from messages on their own plane (so they never mix with
 // user messages), and the deadlock check. A rank only ever waits on its own doorbell; whoever
-// changes a channel rings the other end. When every rank is blocked or done and nothing moved for
-// two checks in a row, no rank can ever move again: that is a deadlock.
+// changes a channel rings the other end. When every rank is blocked or done, none was rung since it
+// last looked, and nothing moved for two checks in a row, no rank can ever move again: a deadlock.
 import { COLLECTIVE_PLANE, SharedState, SLOT_BYTES, USER_PLANE, type SharedLayout, type StateName } from './shared-state.js';
 
 /** A failure of the communication itself (deadlock, mismatched calls, bad arguments): ends the run. */
@@ -164,6 +164,20 @@ export class Communicator {
     this.bcast(empty, 0, 'barrier');
   }
 
+  /** Tells a rank that something it may wait for changed (and counts as progress for the deadlock check). */
+  wake(rank: number): void {
+    this.shared.ring(rank);
+  }
+
+  running(): void {
+    this.shared.setState(this.rank, 'running');
+  }
+
+  /** Ends the run from this rank (MPI_Abort): the others stop waiting and get out. */
+  abortAll(): void {
+    this.shared.abort();
+  }
+
   private checkPeer(peer: number, state: StateName): void {
     if (!Number.isInteger(peer) || peer < 0 || peer >= this.size) {
       throw new CommunicationError(`rank ${this.rank}: ${state} names rank ${peer}, but ranks are 0..${this.size - 1}`);
@@ -183,13 +197,14 @@ export class Communicator {
     }
   }
 
-  /** Waits until `ready()`; fails on a deadlock, gets out when the run is aborted. */
-  private waitFor(ready: () => boolean, state: StateName, peer: number): void {
+  /** Waits until `ready()`, shown as blocked in `state` on `peer`; fails on a deadlock, gets out when the run is aborted. */
+  waitFor(ready: () => boolean, state: StateName, peer: number): void {
     const words = this.shared.words;
     const bell = this.shared.doorbell(this.rank);
     let marked = false;
     for (;;) {
       const seen = Atomics.load(words, bell);
+      this.shared.looked(this.rank, seen);
       if (ready()) return;
       if (this.shared.aborted()) throw new CommunicationAborted('aborted');
       if (!marked) {
@@ -206,7 +221,9 @@ export class Communicator {
     let anyoneRunning = false;
     for (let r = 0; r < this.size; r++) {
       const { state } = this.shared.stateOf(r);
-      if (state === 'running' || state === 'starting') anyoneRunning = true;
+      // A rank rung since it last looked may be waiting only for a core (a loaded machine can take
+      // longer than two checks to schedule it): not blocked.
+      if (state === 'running' || state === 'starting' || (state !== 'done' && this.shared.wokenSinceLooked(r))) anyoneRunning = true;
     }
     if (anyoneRunning || progress !== this.lastProgress) {
       this.lastProgress = progress;

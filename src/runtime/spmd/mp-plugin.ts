@@ -1,8 +1,11 @@
 // The host plugin giving a rank its `taintlens_mp` imports (runs inside the rank's worker). Every
 // import takes program pointers and byte counts; the data is copied straight between the module's
-// memory and the shared channels. Signatures: native/include/taintlens_mp.h.
+// memory and the shared channels. Signatures: native/include/taintlens_mp.h; the `mpi_*` imports
+// of native/include/mpi.h are src/runtime/spmd/mpi-imports.ts.
 import type { HostPluginFactory } from '../plugin.js';
 import { ANY_TAG, Communicator, elementBytes } from './communicator.js';
+import { mpiImports } from './mpi-imports.js';
+import { MpiRank } from './mpi-rank.js';
 import { OpRecorder, type OpStats } from './op-stats.js';
 import type { SharedLayout } from './shared-state.js';
 
@@ -32,12 +35,14 @@ const factory: HostPluginFactory = (rawOptions, context) => {
     if (bytes < 0 || start + bytes > memory.buffer.byteLength) throw new RangeError(`taintlens_mp: buffer [${pointer}, ${pointer + bytes}) is outside memory`);
     return new Uint8Array(memory.buffer, start, bytes);
   };
-  const timed = <T>(op: string, bytes: number, body: () => T): T => {
+  const timed = <T>(op: string, bytes: number | ((value: T) => number), body: () => T): T => {
     const start = performance.now();
     const value = body();
-    recorder.record(op, performance.now() - start, bytes);
+    recorder.record(op, performance.now() - start, typeof bytes === 'number' ? bytes : bytes(value));
     return value;
   };
+  // MPI's mailboxes exist before the start barrier, so no rank sends to one not yet listening.
+  const mpi = new MpiRank(comm, { view }, layout.mailboxPrefix);
   return {
     imports: () => ({
       [MP_MODULE]: {
@@ -59,11 +64,13 @@ const factory: HostPluginFactory = (rawOptions, context) => {
           timed('allreduce', bytes, () => comm.allreduce(view(input, bytes), view(output, bytes), count, datatype, operator));
         },
         barrier: () => timed('barrier', 0, () => comm.barrier()),
+        ...mpiImports(mpi, timed),
       },
     }),
     beforeRun: () => comm.start(),
     afterRun: (): MpPluginResult => {
       comm.finish();
+      mpi.close();
       return { rank, size: comm.size, communication: recorder.summary() };
     },
   };

@@ -3,6 +3,8 @@
 // single-slot channel per ordered pair of ranks and plane (user messages, collectives). A message
 // longer than a slot travels in chunks. Everything here is plain Atomics: no locks, no JS events.
 
+import { randomUUID } from 'node:crypto';
+
 export const MAX_RANKS = 32;
 /** Bytes of one channel slot: a longer message is split into chunks of this size. */
 export const SLOT_BYTES = 16 * 1024;
@@ -11,21 +13,27 @@ export const USER_PLANE = 0;
 export const COLLECTIVE_PLANE = 1;
 
 /** What a rank is doing, as kept in its state word (read by the deadlock check and the timeout message). */
-export const STATE = { starting: 0, running: 1, send: 2, recv: 3, barrier: 4, bcast: 5, reduce: 6, allreduce: 7, sendrecv: 8, done: 9 } as const;
+export const STATE = {
+  starting: 0, running: 1, send: 2, recv: 3, barrier: 4, bcast: 5, reduce: 6, allreduce: 7, sendrecv: 8, done: 9,
+  // MPI calls of native/include/mpi.h (src/runtime/spmd/mpi-rank.ts)
+  wait: 10, probe: 11, gather: 12, allgather: 13, scatter: 14, alltoall: 15, scan: 16, comm_split: 17,
+} as const;
 export type StateName = keyof typeof STATE;
 const STATE_NAMES = Object.keys(STATE) as StateName[];
 
 const PROGRESS = 0;
 const ABORT = 1;
 const HEADER_WORDS = 4;
-/** Per rank: doorbell, state, peer. */
-const RANK_WORDS = 3;
+/** Per rank: doorbell, state, peer, and the doorbell value it last looked at before waiting. */
+const RANK_WORDS = 4;
 /** Per channel: full flag, chunk bytes, tag, message bytes. */
 const CHANNEL_WORDS = 4;
 
 export interface SharedLayout {
   size: number;
   buffer: SharedArrayBuffer;
+  /** Names this run's mailboxes (BroadcastChannel names, unique per run: src/runtime/spmd/mailbox.ts). */
+  mailboxPrefix: string;
 }
 
 export function sharedBytes(size: number): number {
@@ -33,7 +41,7 @@ export function sharedBytes(size: number): number {
 }
 
 export function createShared(size: number): SharedLayout {
-  return { size, buffer: new SharedArrayBuffer(sharedBytes(size)) };
+  return { size, buffer: new SharedArrayBuffer(sharedBytes(size)), mailboxPrefix: `taintlens-mp:${randomUUID()}` };
 }
 
 /** One rank's view of the shared memory. */
@@ -62,6 +70,16 @@ export class SharedState {
     Atomics.add(this.words, PROGRESS, 1);
     Atomics.add(this.words, this.doorbell(rank), 1);
     Atomics.notify(this.words, this.doorbell(rank));
+  }
+
+  /** Records that `rank` has seen everything up to doorbell value `seen` and is about to wait for more. */
+  looked(rank: number, seen: number): void {
+    Atomics.store(this.words, this.doorbell(rank) + 3, seen);
+  }
+
+  /** Whether `rank` was rung since it last looked: it may be able to move as soon as it is scheduled. */
+  wokenSinceLooked(rank: number): boolean {
+    return Atomics.load(this.words, this.doorbell(rank)) !== Atomics.load(this.words, this.doorbell(rank) + 3);
   }
 
   progress(): number {
@@ -127,7 +145,7 @@ export class SharedState {
     const parts: string[] = [];
     for (let r = 0; r < this.size; r++) {
       const { state, peer } = this.stateOf(r);
-      const from = state === 'recv' || state === 'sendrecv' ? ` from ${peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && !idle(state) ? ` waiting for ${peer}` : '';
+      const from = state === 'recv' || state === 'sendrecv' || state === 'wait' || state === 'probe' ? ` from ${peer < 0 ? 'any rank' : peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && !idle(state) ? ` waiting for ${peer}` : '';
       parts.push(`rank ${r} ${idle(state) ? state : `in ${state}`}${from}`);
     }
     return parts.join(', ');
