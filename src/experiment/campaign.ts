@@ -22,6 +22,8 @@ import { DEFAULT_CALLPATH } from '../io/measurements.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
 import { summarizePoint, type PointSummary } from './summary.js';
 import { foldOntoRegions } from './fold.js';
+import { wasiOf } from './select.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 
 export type Metric = 'time' | 'instructions' | 'visits';
 export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits'];
@@ -40,6 +42,8 @@ export interface CampaignOptions extends CampaignDefinition {
   trace?: number;
   /** Appends each point's region statistics here (JSON Lines) before its measurements. */
   statsOutput?: string;
+  /** A WASI command's folders, environment and standard input. */
+  wasi?: WasiConfig;
 }
 
 export interface MeasurementLine {
@@ -117,7 +121,7 @@ async function measurePoint(
   const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await profileLoops(options.file, options.bytes, {
-      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd,
+      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd, ...wasiOf(options),
     });
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
@@ -127,7 +131,7 @@ async function measurePoint(
   }
   let stats: PointSummary | null = null;
   if (options.metrics.includes('time')) {
-    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd };
+    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd, ...wasiOf(options) };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {

@@ -7,6 +7,7 @@ import { parseTaintReport } from '../io/taint.js';
 import { parseJson } from '../io/json.js';
 import { readInputText } from '../util/read-file.js';
 import { parseDependency } from '../model/prior.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 import { selectDefault, selectFiltered, selectFull, selectSelective, type MeasureMode, type RegionSelection } from './modes.js';
 
 /** What measurement needs of a taint report: per function its dependency and a call path to it. */
@@ -26,6 +27,8 @@ export interface SelectionInput {
   timeoutMs: number;
   /** How to mark parameters for selective mode, or an existing taint report. */
   taint?: { params: ParamSpec[] } | { report: string };
+  /** A WASI command's folders, environment and standard input. */
+  wasi?: WasiConfig;
 }
 
 export async function selectRegions(input: SelectionInput): Promise<RegionSelection> {
@@ -35,7 +38,7 @@ export async function selectRegions(input: SelectionInput): Promise<RegionSelect
   if (input.mode.startsWith('filter:')) return selectFiltered(input.mode.slice('filter:'.length), all);
   if (input.mode === 'default') {
     const profile = await profileLoops(input.file, input.bytes, {
-      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, json: true,
+      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, json: true, ...wasiOf(input),
     });
     return selectDefault(profile, all);
   }
@@ -52,7 +55,7 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
   } else {
     json = (await analyzeTaint({
       file: input.file, bytes: input.bytes, invoke: input.invoke, args: input.args, argv: input.argv,
-      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [],
+      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [], ...wasiOf(input),
     })).report;
   }
   return {
@@ -62,4 +65,9 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
       monomials: f.dependency === null ? null : parseDependency(f.dependency, json.parameters),
     })),
   };
+}
+
+/** `{ wasi }` when the experiment gives a WASI command folders, environment or input; else nothing. */
+export function wasiOf(input: { wasi?: WasiConfig }): { wasi?: WasiConfig } {
+  return input.wasi ? { wasi: input.wasi } : {};
 }

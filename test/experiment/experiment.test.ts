@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { cli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'taintlens-experiment-'));
@@ -74,7 +74,16 @@ test.each([
   ['missing parameter', { module: 'k.wasm', args: ['{n}', '{m}'], parameters: { n: [1] } }, /field 'args\[1\]': placeholder \{m\} names no parameter/],
   ['parameter without placeholder', { module: 'k.wasm', args: ['{n}', '3'], parameters: { n: [1], m: [2] } }, /field 'parameters\.m': no placeholder \{m\}/],
   ['a value that is not a number', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1, 'ten'] } }, /field 'parameters\.n\[1\]': must be a number/],
-  ['unknown mode', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, mode: 'most' }, /field 'mode': unknown mode/],
+  ['unknown mode', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, mode: 'most' }, /field 'mode': unknown mode "most" \(none, full/],
+  ['not an object', [1, 2], /bad\.json: an experiment spec is a JSON object$/m],
+  ['no module', { args: ['{n}'], parameters: { n: [1] } }, /field 'module': required: the path of the \.wasm module/],
+  ['a bad argument', { module: 'k.wasm', args: ['{n}', true], parameters: { n: [1] } }, /field 'args\[1\]': must be a number, a string or a "\{name\}" placeholder, got true/],
+  ['an unknown metric', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, metrics: ['time', 'cycles'] }, /field 'metrics\[1\]': unknown metric "cycles" \(time, instructions, visits\)/],
+  ['a fractional repetition count', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, repetitions: 1.5 }, /field 'repetitions': must be a whole number ≥ 1/],
+  ['a bad taint marking', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, taint: { params: { n: 3 } } }, /field 'taint\.params\.n': must be "argK" \(K from 0\) or "global:EXPORT", got 3/],
+  ['a missing folder', { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, dir: ['no-such-folder:data'] }, /field 'dir\[0\]': .*no-such-folder is not a folder/],
+  ['a missing stdin file', { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, stdin: 'no-such-input.txt' }, /field 'stdin': .*no-such-input\.txt: no such file/],
+  ['an environment value that is not a string', { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, env: { LANG: 1 } }, /field 'env\.LANG': must be a string, got 1/],
 ])('a bad spec (%s) is one line naming the spec file and the field', async (_what, spec, message) => {
   const file = writeSpec('bad.json', spec);
   const out = join(dir, 'bad-out');
@@ -84,6 +93,31 @@ test.each([
   expect(stderr).toContain(file);
   expect(stderr).toMatch(message);
   expect(existsSync(out)).toBe(false);
+});
+
+test('a WASI command gets the spec\'s folders (relative to the spec), environment and standard input in every run', async () => {
+  const data = relative(dir, resolve('native/data'));
+  const base = {
+    module: resolve('native/wasm/textstat.wasm'), argv: ['{n}', 'data/poem.txt'], parameters: { n: [1, 2] },
+    repetitions: 1, metrics: ['instructions'], mode: 'none', dir: [`${data}:data`], env: { TEXTSTAT: 'on' },
+  };
+  const withInput = await cli(['experiment', writeSpec('textstat.json', { ...base, stdin: `${data}/input.txt` }), '--out', join(dir, 'textstat'), '--jobs', '1']);
+  expect(withInput.stderr).toBe('');
+  expect(withInput.code).toBe(0);
+  const withoutInput = await cli(['experiment', writeSpec('textstat-no-stdin.json', base), '--out', join(dir, 'textstat-no-stdin'), '--jobs', '1']);
+  expect(withoutInput.code).toBe(0);
+  // Instructions of the whole run per point: the sum over its call paths.
+  const root = (file: string) => [1, 2].map((n) => [n, readLines(file).filter((l) => l.params.n === n).reduce((sum, l) => sum + l.value, 0)]);
+  const read = root(join(dir, 'textstat', 'measurements.jsonl'));
+  const empty = root(join(dir, 'textstat-no-stdin', 'measurements.jsonl'));
+  expect(read.every(([, count]) => count! > 0)).toBe(true);
+  // The poem is read through the folder in both; the second has no standard input to count.
+  for (let i = 0; i < read.length; i++) expect(read[i]![1]!).toBeGreaterThan(empty[i]![1]!);
+  // Without the folder the program cannot open its file: the spec's dir is what lets it run.
+  const { dir: _dir, ...noFolder } = base;
+  const failed = await cli(['experiment', writeSpec('textstat-no-dir.json', noFolder), '--out', join(dir, 'textstat-no-dir'), '--jobs', '1']);
+  expect(failed.code).not.toBe(0);
+  expect(failed.stderr).toMatch(/cannot open 'data\/poem\.txt'/);
 });
 
 test('a campaign killed with SIGKILL halfway resumes with every point exactly once', async () => {

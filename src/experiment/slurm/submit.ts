@@ -49,6 +49,8 @@ export interface Submission {
 }
 
 export async function submitCampaign(def: ExperimentDefinition, options: SubmitOptions): Promise<Submission> {
+  // A task's record is plain JSON read on another node: folders and input files would need copying there.
+  if (def.wasi) throw new UserError(`${options.spec}: the spec's dir, env and stdin fields run locally only, not with --slurm`);
   const { selection, design } = await planExperiment(def);
   const identity = identityOf(campaignOf(def, selection.functions));
   const rounds = readRounds(options.dir);
@@ -71,7 +73,7 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const tasks: Point[][] = [];
   for (let i = 0; i < todo.length; i += chunk) tasks.push(todo.slice(i, i + chunk));
   const round = (rounds.at(-1)?.round ?? 0) + 1;
-  const { file, bytes: _bytes, taint: _taint, design: _design, ...experiment } = def;
+  const { file, bytes: _bytes, taint: _taint, design: _design, wasi: _wasi, ...experiment } = def;
   const record: RoundRecord = {
     schema: ROUND_SCHEMA, round, jobId: null, submitted: new Date().toISOString(), spec: resolve(options.spec), identity,
     definition: { ...experiment, module: resolve(file), regions: selection.functions, jobs: options.jobs },
