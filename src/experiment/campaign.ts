@@ -8,7 +8,7 @@
 // Each point's lines are appended in one write, only once every run at the point succeeded, so a
 // campaign that stops (or fails at a point) resumes at the missing points, each measured once.
 // Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
-import { appendFileSync } from 'node:fs';
+import { appendDurably } from '../util/atomic-write.js';
 import { runModule } from '../runtime/run.js';
 import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
@@ -79,8 +79,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   let written = 0;
   const flush = () => {
     for (let out = finished[written]; out !== undefined; out = finished[written]) {
-      if (options.statsOutput && out.stats) appendFileSync(options.statsOutput, JSON.stringify(out.stats) + '\n');
-      appendFileSync(options.output, out.lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+      if (options.statsOutput && out.stats) appendDurably(options.statsOutput, JSON.stringify(out.stats) + '\n');
+      appendDurably(options.output, out.lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
       measured++;
       lines += out.lines.length;
       finished[written] = undefined;

@@ -2,7 +2,8 @@
 // design, from runs at the base point), then submits the points not yet measured and not queued
 // as one SLURM job array, a chunk of points per task. Run again, it submits what cancelled or failed
 // tasks left (each point whose lines are not in a task file or the store), and nothing else.
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolve } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { packageRoot } from '../../util/package-root.js';
@@ -83,7 +84,7 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const script = roundScriptFile(dir, round);
   mkdirSync(taskFolder(dir, round), { recursive: true });
   writeRound(dir, record);
-  writeFileSync(script, jobScript(roundRecordFile(dir, round), taskFolder(dir, round)));
+  writeFileAtomic(script, jobScript(roundRecordFile(dir, round), taskFolder(dir, round)));
   chmodSync(script, 0o755);
   try {
     record.jobId = sbatch({
