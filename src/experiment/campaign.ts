@@ -24,6 +24,7 @@ import { summarizePoint, type PointSummary } from './summary.js';
 import { foldOntoRegions } from './fold.js';
 import { wasiOf } from './select.js';
 import type { WasiConfig } from '../runtime/protocol.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 
 export type Metric = 'time' | 'instructions' | 'visits';
 export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits'];
@@ -44,6 +45,8 @@ export interface CampaignOptions extends CampaignDefinition {
   statsOutput?: string;
   /** A WASI command's folders, environment and standard input. */
   wasi?: WasiConfig;
+  /** The loop profiler for instruction counts and visits (default: a fresh run per point). */
+  profiler?: LoopProfiler;
 }
 
 export interface MeasurementLine {
@@ -120,7 +123,7 @@ async function measurePoint(
   const out: MeasurementLine[] = [];
   const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
-    const profile = await profileLoops(options.file, options.bytes, {
+    const profile = await (options.profiler ?? profileLoops)(options.file, options.bytes, {
       invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd, ...wasiOf(options),
     });
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;

@@ -12,6 +12,7 @@ import type { Progress } from '../util/progress.js';
 import { pointKey } from './grid.js';
 import type { PointSummary } from './summary.js';
 import type { WasiConfig } from '../runtime/protocol.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 
 export interface ExperimentDefinition {
   file: string;
@@ -31,6 +32,8 @@ export interface ExperimentDefinition {
   ranks?: number;
   /** A WASI command's folders, environment and standard input (none when absent). */
   wasi?: WasiConfig;
+  /** The loop profiler (analyze shares one across its steps, so each point is profiled once). */
+  profiler?: LoopProfiler;
 }
 
 export interface ExperimentRun {
@@ -58,7 +61,7 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def),
+    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
@@ -66,7 +69,7 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
 }
 
 /** What the campaign runner needs of an experiment (all but where it writes), with the mode's regions. */
-export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi'>;
+export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'profiler'>;
 
 /** The one mapping from an experiment to its campaign: a local run and every SLURM task use it. */
 export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, regions: string[] | null): CampaignOfExperiment {
@@ -74,6 +77,7 @@ export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, 
     file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
     parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
     trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}), ...wasiOf(def),
+    ...(def.profiler ? { profiler: def.profiler } : {}),
   };
 }
 

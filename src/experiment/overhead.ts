@@ -81,7 +81,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def),
+    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
   };
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), 1) : gridDesign(def.parameters);
   const points = design.points;
@@ -99,7 +99,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const timed = [...runs, original];
   const profiles: CallpathEntry[][] = [];
   for (const point of points) {
-    const profile = await profileLoops(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs, json: true });
+    const profile = await (def.profiler ?? profileLoops)(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs, json: true });
     profiles.push(profile.callpaths);
   }
   for (let round = 0; round < rounds; round++) {

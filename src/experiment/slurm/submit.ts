@@ -74,7 +74,7 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const tasks: Point[][] = [];
   for (let i = 0; i < todo.length; i += chunk) tasks.push(todo.slice(i, i + chunk));
   const round = (rounds.at(-1)?.round ?? 0) + 1;
-  const { file, bytes: _bytes, taint: _taint, design: _design, wasi: _wasi, ...experiment } = def;
+  const { file, bytes: _bytes, taint: _taint, design: _design, wasi: _wasi, profiler: _profiler, ...experiment } = def;
   const record: RoundRecord = {
     schema: ROUND_SCHEMA, round, jobId: null, submitted: new Date().toISOString(), spec: resolve(options.spec), identity,
     definition: { ...experiment, module: resolve(file), regions: selection.functions, jobs: options.jobs },
