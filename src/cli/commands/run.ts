@@ -16,12 +16,12 @@ export function registerRun(program: Command): void {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runModule } = await import('../../runtime/run.js');
     const { programBaseOf } = await import('../../runtime/instrumented-input.js');
-    const { capMemory } = await import('../../runtime/memory-cap.js');
+    const { capMemoryOrDefault } = await import('../../runtime/memory-cap.js');
     const run = parseRunOptions(options, command.args.slice(1));
     const limitPages = parseMemoryLimitPages(options);
     const original = readWasmFile(file);
     const programBase = programBaseOf(file, original);
-    const bytes = limitPages === undefined ? original : capMemory(original, file, limitPages);
+    const bytes = capMemoryOrDefault(original, file, limitPages);
     const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}) });
     const { spmdSummary, ranksTable } = await import('../../report/ranks-report.js');
     const first = outcome.repetitions[0]!;
