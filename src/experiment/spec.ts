@@ -189,3 +189,29 @@ function isDirectory(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * The first way a spec differs from the one an --out folder already holds (its spec.json), in
+ * the user's terms, or null: the same fields with the same values after defaults, except that a
+ * parameter may gain values (the grid grows; the points measured are kept).
+ */
+export function specDifference(recorded: unknown, wanted: unknown): string | null {
+  const there = specFields.safeParse(recorded);
+  const here = specFields.parse(wanted);
+  if (!there.success) return 'its spec.json is not a valid spec';
+  const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value));
+  const names = (spec: SpecFields) => Object.keys(spec.parameters).join(', ');
+  if (names(there.data) !== names(here)) return `parameters: ${names(there.data) || 'none'} there, ${names(here) || 'none'} here`;
+  for (const [name, values] of Object.entries(there.data.parameters)) {
+    const dropped = values.filter((v) => !here.parameters[name]!.includes(v));
+    if (dropped.length > 0) return `parameters.${name}: ${show(values)} there, ${show(here.parameters[name])} here (values measured there are missing)`;
+  }
+  const fields = new Set([...Object.keys(there.data), ...Object.keys(here)]);
+  for (const field of fields) {
+    if (field === 'parameters') continue;
+    const a = there.data[field as keyof SpecFields];
+    const b = here[field as keyof SpecFields];
+    if (JSON.stringify(a) !== JSON.stringify(b)) return `${field}: ${show(a)} there, ${show(b)} here`;
+  }
+  return null;
+}

@@ -120,6 +120,27 @@ test('a WASI command gets the spec\'s folders (relative to the spec), environmen
   expect(failed.stderr).toMatch(/cannot open 'data\/poem\.txt'/);
 });
 
+test('another spec pointed at a folder holding results is refused, naming the difference; more values resume', async () => {
+  const out = join(dir, 'kept');
+  const first = { module: kernel, args: ['{n}', '5'], parameters: { n: [50] }, repetitions: 1, metrics: ['instructions'], mode: 'none' };
+  expect((await cli(['experiment', writeSpec('kept.json', first), '--out', out])).code).toBe(0);
+  const kept = readFileSync(join(out, 'measurements.jsonl'), 'utf8');
+  const other = await cli(['experiment', writeSpec('other.json', { ...first, repetitions: 3 }), '--out', out]);
+  expect(other.code).toBe(1);
+  expect(other.stdout).toBe('');
+  expect(other.stderr.trim().split('\n')).toEqual([`taintlens: ${out}: holds the results of another spec (repetitions: 1 there, 3 here); give another --out, or remove the folder`]);
+  const timeout = await cli(['experiment', writeSpec('timeout.json', { ...first, timeout: 9 }), '--out', out]);
+  expect(timeout.stderr).toMatch(/another spec \(timeout: 60 there, 9 here\)/);
+  const fewer = await cli(['experiment', writeSpec('fewer.json', { ...first, parameters: { n: [60] } }), '--out', out]);
+  expect(fewer.stderr).toMatch(/another spec \(parameters\.n: \[50\] there, \[60\] here \(values measured there are missing\)\)/);
+  expect(readFileSync(join(out, 'measurements.jsonl'), 'utf8')).toBe(kept);
+  expect(JSON.parse(readFileSync(join(out, 'spec.json'), 'utf8'))).toEqual(first);
+  // The same spec with another value grows the grid: the point measured before is kept.
+  const grown = await cli(['experiment', writeSpec('grown.json', { ...first, parameters: { n: [50, 60] } }), '--out', out, '--json']);
+  expect(grown.code).toBe(0);
+  expect(JSON.parse(grown.stdout)).toMatchObject({ measured: 1, resumed: 1 });
+});
+
 test('a campaign killed with SIGKILL halfway resumes with every point exactly once', async () => {
   const n = [100, 150, 200, 250, 300, 350, 400, 450, 500, 550];
   const spec = writeSpec('kill.json', { module: kernel, args: ['{n}', '20'], parameters: { n }, repetitions: 2, metrics: ['time', 'instructions'], mode: 'full' });

@@ -65,8 +65,7 @@ export function registerExperiment(program: Command): void {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { refuseInstrumented } = await import('../../../instrument/instrumented.js');
     const { runExperiment } = await import('../../experiment/experiment.js');
-    const { prepareExperimentDir, writeEnvironment, writeSummary } = await import('../../experiment/experiment-dir.js');
-    const { writeJsonAtomic } = await import('../../util/atomic-write.js');
+    const { prepareExperimentDir, recordSpec, writeEnvironment, writeSummary } = await import('../../experiment/experiment-dir.js');
     const { readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const spec = readSpec(specFile!);
@@ -79,7 +78,7 @@ export function registerExperiment(program: Command): void {
       refuseUncollected(out, readRounds(out), join(out, 'measurements.jsonl'));
     }
     const paths = prepareExperimentDir(out);
-    writeJsonAtomic(paths.spec, JSON.parse(readFileSync(specFile!, 'utf8')));
+    recordSpec(paths, JSON.parse(readFileSync(specFile!, 'utf8')));
     writeEnvironment(paths);
     const definition = {
       ...spec, file: spec.module, bytes,
