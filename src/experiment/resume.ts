@@ -88,3 +88,15 @@ export function measuredParams(line: string): Point | null {
     return null;
   }
 }
+
+/** Points whose measurements are whole in `output` (0 when it does not exist yet). */
+export function keptPoints(output: string): number {
+  if (!existsSync(output)) return 0;
+  const { lines } = completeLines(readFileSync(output, 'utf8'));
+  const points = new Set<string>();
+  for (const line of lines) {
+    const params = measuredParams(line);
+    if (params) points.add(pointKey(params));
+  }
+  return points.size;
+}

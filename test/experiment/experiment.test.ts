@@ -141,6 +141,32 @@ test('another spec pointed at a folder holding results is refused, naming the di
   expect(JSON.parse(grown.stdout)).toMatchObject({ measured: 1, resumed: 1 });
 });
 
+test('Ctrl-C (SIGINT) stops a campaign with one line saying what was kept and how to resume, exit 130', async () => {
+  const n = [100, 150, 200, 250, 300, 350];
+  const spec = writeSpec('interrupt.json', { module: kernel, args: ['{n}', '20'], parameters: { n }, repetitions: 1, metrics: ['time', 'instructions'], mode: 'full' });
+  const out = join(dir, 'interrupt');
+  const measurements = join(out, 'measurements.jsonl');
+  const child = spawn(process.execPath, [
+    '--import', 'tsx', '--input-type=module', '-e',
+    "const { main } = await import('./src/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));",
+    'experiment', spec, '--out', out, '--jobs', '1',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const pointsIn = () => (existsSync(measurements) ? new Set(readLines(measurements).map((l) => l.params.n)).size : 0);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  for (let waited = 0; pointsIn() < 1 && waited < 90_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  child.kill('SIGINT');
+  expect(await exited).toBe(130);
+  const kept = pointsIn();
+  expect(kept).toBeGreaterThanOrEqual(1);
+  expect(kept).toBeLessThan(n.length);
+  expect(stderr.trim().split('\n')).toEqual([`taintlens: interrupted: ${kept} point(s) kept in ${measurements}; run the same command again to measure the rest`]);
+  const { code, stdout } = await cli(['experiment', spec, '--out', out, '--json']);
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toMatchObject({ resumed: kept, measured: n.length - kept });
+});
+
 test('a campaign killed with SIGKILL halfway resumes with every point exactly once', async () => {
   const n = [100, 150, 200, 250, 300, 350, 400, 450, 500, 550];
   const spec = writeSpec('kill.json', { module: kernel, args: ['{n}', '20'], parameters: { n }, repetitions: 2, metrics: ['time', 'instructions'], mode: 'full' });

@@ -30,9 +30,13 @@ export function registerAnalyze(program: Command): void {
       const config = readAnalysisConfig(options.config);
       prepareExperimentDir(options.out);
       claimAnalysisDir(options.out, file, bytes, config);
-      const { report, files } = await analyze({
+      const { interruptible } = await import('../interrupt.js');
+      const { keptPoints } = await import('../../experiment/resume.js');
+      const { join } = await import('node:path');
+      const kept = () => `the finished steps and ${keptPoints(join(options.out, 'measurements.jsonl'))} measured point(s) are kept in ${options.out}; run the same command again to resume`;
+      const { report, files } = await interruptible(kept, () => analyze({
         file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
-      });
+      }));
       emit(options.json === true, report, () => renderSummary(report, files, outputWidth()));
     });
 }

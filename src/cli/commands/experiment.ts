@@ -86,10 +86,12 @@ export function registerExperiment(program: Command): void {
       design: options.design === undefined ? spec.design : cli.design,
     };
     if (form === 'slurm') return submitToSlurm(definition, specFile!, { dir: out, measurements: paths.measurements }, options.jobs === undefined ? 1 : cli.jobs, options);
-    const run = await runExperiment(definition, {
+    const { interruptible, keptCampaign } = await import('../interrupt.js');
+    const { keptPoints } = await import('../../experiment/resume.js');
+    const run = await interruptible(() => keptCampaign(keptPoints(paths.measurements), paths.measurements), () => runExperiment(definition, {
       output: paths.measurements, statsOutput: paths.points, jobs: cli.jobs,
       progress: (points) => startProgress(points, 'experiment', options.json !== true && process.stderr.isTTY === true),
-    });
+    }));
     const summary = writeSummary(paths, spec.module, run);
     const { campaign, design } = run;
     emit(options.json === true, {

@@ -55,14 +55,16 @@ export function registerMeasure(program: Command): void {
     const bytes = readWasmFile(file);
     refuseInstrumented(bytes, file);
     const taint = options.taintReport ? { report: options.taintReport } : { params: options.param.map(parseParamSpec) };
-    const result = await runExperiment({
+    const { interruptible, keptCampaign } = await import('../interrupt.js');
+    const { keptPoints } = await import('../../experiment/resume.js');
+    const result = await interruptible(() => keptCampaign(keptPoints(options.output), options.output), () => runExperiment({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, parameters, repetitions: run.repeat,
       metrics: metrics as typeof METRICS[number][], mode: experiment.mode, taint, trace: experiment.trace, design: experiment.design,
       timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
     }, {
       output: options.output, jobs: experiment.jobs,
       progress: (points) => startProgress(points, 'measuring', !run.json && process.stderr.isTTY === true),
-    });
+    }));
     const { campaign, selection, design } = result;
     const units = metrics.includes('time') ? { time: 'ms' } : {};
     const short = metrics.includes('time') ? shortRuns(options.output) : undefined;
