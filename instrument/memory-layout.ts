@@ -14,6 +14,7 @@
 //
 // Either way memory.size and memory.grow are rewritten to report and grow only the program's part.
 import binaryen from 'binaryen';
+import { DEFAULT_MEMORY_LIMIT_PAGES } from '../src/util/memory-limit.js';
 import { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL } from './reserved-names.js';
 import { PAGE, initialRealPages, type MemoryLayout, type Placement } from './memory-plan.js';
 import { Id, childSlots, idOf, Func, Load, Store, SIMDLoad, SIMDLoadStoreLane, MemoryGrow, addVar, i64Const, typeOf, type Expr } from './ir.js';
@@ -56,9 +57,10 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   const fixedPages = Math.ceil(requests.reduce((sum, r) => sum + align(r.bytes ?? 0, 16), 0) / PAGE) + 1;
   // One page short of 4 GiB at most, so an address that wrapped in 32 bits is always out of bounds.
   const room = Math.floor((MAX_PAGES - 1 - fixedPages) / (1 + ratio));
-  // Below, the real memory grows with the program, so the only default cap is what wasm32 allows;
-  // above, the real memory is sized for the limit from the start, so the default is 1 GiB.
-  const limit = Math.min(declaredMax, options.programLimitPages ?? (placement === 'below' ? room : 16384), room);
+  // The default limit is the declared maximum, else 1 GiB (as documented); above, where the real
+  // memory is sized for the limit from the start, 1 GiB even when the module declares more.
+  const defaultLimit = placement === 'below' && typeof info?.max === 'number' ? info.max : DEFAULT_MEMORY_LIMIT_PAGES;
+  const limit = Math.min(declaredMax, options.programLimitPages ?? defaultLimit, room);
   if (limit < initial) throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
   const regions: MemoryLayout['regions'] = {};
   let cursor = placement === 'below' ? 0 : limit * PAGE;

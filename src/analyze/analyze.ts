@@ -13,6 +13,7 @@ import { cachedStep, inputKey } from './step-cache.js';
 import { REPORT_SCHEMA, type AnalysisReport } from './report.js';
 import { renderHtmlReport } from '../report/html/page.js';
 import type { AnalysisConfig } from './config.js';
+import { sharedProfiler, type LoopProfiler } from '../profile/profile-memo.js';
 
 export interface AnalyzeOptions {
   file: string;
@@ -22,6 +23,8 @@ export interface AnalyzeOptions {
   /** Progress bars and step lines on stderr (a terminal only). */
   showProgress: boolean;
   jobs?: number;
+  /** The loop profiler every step uses (default: one shared by the steps of this analysis). */
+  profiler?: LoopProfiler;
 }
 
 export interface AnalysisFiles {
@@ -45,10 +48,12 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
     }
   };
 
+  // Every step profiles through this one, so the base point and each measured point run once.
+  const profiler = options.profiler ?? sharedProfiler();
   say('1/5 taint: which parameters drive which loops and functions');
-  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir));
+  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, profiler));
   const parameters = variedParameters(config, taint.chosen);
-  const definition = experimentDefinition(file, bytes, config, parameters, taint.reportFile);
+  const definition = experimentDefinition(file, bytes, config, parameters, { report: taint.reportFile, facts: taint.facts }, profiler);
   say(`2/5 experiment over ${parameters.map((p) => `${p.name} (${p.values.join(', ')})`).join(' × ')}`);
   const experiment = await timed('experiment', () => runExperimentStep(definition, dir, options.showProgress, options.jobs ?? availableParallelism()));
   say('3/5 models with the taint prior');
@@ -58,7 +63,7 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   const base = Object.fromEntries(config.candidates.map((c) => [c.name, c.base]));
   const blame = await timed('blame', () => config.blame === null
     ? { report: null, missing: 'blame is turned off in the config ("blame": false)' }
-    : runBlameStep(file, { invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points }));
+    : runBlameStep(file, { bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points }));
   say('5/5 overhead: none, full, default, selective');
   const overheadConfig = config.overhead;
   const overhead = overheadConfig === null ? null : await timed('overhead', async () => {
@@ -67,7 +72,7 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
     return (await cachedStep(dir, 'overhead', key, () => runOverheadStep(thinned, overheadConfig.rounds, options.showProgress))).value;
   });
   seconds.total = (performance.now() - started) / 1000;
-  const { reportFile, ...taintFacts } = taint;
+  const { reportFile, facts: _facts, ...taintFacts } = taint;
   const report: AnalysisReport = {
     schema: REPORT_SCHEMA, module: file, config: config.file, created: new Date().toISOString(), invoke: config.invoke, base,
     taint: { ...taintFacts, report: reportFile }, experiment, models,

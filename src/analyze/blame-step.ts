@@ -5,6 +5,8 @@ import { blameModule } from '../blame/blame.js';
 
 /** The run options of the blame analysis. */
 export interface BlameOptions {
+  /** The module's bytes, already read by the analysis. */
+  bytes?: Uint8Array;
   invoke: string | null;
   args: string[];
   argv: string[];

@@ -7,6 +7,8 @@ import { prepareExperimentDir, writeEnvironment, writeSummary, type SummaryDocum
 import { startProgress } from '../util/progress.js';
 import type { VariedParameter } from '../experiment/grid.js';
 import { proposedValues } from './propose.js';
+import type { TaintFacts } from '../experiment/select.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 import type { AnalysisConfig } from './config.js';
 
 export interface ExperimentStep {
@@ -31,11 +33,13 @@ export function variedParameters(config: AnalysisConfig, chosen: readonly string
 }
 
 /** The experiment as the engine defines it: the model parameters varied, every other at its base. */
-export function experimentDefinition(file: string, bytes: Uint8Array, config: AnalysisConfig, parameters: VariedParameter[], taintReport: string): ExperimentDefinition {
+export function experimentDefinition(
+  file: string, bytes: Uint8Array, config: AnalysisConfig, parameters: VariedParameter[], taint: { report: string; facts: TaintFacts }, profiler?: LoopProfiler,
+): ExperimentDefinition {
   return {
     file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, parameters,
-    repetitions: config.repetitions, metrics: ['time', 'instructions'], mode: 'selective', taint: { report: taintReport },
-    trace: 0, design: 'auto', timeoutMs: config.timeoutMs,
+    repetitions: config.repetitions, metrics: ['time', 'instructions'], mode: 'selective', taint,
+    trace: 0, design: 'auto', timeoutMs: config.timeoutMs, ...(profiler ? { profiler } : {}),
   };
 }
 

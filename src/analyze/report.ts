@@ -16,7 +16,7 @@ export interface AnalysisReport {
   invoke: string | null;
   /** Every parameter's base value (where the taint, loop-profile and blame runs happen). */
   base: Record<string, number>;
-  taint: Omit<TaintStep, 'reportFile'> & { report: string };
+  taint: Omit<TaintStep, 'reportFile' | 'facts'> & { report: string };
   experiment: ExperimentStep;
   models: ModelStep;
   blame: { point: Record<string, number>; report: BlameReport | null; missing: string | null };

@@ -9,6 +9,8 @@ import { loadLibrary, shippedLibraryDir } from '../taint/library.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { treeOrder } from '../report/loops-report.js';
 import { writeJsonAtomic } from '../util/atomic-write.js';
+import { taintFactsOf, type TaintFacts } from '../experiment/select.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 import { chooseParameters, workPerParameter, type ParameterWork } from './propose.js';
 import type { AnalysisConfig } from './config.js';
 
@@ -47,6 +49,8 @@ export interface LoopTreeNode {
 
 export interface TaintStep {
   reportFile: string;
+  /** What the experiment and the overhead comparison need of the report, so they do not read it again. */
+  facts: TaintFacts;
   parameters: string[];
   relevantFunctions: RelevantFunction[];
   coverage: CoverageRow[];
@@ -58,13 +62,13 @@ export interface TaintStep {
   chosen: string[];
 }
 
-export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string): Promise<TaintStep> {
+export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, profiler: LoopProfiler = profileLoops): Promise<TaintStep> {
   const params: ParamSpec[] = config.candidates.map((c) => (c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index }));
   const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs };
   const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')) });
   const reportFile = join(dir, 'taint.json');
   writeJsonAtomic(reportFile, report);
-  const profile = await profileLoops(file, bytes, { ...run, repeat: 1 });
+  const profile = await profiler(file, bytes, { ...run, repeat: 1 });
   const loopParams = new Map(report.loops.map((loop) => [loop.id, loop.params]));
   const candidates = config.candidates.map((c) => c.name);
   const work = workPerParameter(candidates, loopParams, profile.loops, profile.totalInstructions);
@@ -84,6 +88,7 @@ export async function runTaintStep(file: string, bytes: Uint8Array, config: Anal
     }));
   return {
     reportFile,
+    facts: taintFactsOf(report),
     parameters: report.parameters,
     relevantFunctions: report.functions
       .filter((f) => f.dependency !== null && f.pruned === null && f.params.length > 0)

@@ -15,6 +15,8 @@ import { fileError } from '../util/errors.js';
 import { guestStreams, type GuestStreams } from '../runtime/guest-output.js';
 
 export interface BlameOptions {
+  /** The module's bytes when the caller has read them already (default: read from the path). */
+  bytes?: Uint8Array;
   /** Export to call (default: run; a WASI command runs _start). */
   invoke?: string | null;
   args?: string[];
@@ -48,7 +50,7 @@ export interface BlameReportDetails extends GuestStreams {
 }
 
 export async function blameModule(modulePath: string, options: BlameOptions = {}): Promise<BlameReport & BlameReportDetails> {
-  const bytes = readWasmFile(modulePath);
+  const bytes = options.bytes ?? readWasmFile(modulePath);
   const run: RunSettings = {
     invoke: options.invoke ?? null, args: options.args ?? [], argv: options.argv ?? [], repeat: 1,
     timeoutMs: options.timeoutMs ?? 60_000, wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },

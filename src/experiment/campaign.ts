@@ -8,7 +8,7 @@
 // Each point's lines are appended in one write, only once every run at the point succeeded, so a
 // campaign that stops (or fails at a point) resumes at the missing points, each measured once.
 // Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
-import { appendFileSync } from 'node:fs';
+import { appendDurably } from '../util/atomic-write.js';
 import { runModule } from '../runtime/run.js';
 import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
@@ -22,6 +22,9 @@ import { DEFAULT_CALLPATH } from '../io/measurements.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
 import { summarizePoint, type PointSummary } from './summary.js';
 import { foldOntoRegions } from './fold.js';
+import { wasiOf } from './select.js';
+import type { WasiConfig } from '../runtime/protocol.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 
 export type Metric = 'time' | 'instructions' | 'visits';
 export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits'];
@@ -40,6 +43,10 @@ export interface CampaignOptions extends CampaignDefinition {
   trace?: number;
   /** Appends each point's region statistics here (JSON Lines) before its measurements. */
   statsOutput?: string;
+  /** A WASI command's folders, environment and standard input. */
+  wasi?: WasiConfig;
+  /** The loop profiler for instruction counts and visits (default: a fresh run per point). */
+  profiler?: LoopProfiler;
 }
 
 export interface MeasurementLine {
@@ -75,8 +82,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   let written = 0;
   const flush = () => {
     for (let out = finished[written]; out !== undefined; out = finished[written]) {
-      if (options.statsOutput && out.stats) appendFileSync(options.statsOutput, JSON.stringify(out.stats) + '\n');
-      appendFileSync(options.output, out.lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+      if (options.statsOutput && out.stats) appendDurably(options.statsOutput, JSON.stringify(out.stats) + '\n');
+      appendDurably(options.output, out.lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
       measured++;
       lines += out.lines.length;
       finished[written] = undefined;
@@ -116,8 +123,8 @@ async function measurePoint(
   const out: MeasurementLine[] = [];
   const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
-    const profile = await profileLoops(options.file, options.bytes, {
-      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, ...spmd,
+    const profile = await (options.profiler ?? profileLoops)(options.file, options.bytes, {
+      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, ...spmd, ...wasiOf(options),
     });
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
@@ -127,7 +134,7 @@ async function measurePoint(
   }
   let stats: PointSummary | null = null;
   if (options.metrics.includes('time')) {
-    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd };
+    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd, ...wasiOf(options) };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {

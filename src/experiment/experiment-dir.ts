@@ -2,7 +2,7 @@
 // per-region statistics of every point), spec.json (a copy of the spec) and environment.json (what
 // it ran on). points.jsonl keeps each point's statistics as it is measured, so an interrupted
 // campaign resumes with them; summary.json is rewritten from it at the end.
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, platform, release, arch, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../util/atomic-write.js';
@@ -11,6 +11,7 @@ import { schemaId } from '../util/schema.js';
 import { packageRoot } from '../util/package-root.js';
 import { readPointSummaries, type ExperimentRun } from './experiment.js';
 import type { PointSummary } from './summary.js';
+import { specDifference } from './spec.js';
 
 export interface ExperimentDir {
   dir: string;
@@ -32,6 +33,24 @@ export function prepareExperimentDir(dir: string): ExperimentDir {
     dir, measurements: join(dir, 'measurements.jsonl'), points: join(dir, 'points.jsonl'), summary: join(dir, 'summary.json'),
     spec: join(dir, 'spec.json'), environment: join(dir, 'environment.json'),
   };
+}
+
+/**
+ * Keeps the spec beside the results (DIR/spec.json), refusing a folder that holds another spec's:
+ * its points would be merged with this one's. Nothing in the folder changes when it refuses.
+ */
+export function recordSpec(paths: ExperimentDir, spec: unknown): void {
+  if (existsSync(paths.spec)) {
+    let recorded: unknown;
+    try {
+      recorded = JSON.parse(readFileSync(paths.spec, 'utf8'));
+    } catch {
+      recorded = undefined;
+    }
+    const difference = specDifference(recorded, spec);
+    if (difference) throw fileError(paths.dir, `holds the results of another spec (${difference}); give another --out, or remove the folder`);
+  }
+  writeJsonAtomic(paths.spec, spec);
 }
 
 export function writeEnvironment(paths: ExperimentDir): void {

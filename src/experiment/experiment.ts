@@ -5,12 +5,14 @@ import { readFileSync } from 'node:fs';
 import { argumentsAt, type Point, type VariedParameter } from './grid.js';
 import { runCampaign, type CampaignOptions, type CampaignSummary, type Metric } from './campaign.js';
 import type { CampaignDefinition } from './identity.js';
-import { selectRegions, taintReportFor, type SelectionInput } from './select.js';
+import { selectRegions, taintReportFor, wasiOf, type SelectionInput } from './select.js';
 import { autoDesign, gridDesign, type Design } from './design.js';
 import type { MeasureMode, RegionSelection } from './modes.js';
 import type { Progress } from '../util/progress.js';
 import { pointKey } from './grid.js';
 import type { PointSummary } from './summary.js';
+import type { WasiConfig } from '../runtime/protocol.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 
 export interface ExperimentDefinition {
   file: string;
@@ -28,6 +30,10 @@ export interface ExperimentDefinition {
   timeoutMs: number;
   /** SPMD ranks when fixed (`--ranks`, spec `"ranks": 4`); a varied count is a parameter (`ranks:` target). */
   ranks?: number;
+  /** A WASI command's folders, environment and standard input (none when absent). */
+  wasi?: WasiConfig;
+  /** The loop profiler (analyze shares one across its steps, so each point is profiled once). */
+  profiler?: LoopProfiler;
 }
 
 export interface ExperimentRun {
@@ -55,7 +61,7 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}),
+    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
@@ -63,14 +69,15 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
 }
 
 /** What the campaign runner needs of an experiment (all but where it writes), with the mode's regions. */
-export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace'>;
+export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'profiler'>;
 
 /** The one mapping from an experiment to its campaign: a local run and every SLURM task use it. */
 export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, regions: string[] | null): CampaignOfExperiment {
   return {
     file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
     parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
-    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}),
+    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}), ...wasiOf(def),
+    ...(def.profiler ? { profiler: def.profiler } : {}),
   };
 }
 

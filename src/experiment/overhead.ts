@@ -11,7 +11,7 @@ import { selectRegions } from './select.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
 import { foldOntoRegions } from './fold.js';
 import { autoDesign, gridDesign } from './design.js';
-import { taintReportFor } from './select.js';
+import { taintReportFor, wasiOf } from './select.js';
 import { runModule } from '../runtime/run.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
@@ -81,7 +81,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}),
+    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
   };
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), 1) : gridDesign(def.parameters);
   const points = design.points;
@@ -99,7 +99,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const timed = [...runs, original];
   const profiles: CallpathEntry[][] = [];
   for (const point of points) {
-    const profile = await profileLoops(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs });
+    const profile = await (def.profiler ?? profileLoops)(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs });
     profiles.push(profile.callpaths);
   }
   for (let round = 0; round < rounds; round++) {
@@ -147,7 +147,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
 }
 
 function runArguments(def: ExperimentDefinition, point: Point) {
-  return { invoke: def.invoke, args: argumentsAt(point, def.parameters, 'arg', def.args), argv: argumentsAt(point, def.parameters, 'argv', def.argv) };
+  return { invoke: def.invoke, args: argumentsAt(point, def.parameters, 'arg', def.args), argv: argumentsAt(point, def.parameters, 'argv', def.argv), ...wasiOf(def) };
 }
 
 /** Time models of a mode's regions beside the instruction-count models of the same regions. */

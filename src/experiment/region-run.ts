@@ -5,7 +5,7 @@ import type { ExportedFunction } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
 import { slowestRankRepetitions } from '../runtime/spmd/slowest-rank.js';
 import { decodeRegions, type RegionStats } from './region-profile.js';
-import type { RepetitionResult } from '../runtime/protocol.js';
+import type { RepetitionResult, WasiConfig } from '../runtime/protocol.js';
 
 export interface RegionRunOptions {
   file: string;
@@ -21,6 +21,8 @@ export interface RegionRunOptions {
   trace?: number;
   /** SPMD ranks: the time is the slowest rank's, and so are the region statistics. */
   ranks?: number;
+  /** A WASI command's folders, environment and standard input. */
+  wasi?: WasiConfig;
 }
 
 export interface RegionRepetition {
@@ -52,6 +54,7 @@ export function instrumentRegions(file: string, bytes: Uint8Array, functions: st
         regions: [{ name: 'measure', base: tree.base, bytes: tree.bytes, endGlobal: tree.exports.next }],
         globals: [tree.exports.next],
         programBase: sites.layout?.programBase ?? 0, ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
+        ...(options.wasi ? { wasi: options.wasi } : {}),
       });
       return slowestRankRepetitions(outcome).map((rep) => ({
         result: rep.result,

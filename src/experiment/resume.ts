@@ -1,9 +1,9 @@
 // What an existing measurements file already holds, checked before a campaign appends to it: it
 // must be JSON Lines of this campaign's parameters, recorded (identity.ts) as measured the same way.
 // A torn last line (a campaign killed mid-write) is cut off; its point is measured again.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileError } from '../util/errors.js';
-import { checkOutputFile } from '../util/atomic-write.js';
+import { checkOutputFile, writeFileAtomic } from '../util/atomic-write.js';
 import { campaignFile, identityDifference, readIdentity, writeIdentity, type CampaignIdentity } from './identity.js';
 import { pointKey, type Point } from './grid.js';
 
@@ -39,7 +39,7 @@ export function prepareOutput(output: string, identity: CampaignIdentity): Set<s
   if (difference) {
     throw fileError(output, `holds another campaign (${difference}): measure into another file, or delete it and ${record} to start over`);
   }
-  if (torn) writeFileSync(output, lines.length ? lines.join('\n') + '\n' : '');
+  if (torn) writeFileAtomic(output, lines.length ? lines.join('\n') + '\n' : '');
   writeIdentity(output, identity, recorded);
   return done;
 }
@@ -87,4 +87,16 @@ export function measuredParams(line: string): Point | null {
   } catch {
     return null;
   }
+}
+
+/** Points whose measurements are whole in `output` (0 when it does not exist yet). */
+export function keptPoints(output: string): number {
+  if (!existsSync(output)) return 0;
+  const { lines } = completeLines(readFileSync(output, 'utf8'));
+  const points = new Set<string>();
+  for (const line of lines) {
+    const params = measuredParams(line);
+    if (params) points.add(pointKey(params));
+  }
+  return points.size;
 }

@@ -7,6 +7,8 @@ import { parseTaintReport } from '../io/taint.js';
 import { parseJson } from '../io/json.js';
 import { readInputText } from '../util/read-file.js';
 import { parseDependency } from '../model/prior.js';
+import type { WasiConfig } from '../runtime/protocol.js';
+import type { LoopProfiler } from '../profile/profile-memo.js';
 import { selectDefault, selectFiltered, selectFull, selectSelective, type MeasureMode, type RegionSelection } from './modes.js';
 
 /** What measurement needs of a taint report: per function its dependency and a call path to it. */
@@ -24,18 +26,22 @@ export interface SelectionInput {
   args: string[];
   argv: string[];
   timeoutMs: number;
-  /** How to mark parameters for selective mode, or an existing taint report. */
-  taint?: { params: ParamSpec[] } | { report: string };
+  /** How to mark parameters for selective mode, or an existing taint report (with its facts, when already read). */
+  taint?: { params: ParamSpec[] } | { report: string; facts?: TaintFacts };
+  /** The loop profiler for the default mode's run (analyze shares one across its steps). */
+  profiler?: LoopProfiler;
+  /** A WASI command's folders, environment and standard input. */
+  wasi?: WasiConfig;
 }
 
 export async function selectRegions(input: SelectionInput): Promise<RegionSelection> {
   if (input.mode === 'none') return { mode: 'none', functions: null, rule: 'no instrumentation: the whole run is timed', dropped: [] };
-  const all = siteTableOf(input.bytes, input.file).functions.map((f) => f.name);
+  const all = functionNames(input.bytes, input.file);
   if (input.mode === 'full') return selectFull(all);
   if (input.mode.startsWith('filter:')) return selectFiltered(input.mode.slice('filter:'.length), all);
   if (input.mode === 'default') {
-    const profile = await profileLoops(input.file, input.bytes, {
-      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs,
+    const profile = await (input.profiler ?? profileLoops)(input.file, input.bytes, {
+      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, ...wasiOf(input),
     });
     return selectDefault(profile, all);
   }
@@ -45,6 +51,7 @@ export async function selectRegions(input: SelectionInput): Promise<RegionSelect
 export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promise<TaintFacts> {
   let json: { parameters: string[]; functions: Array<{ name: string; dependency: string | null; callpath?: string[] | null }> };
   if (input.taint && 'report' in input.taint) {
+    if (input.taint.facts) return input.taint.facts;
     const file = input.taint.report;
     const raw = parseJson(readInputText(file), file);
     parseTaintReport(raw, file);
@@ -52,9 +59,14 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
   } else {
     json = (await analyzeTaint({
       file: input.file, bytes: input.bytes, invoke: input.invoke, args: input.args, argv: input.argv,
-      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [],
+      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [], ...wasiOf(input),
     })).report;
   }
+  return taintFactsOf(json);
+}
+
+/** What measurement needs of a taint report (`taintlens taint --json`, or the analysis' own). */
+export function taintFactsOf(json: { parameters: string[]; functions: Array<{ name: string; dependency: string | null; callpath?: string[] | null }> }): TaintFacts {
   return {
     parameters: json.parameters,
     functions: json.functions.map((f) => ({
@@ -62,4 +74,21 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
       monomials: f.dependency === null ? null : parseDependency(f.dependency, json.parameters),
     })),
   };
+}
+
+/** `{ wasi }` when the experiment gives a WASI command folders, environment or input; else nothing. */
+export function wasiOf(input: { wasi?: WasiConfig }): { wasi?: WasiConfig } {
+  return input.wasi ? { wasi: input.wasi } : {};
+}
+
+/** The module's function names by its bytes: every mode of an experiment or overhead comparison parses the module once. */
+const namesByModule = new WeakMap<Uint8Array, string[]>();
+
+function functionNames(bytes: Uint8Array, file: string): string[] {
+  let names = namesByModule.get(bytes);
+  if (!names) {
+    names = siteTableOf(bytes, file).functions.map((f) => f.name);
+    namesByModule.set(bytes, names);
+  }
+  return names;
 }

@@ -1,6 +1,7 @@
 // A fuzz campaign: cases from a source, checked on a worker pool, failures shrunk and saved as
 // reproducers (`<variant>-<seed>.wasm` plus a JSON note), and a summary with the figures.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { defaultVariants, isFailure, type Variant, type VariantOutcome } from './differential.js';
@@ -121,8 +122,8 @@ function saveReproducer(dir: string, failure: FuzzFailure, reduced: Uint8Array, 
   mkdirSync(dir, { recursive: true });
   const base = `${failure.variant}-${failure.seed}`;
   const file = join(dir, `${base}.wasm`);
-  writeFileSync(file, reduced);
-  writeFileSync(join(dir, `${base}.json`), JSON.stringify({
+  writeFileAtomic(file, reduced);
+  writeFileAtomic(join(dir, `${base}.json`), JSON.stringify({
     schema: 'taintlens/fuzz-reproducer@1',
     variant: failure.variant,
     modes: failure.variant.split('+'),

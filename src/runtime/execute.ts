@@ -1,6 +1,7 @@
 // Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
 // exactly), call the export or `_start`, time only that call, and copy out what analyses need.
 import { WasiExit, WasiHost } from './wasi.js';
+import { DEFAULT_MEMORY_LIMIT_MIB } from '../util/memory-limit.js';
 import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
 import { CommunicationAborted, CommunicationError } from './spmd/communicator.js';
@@ -113,7 +114,7 @@ function runInstance(
   } catch (error) {
     const outOfRoom = instance.exports[OUT_OF_ROOM_GLOBAL] as WebAssembly.Global | undefined;
     if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
-      throw new OutOfRoom('the program grew its memory past what the instrumentation leaves it: run it on a smaller input (or raise --memory-limit where there is room)');
+      throw new OutOfRoom(`the program grew its memory past its limit (--memory-limit MiB; default: its declared maximum, else ${DEFAULT_MEMORY_LIMIT_MIB} MiB) or past what the instrumentation leaves it: run it on a smaller input, or raise --memory-limit where there is room`);
     }
     const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => Number((instance.exports[name] as WebAssembly.Global | undefined)?.value ?? 0) > 0);
     if (error instanceof WebAssembly.RuntimeError && treeFull) {

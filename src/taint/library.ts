@@ -1,16 +1,15 @@
 // The host-import database (`--library db.json`): how labels flow through imports the module calls.
 // By default an import's result carries the union of its arguments' labels; an entry can make an
 // import a source of a named label (written to its result or to the memory an argument points to)
-// or give it a cost depending on parameters and on the labels of some arguments. Format: docs/taint.md.
+// or give it a cost depending on parameters and on the labels of some arguments. Format: docs/taint.md;
+// the schema below checks it (a problem is one line naming the file, the field and what was expected).
 import { readInputText } from '../util/read-file.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileError, messageOf } from '../util/errors.js';
+import { shown, validate, wholeNumber, z } from '../util/validate.js';
 import type { ImportRule } from '../../instrument/passes/taint.js';
 
-export interface Library {
-  imports: Record<string, ImportRule>;
-}
 
 /** Where the shipped databases live (library/ at the package root). */
 export function shippedLibraryDir(): string {
@@ -49,56 +48,47 @@ export function loadLibrary(file: string): Library {
   return validateLibrary(data, file);
 }
 
+const WHOLE = 'must be a whole number ≥ 0';
+
+const sourceRule = z.looseObject({
+  label: z.string({ error: 'needs a "label" name' }).min(1, { error: 'needs a "label" name' }),
+  result: z.boolean({ error: 'must be true or false' }).optional(),
+  arg: wholeNumber(0, WHOLE).optional(),
+  bytes: wholeNumber(0, WHOLE).optional(),
+  bytesArg: wholeNumber(0, WHOLE).optional(),
+}, { error: 'must be an object with a "label"' }).refine((source) => source.result === true || source.arg !== undefined, { error: 'must label the "result" or an "arg"' });
+
+const importRule = z.looseObject({
+  result: z.enum(['union', 'none'], { error: (issue) => `must be "union" or "none", got ${shown(issue.input)}` }).optional(),
+  sources: z.array(sourceRule, { error: 'must be a list' }).optional(),
+  cost: z.looseObject({
+    params: z.array(z.string({ error: 'must be a parameter name' }), { error: 'must be a list of names' }).default([]),
+    args: z.array(wholeNumber(0, 'must be an argument index (a whole number ≥ 0)'), { error: 'must be a list of argument indices' }).default([]),
+  }, { error: 'must be an object' }).optional(),
+}, { error: 'must be an object' });
+
+/** The database format (docs/taint.md): rules keyed by "module.name"; other fields (a description) are ignored. */
+export const librarySchema = z.looseObject({
+  imports: z.record(z.string().regex(/^[^.]+\..+$/), importRule, {
+    error: (issue) => (issue.code === 'invalid_key' ? 'an import key is "module.name"' : 'required: an object keyed by "module.name"'),
+  }),
+}, { error: 'a library is a JSON object with "imports"' }).transform(({ imports }): { imports: Record<string, ImportRule> } => ({
+  imports: Object.fromEntries(Object.entries(imports).map(([name, { result, sources, cost }]) => [name, {
+    ...(result !== undefined ? { result } : {}),
+    ...(sources !== undefined ? { sources: sources.map(({ label, result, arg, bytes, bytesArg }) => ({
+      label, ...(result !== undefined ? { result } : {}), ...(arg !== undefined ? { arg } : {}),
+      ...(bytes !== undefined ? { bytes } : {}), ...(bytesArg !== undefined ? { bytesArg } : {}),
+    })) } : {}),
+    ...(cost !== undefined ? { cost: { params: cost.params, args: cost.args } } : {}),
+  } satisfies ImportRule])),
+}));
+
+export type Library = z.output<typeof librarySchema>;
+
 export function validateLibrary(data: unknown, file: string): Library {
-  const fail = (what: string) => fileError(file, `invalid library: ${what}`);
-  if (!isObject(data)) throw fail('expected an object with "imports"');
-  const imports = data.imports;
-  if (!isObject(imports)) throw fail('"imports" must be an object keyed by "module.name"');
-  const out: Record<string, ImportRule> = {};
-  for (const [name, raw] of Object.entries(imports)) {
-    if (!/^[^.]+\..+$/.test(name)) throw fail(`import key '${name}' must be "module.name"`);
-    if (!isObject(raw)) throw fail(`entry '${name}' must be an object`);
-    const rule: ImportRule = {};
-    if (raw.result !== undefined) {
-      if (raw.result !== 'union' && raw.result !== 'none') throw fail(`${name}.result must be "union" or "none"`);
-      rule.result = raw.result;
-    }
-    if (raw.sources !== undefined) {
-      if (!Array.isArray(raw.sources)) throw fail(`${name}.sources must be a list`);
-      rule.sources = raw.sources.map((s: unknown, i: number) => {
-        if (!isObject(s) || typeof s.label !== 'string' || s.label === '') throw fail(`${name}.sources[${i}] needs a "label" name`);
-        const source: NonNullable<ImportRule['sources']>[number] = { label: s.label };
-        if (s.result !== undefined) {
-          if (typeof s.result !== 'boolean') throw fail(`${name}.sources[${i}].result must be true or false`);
-          source.result = s.result;
-        }
-        for (const field of ['arg', 'bytes', 'bytesArg'] as const) {
-          if (s[field] === undefined) continue;
-          if (!Number.isInteger(s[field]) || (s[field] as number) < 0) throw fail(`${name}.sources[${i}].${field} must be a whole number`);
-          source[field] = s[field] as number;
-        }
-        if (!source.result && source.arg === undefined) throw fail(`${name}.sources[${i}] must label the "result" or an "arg"`);
-        return source;
-      });
-    }
-    if (raw.cost !== undefined) {
-      const cost = raw.cost;
-      if (!isObject(cost)) throw fail(`${name}.cost must be an object`);
-      const params = cost.params ?? [];
-      const args = cost.args ?? [];
-      if (!Array.isArray(params) || !params.every((p) => typeof p === 'string')) throw fail(`${name}.cost.params must be a list of names`);
-      if (!Array.isArray(args) || !args.every((a) => Number.isInteger(a) && a >= 0)) throw fail(`${name}.cost.args must be a list of argument indices`);
-      rule.cost = { params: params as string[], args: args as number[] };
-    }
-    out[name] = rule;
-  }
-  return { imports: out };
+  return validate(librarySchema, data, file);
 }
 
 export function mergeLibraries(...libraries: Library[]): Library {
   return { imports: Object.assign({}, ...libraries.map((l) => l.imports)) as Record<string, ImportRule> };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,8 @@
-// Results are written atomically: to a temporary file beside the target, then renamed over it,
-// so a crash or a kill never leaves a half-written result behind.
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Results are written atomically and durably: to a temporary file beside the target, flushed to
+// disk (fsync), renamed over it, and the folder flushed so the rename itself survives a power
+// loss. A crash or a kill never leaves a half-written result behind, and a result reported
+// written is on disk.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { fileError } from './errors.js';
 
@@ -15,8 +17,9 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(temp, data);
+    writeDurably(temp, data);
     renameSync(temp, path);
+    syncFolder(dir);
   } catch (error) {
     try {
       rmSync(temp, { force: true });
@@ -31,6 +34,47 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   }
 }
 
+/**
+ * Appends `text` and flushes it to disk: the measurements of a campaign grow a point at a time, and
+ * a point reported measured stays measured (a torn last append is cut off on resume).
+ */
+export function appendDurably(path: string, text: string): void {
+  writeAndSync(path, 'a', Buffer.from(text));
+}
+
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Writes the whole of `data` and flushes it to disk before the file is closed. */
+function writeDurably(file: string, data: string | Uint8Array): void {
+  writeAndSync(file, 'w', typeof data === 'string' ? Buffer.from(data) : data);
+}
+
+function writeAndSync(file: string, flags: 'w' | 'a', bytes: Uint8Array): void {
+  const fd = openSync(file, flags);
+  try {
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Flushes a folder's entries (the rename); file systems that cannot sync a folder are left as they are. */
+function syncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -28,6 +28,12 @@ test.each([
   [{ ...good, overhead: { round: 2 } }, "field 'overhead.round': unknown field (rounds)"],
   [{ ...good, blame: { period: 0 } }, "field 'blame.period': must be a whole number of instructions ≥ 1"],
   [{ ...good, args: [1, 2] }, "field 'args': name at least one parameter"],
+  [{ ...good, overhead: 3 }, 'field \'overhead\': must be {"rounds": N} or false'],
+  [{ ...good, scale: [1] }, "field 'scale': must be a list of at least two positive multipliers"],
+  [{ ...good, maxParameters: 9 }, "field 'maxParameters': must be a whole number from 1 to 8"],
+  [{ ...good, blame: { points: [''] } }, "field 'blame.points[0]': must be a function name"],
+  [{ ...good, invoke: 7 }, "field 'invoke': must be the name of an export"],
+  [{ ...good, args: ['{size}', true] }, 'field \'args[1]\': must be a number, a string or a "{name}" placeholder, got true'],
 ])('a config with a mistake: %j', (config, message) => {
   expect(() => parseAnalysisConfig(config, 'a.json')).toThrow(`a.json: ${message}`);
 });

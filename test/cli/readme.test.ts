@@ -34,6 +34,43 @@ export function readmeExamples(markdown: string): string[] {
   return examples;
 }
 
+/** A figure the README states for an example's output: a call path's model, exact or not, its leading term. */
+export interface Figure {
+  callpath: string;
+  model: string;
+  exact: boolean;
+  leading: string | null;
+}
+
+const FIGURE = /^#\s*([\w.$<>\/-]+(?:->[\w.$<>\/-]+)*):\s*(.+)$/;
+
+/**
+ * The figures the README's sh blocks print beside an example, as `# CALLPATH: MODEL[, exact][,
+ * leading TERM]` on the example's line or on the comment lines right below it, by example.
+ */
+export function readmeFigures(markdown: string): Map<string, Figure[]> {
+  const figures = new Map<string, Figure[]>();
+  for (const block of markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)) {
+    let example: string | null = null;
+    for (const raw of block[1]!.split('\n')) {
+      const trimmed = raw.trim();
+      const comment = /^(npx taintlens|npm run)\b/.test(trimmed) ? /\s(#\s.*)$/.exec(trimmed)?.[1] : trimmed.startsWith('#') ? trimmed : undefined;
+      if (/^(npx taintlens|npm run)\b/.test(trimmed)) example = trimmed.replace(/\s+#\s.*$/, '');
+      else if (!trimmed.startsWith('#')) example = null;
+      const match = comment !== undefined && example !== null ? FIGURE.exec(comment) : null;
+      if (!match || example === null || !/\d/.test(match[2]!)) continue;
+      const [model, ...notes] = match[2]!.split(', ');
+      const leading = notes.find((note) => note.startsWith('leading '))?.slice('leading '.length) ?? null;
+      figures.set(example, [...(figures.get(example) ?? []), { callpath: match[1]!, model: model!, exact: notes.includes('exact'), leading }]);
+    }
+  }
+  return figures;
+}
+
+/** A model as printed, without the spacing and multiplication signs a renderer may choose. */
+const normalized = (model: string) => model.replace(/[\s*·×]/g, '');
+
+const figures = readmeFigures(readFileSync(join(root, 'README.md'), 'utf8'));
 const examples = readmeExamples(readFileSync(join(root, 'README.md'), 'utf8'));
 const runnable = examples.filter((line) => !NOT_RUN.test(line));
 let cwd: string;
@@ -65,6 +102,16 @@ function run(line: string) {
 }
 
 describe('README examples', () => {
+  test('the README states figures for the deterministic examples: SPMD, multiply, the stencil fixture', () => {
+    const stated = [...figures.entries()].flatMap(([line, list]) => list.map((f) => `${line.split(' ').slice(0, 4).join(' ')}: ${f.callpath}`));
+    expect(stated).toEqual(expect.arrayContaining([
+      'npx taintlens model m.jsonl: multiply', 'npx taintlens model test/model/fixtures/stencil.jsonl: run->sweep',
+      'npx taintlens model spmd.jsonl: run->update', 'npx taintlens model spmd.jsonl: run->pack',
+    ]));
+    expect(readmeFigures('```sh\nnpx taintlens model a.jsonl     # run->f: 3 * n + 2, exact\n# run->g: 5 * n^2, leading 5 * n^2\n```\n').get('npx taintlens model a.jsonl'))
+      .toEqual([{ callpath: 'run->f', model: '3 * n + 2', exact: true, leading: null }, { callpath: 'run->g', model: '5 * n^2', exact: false, leading: '5 * n^2' }]);
+  });
+
   test('the README has examples for every command, all with npx or npm run', () => {
     for (const command of ['run', 'loops', 'taint', 'measure', 'model', 'fuzz', 'instrument']) {
       expect(examples.some((line) => line.startsWith(`npx taintlens ${command} `)), command).toBe(true);
@@ -89,6 +136,21 @@ describe('README examples', () => {
     if (!line.includes('>')) expect(output, context).not.toBe('');
     if (/\s--json\b/.test(line) && !/[|>]/.test(line)) {
       expect((JSON.parse(result.stdout) as { schema?: unknown }).schema, context).toMatch(/^taintlens\//);
+    }
+    // The figures the README prints for this example (instruction counts: they repeat exactly) are the ones it prints.
+    const stated = figures.get(line) ?? [];
+    if (stated.length === 0) return;
+    const printed = run(`${line.replace(/\s(-o|--output)\s+\S+/, '')} --json`);
+    const models = (JSON.parse(printed.stdout) as { models: Array<{ callpath: string; metric: string; model: string; exact?: boolean; leading?: string }> }).models
+      .filter((m) => m.metric === 'instructions');
+    // Call paths as the README writes them: each function by its last name (`run->sweep`).
+    const short = (callpath: string) => callpath.split('->').map((f) => f.slice(f.lastIndexOf('/') + 1)).join('->');
+    for (const figure of stated) {
+      const model = models.find((m) => short(m.callpath) === figure.callpath || short(m.callpath).endsWith(`->${figure.callpath}`));
+      expect(model, `${line}: no call path ${figure.callpath} (the README states one)`).toBeDefined();
+      expect(normalized(model!.model), `${line}: ${figure.callpath} as the README states it`).toBe(normalized(figure.model));
+      if (figure.exact) expect(model!.exact, `${line}: ${figure.callpath} is exact, says the README`).toBe(true);
+      if (figure.leading !== null) expect(normalized(model!.leading ?? ''), `${line}: ${figure.callpath}'s leading term`).toBe(normalized(figure.leading));
     }
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -74,7 +74,16 @@ test.each([
   ['missing parameter', { module: 'k.wasm', args: ['{n}', '{m}'], parameters: { n: [1] } }, /field 'args\[1\]': placeholder \{m\} names no parameter/],
   ['parameter without placeholder', { module: 'k.wasm', args: ['{n}', '3'], parameters: { n: [1], m: [2] } }, /field 'parameters\.m': no placeholder \{m\}/],
   ['a value that is not a number', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1, 'ten'] } }, /field 'parameters\.n\[1\]': must be a number/],
-  ['unknown mode', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, mode: 'most' }, /field 'mode': unknown mode/],
+  ['unknown mode', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, mode: 'most' }, /field 'mode': unknown mode "most" \(none, full/],
+  ['not an object', [1, 2], /bad\.json: an experiment spec is a JSON object$/m],
+  ['no module', { args: ['{n}'], parameters: { n: [1] } }, /field 'module': required: the path of the \.wasm module/],
+  ['a bad argument', { module: 'k.wasm', args: ['{n}', true], parameters: { n: [1] } }, /field 'args\[1\]': must be a number, a string or a "\{name\}" placeholder, got true/],
+  ['an unknown metric', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, metrics: ['time', 'cycles'] }, /field 'metrics\[1\]': unknown metric "cycles" \(time, instructions, visits\)/],
+  ['a fractional repetition count', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, repetitions: 1.5 }, /field 'repetitions': must be a whole number ≥ 1/],
+  ['a bad taint marking', { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, taint: { params: { n: 3 } } }, /field 'taint\.params\.n': must be "argK" \(K from 0\) or "global:EXPORT", got 3/],
+  ['a missing folder', { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, dir: ['no-such-folder:data'] }, /field 'dir\[0\]': .*no-such-folder is not a folder/],
+  ['a missing stdin file', { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, stdin: 'no-such-input.txt' }, /field 'stdin': .*no-such-input\.txt: no such file/],
+  ['an environment value that is not a string', { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, env: { LANG: 1 } }, /field 'env\.LANG': must be a string, got 1/],
 ])('a bad spec (%s) is one line naming the spec file and the field', async (_what, spec, message) => {
   const file = writeSpec('bad.json', spec);
   const out = join(dir, 'bad-out');
@@ -84,6 +93,78 @@ test.each([
   expect(stderr).toContain(file);
   expect(stderr).toMatch(message);
   expect(existsSync(out)).toBe(false);
+});
+
+test('a WASI command gets the spec\'s folders (relative to the spec), environment and standard input in every run', async () => {
+  const data = relative(dir, resolve('native/data'));
+  const base = {
+    module: resolve('native/wasm/textstat.wasm'), argv: ['{n}', 'data/poem.txt'], parameters: { n: [1, 2] },
+    repetitions: 1, metrics: ['instructions'], mode: 'none', dir: [`${data}:data`], env: { TEXTSTAT: 'on' },
+  };
+  const withInput = await cli(['experiment', writeSpec('textstat.json', { ...base, stdin: `${data}/input.txt` }), '--out', join(dir, 'textstat'), '--jobs', '1']);
+  expect(withInput.stderr).toBe('');
+  expect(withInput.code).toBe(0);
+  const withoutInput = await cli(['experiment', writeSpec('textstat-no-stdin.json', base), '--out', join(dir, 'textstat-no-stdin'), '--jobs', '1']);
+  expect(withoutInput.code).toBe(0);
+  // Instructions of the whole run per point: the sum over its call paths.
+  const root = (file: string) => [1, 2].map((n) => [n, readLines(file).filter((l) => l.params.n === n).reduce((sum, l) => sum + l.value, 0)]);
+  const read = root(join(dir, 'textstat', 'measurements.jsonl'));
+  const empty = root(join(dir, 'textstat-no-stdin', 'measurements.jsonl'));
+  expect(read.every(([, count]) => count! > 0)).toBe(true);
+  // The poem is read through the folder in both; the second has no standard input to count.
+  for (let i = 0; i < read.length; i++) expect(read[i]![1]!).toBeGreaterThan(empty[i]![1]!);
+  // Without the folder the program cannot open its file: the spec's dir is what lets it run.
+  const { dir: _dir, ...noFolder } = base;
+  const failed = await cli(['experiment', writeSpec('textstat-no-dir.json', noFolder), '--out', join(dir, 'textstat-no-dir'), '--jobs', '1']);
+  expect(failed.code).not.toBe(0);
+  expect(failed.stderr).toMatch(/cannot open 'data\/poem\.txt'/);
+});
+
+test('another spec pointed at a folder holding results is refused, naming the difference; more values resume', async () => {
+  const out = join(dir, 'kept');
+  const first = { module: kernel, args: ['{n}', '5'], parameters: { n: [50] }, repetitions: 1, metrics: ['instructions'], mode: 'none' };
+  expect((await cli(['experiment', writeSpec('kept.json', first), '--out', out])).code).toBe(0);
+  const kept = readFileSync(join(out, 'measurements.jsonl'), 'utf8');
+  const other = await cli(['experiment', writeSpec('other.json', { ...first, repetitions: 3 }), '--out', out]);
+  expect(other.code).toBe(1);
+  expect(other.stdout).toBe('');
+  expect(other.stderr.trim().split('\n')).toEqual([`taintlens: ${out}: holds the results of another spec (repetitions: 1 there, 3 here); give another --out, or remove the folder`]);
+  const timeout = await cli(['experiment', writeSpec('timeout.json', { ...first, timeout: 9 }), '--out', out]);
+  expect(timeout.stderr).toMatch(/another spec \(timeout: 60 there, 9 here\)/);
+  const fewer = await cli(['experiment', writeSpec('fewer.json', { ...first, parameters: { n: [60] } }), '--out', out]);
+  expect(fewer.stderr).toMatch(/another spec \(parameters\.n: \[50\] there, \[60\] here \(values measured there are missing\)\)/);
+  expect(readFileSync(join(out, 'measurements.jsonl'), 'utf8')).toBe(kept);
+  expect(JSON.parse(readFileSync(join(out, 'spec.json'), 'utf8'))).toEqual(first);
+  // The same spec with another value grows the grid: the point measured before is kept.
+  const grown = await cli(['experiment', writeSpec('grown.json', { ...first, parameters: { n: [50, 60] } }), '--out', out, '--json']);
+  expect(grown.code).toBe(0);
+  expect(JSON.parse(grown.stdout)).toMatchObject({ measured: 1, resumed: 1 });
+});
+
+test('Ctrl-C (SIGINT) stops a campaign with one line saying what was kept and how to resume, exit 130', async () => {
+  const n = [100, 150, 200, 250, 300, 350];
+  const spec = writeSpec('interrupt.json', { module: kernel, args: ['{n}', '20'], parameters: { n }, repetitions: 1, metrics: ['time', 'instructions'], mode: 'full' });
+  const out = join(dir, 'interrupt');
+  const measurements = join(out, 'measurements.jsonl');
+  const child = spawn(process.execPath, [
+    '--import', 'tsx', '--input-type=module', '-e',
+    "const { main } = await import('./src/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));",
+    'experiment', spec, '--out', out, '--jobs', '1',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const pointsIn = () => (existsSync(measurements) ? new Set(readLines(measurements).map((l) => l.params.n)).size : 0);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  for (let waited = 0; pointsIn() < 1 && waited < 90_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  child.kill('SIGINT');
+  expect(await exited).toBe(130);
+  const kept = pointsIn();
+  expect(kept).toBeGreaterThanOrEqual(1);
+  expect(kept).toBeLessThan(n.length);
+  expect(stderr.trim().split('\n')).toEqual([`taintlens: interrupted: ${kept} point(s) kept in ${measurements}; run the same command again to measure the rest`]);
+  const { code, stdout } = await cli(['experiment', spec, '--out', out, '--json']);
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toMatchObject({ resumed: kept, measured: n.length - kept });
 });
 
 test('a campaign killed with SIGKILL halfway resumes with every point exactly once', async () => {

@@ -8,6 +8,9 @@ import { prepareExperimentDir } from '../../experiment/experiment-dir.js';
 import { analyze } from '../../analyze/analyze.js';
 import { claimAnalysisDir } from '../../analyze/dir-identity.js';
 import { renderSummary } from '../../analyze/summary.js';
+import { interruptible } from '../interrupt.js';
+import { keptPoints } from '../../experiment/resume.js';
+import { join } from 'node:path';
 
 interface AnalyzeCliOptions extends LayoutCliOptions {
   config: string;
@@ -21,8 +24,9 @@ export async function analyzeAction(file: string, options: AnalyzeCliOptions): P
   const config = readAnalysisConfig(options.config);
   prepareExperimentDir(options.out);
   claimAnalysisDir(options.out, file, bytes, config);
-  const { report, files } = await analyze({
+  const kept = () => `the finished steps and ${keptPoints(join(options.out, 'measurements.jsonl'))} measured point(s) are kept in ${options.out}; run the same command again to resume`;
+  const { report, files } = await interruptible(kept, () => analyze({
     file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
-  });
+  }));
   emit(options.json === true, report, () => renderSummary(report, files, tableLayout(options)));
 }

@@ -14,8 +14,9 @@ import { readSpec } from '../../experiment/spec.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { refuseInstrumented } from '../../../instrument/instrumented.js';
 import { runExperiment } from '../../experiment/experiment.js';
-import { prepareExperimentDir, writeEnvironment, writeSummary } from '../../experiment/experiment-dir.js';
-import { writeJsonAtomic } from '../../util/atomic-write.js';
+import { prepareExperimentDir, recordSpec, writeEnvironment, writeSummary } from '../../experiment/experiment-dir.js';
+import { interruptible, keptCampaign } from '../interrupt.js';
+import { keptPoints } from '../../experiment/resume.js';
 import { readRounds } from '../../experiment/slurm/round.js';
 import { refuseUncollected } from '../../experiment/slurm/measured.js';
 
@@ -65,7 +66,7 @@ export async function experimentAction(specFile: string | undefined, options: Ex
     refuseUncollected(out, readRounds(out), join(out, 'measurements.jsonl'));
   }
   const paths = prepareExperimentDir(out);
-  writeJsonAtomic(paths.spec, JSON.parse(readFileSync(specFile!, 'utf8')));
+  recordSpec(paths, JSON.parse(readFileSync(specFile!, 'utf8')));
   writeEnvironment(paths);
   const definition = {
     ...spec, file: spec.module, bytes,
@@ -73,10 +74,10 @@ export async function experimentAction(specFile: string | undefined, options: Ex
     design: options.design === undefined ? spec.design : cli.design,
   };
   if (form === 'slurm') return submitToSlurm(definition, specFile!, { dir: out, measurements: paths.measurements }, options.jobs === undefined ? 1 : cli.jobs, options);
-  const run = await runExperiment(definition, {
+  const run = await interruptible(() => keptCampaign(keptPoints(paths.measurements), paths.measurements), () => runExperiment(definition, {
     output: paths.measurements, statsOutput: paths.points, jobs: cli.jobs,
     progress: (points) => startProgress(points, 'experiment', options.json !== true && process.stderr.isTTY === true),
-  });
+  }));
   const summary = writeSummary(paths, spec.module, run);
   const { campaign, design } = run;
   emit(options.json === true, {

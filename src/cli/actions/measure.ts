@@ -1,6 +1,8 @@
 // `taintlens measure`'s action: runs the grid through the experiment engine and writes the
 // measurements (resuming a previous run).
 import type { Command } from 'commander';
+import { interruptible, keptCampaign } from '../interrupt.js';
+import { keptPoints } from '../../experiment/resume.js';
 import { parseRunOptions, type RunCliOptions } from '../run-options.js';
 import { parseVary } from '../../experiment/grid.js';
 import { startProgress } from '../../util/progress.js';
@@ -41,14 +43,14 @@ export async function measureAction(file: string, options: MeasureCliOptions, co
   const bytes = readWasmFile(file);
   refuseInstrumented(bytes, file);
   const taint = options.taintReport ? { report: options.taintReport } : { params: options.param.map(parseParamSpec) };
-  const result = await runExperiment({
+  const result = await interruptible(() => keptCampaign(keptPoints(options.output), options.output), () => runExperiment({
     file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, parameters, repetitions: run.repeat,
     metrics: metrics as typeof METRICS[number][], mode: experiment.mode, taint, trace: experiment.trace, design: experiment.design,
     timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   }, {
     output: options.output, jobs: experiment.jobs,
     progress: (points) => startProgress(points, 'measuring', !run.json && process.stderr.isTTY === true),
-  });
+  }));
   const { campaign, selection, design } = result;
   const units = metrics.includes('time') ? { time: 'ms' } : {};
   const short = metrics.includes('time') ? shortRuns(options.output) : undefined;

@@ -12,7 +12,7 @@ import { guestStreams } from '../../runtime/guest-output.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { runModule } from '../../runtime/run.js';
 import { programBaseOf } from '../../runtime/instrumented-input.js';
-import { capMemory } from '../../runtime/memory-cap.js';
+import { capMemoryOrDefault } from '../../runtime/memory-cap.js';
 import { spmdSummary, ranksTable } from '../../report/ranks-report.js';
 
 export async function runAction(file: string, options: RunCliOptions & InstrumentCliOptions & LayoutCliOptions, command: Command): Promise<void> {
@@ -20,7 +20,7 @@ export async function runAction(file: string, options: RunCliOptions & Instrumen
   const limitPages = parseMemoryLimitPages(options);
   const original = readWasmFile(file);
   const programBase = programBaseOf(file, original);
-  const bytes = limitPages === undefined ? original : capMemory(original, file, limitPages);
+  const bytes = capMemoryOrDefault(original, file, limitPages);
   const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}) });
   const first = outcome.repetitions[0]!;
   const spmd = outcome.ranks ? spmdSummary(outcome.ranks) : undefined;

@@ -2,7 +2,8 @@
 // design, from runs at the base point), then submits the points not yet measured and not queued
 // as one SLURM job array, a chunk of points per task. Run again, it submits what cancelled or failed
 // tasks left (each point whose lines are not in a task file or the store), and nothing else.
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolve } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { packageRoot } from '../../util/package-root.js';
@@ -49,6 +50,8 @@ export interface Submission {
 }
 
 export async function submitCampaign(def: ExperimentDefinition, options: SubmitOptions): Promise<Submission> {
+  // A task's record is plain JSON read on another node: folders and input files would need copying there.
+  if (def.wasi) throw new UserError(`${options.spec}: the spec's dir, env and stdin fields run locally only, not with --slurm`);
   const { selection, design } = await planExperiment(def);
   const identity = identityOf(campaignOf(def, selection.functions));
   const rounds = readRounds(options.dir);
@@ -71,7 +74,7 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const tasks: Point[][] = [];
   for (let i = 0; i < todo.length; i += chunk) tasks.push(todo.slice(i, i + chunk));
   const round = (rounds.at(-1)?.round ?? 0) + 1;
-  const { file, bytes: _bytes, taint: _taint, design: _design, ...experiment } = def;
+  const { file, bytes: _bytes, taint: _taint, design: _design, wasi: _wasi, profiler: _profiler, ...experiment } = def;
   const record: RoundRecord = {
     schema: ROUND_SCHEMA, round, jobId: null, submitted: new Date().toISOString(), spec: resolve(options.spec), identity,
     definition: { ...experiment, module: resolve(file), regions: selection.functions, jobs: options.jobs },
@@ -81,7 +84,7 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const script = roundScriptFile(dir, round);
   mkdirSync(taskFolder(dir, round), { recursive: true });
   writeRound(dir, record);
-  writeFileSync(script, jobScript(roundRecordFile(dir, round), taskFolder(dir, round)));
+  writeFileAtomic(script, jobScript(roundRecordFile(dir, round), taskFolder(dir, round)));
   chmodSync(script, 0o755);
   try {
     record.jobId = sbatch({
