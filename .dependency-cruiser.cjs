@@ -17,7 +17,7 @@ const LAYERS = {
   fuzz: {
     path: '^src/fuzz/',
     job: 'differential fuzzer of the instrumenter',
-    mayImport: ['instrument', 'runtime', 'util'],
+    mayImport: ['instrument', 'runtime', 'text', 'util'],
   },
   analysis: {
     path: '^src/(profile|taint|blame|experiment)/|^src/report/(loops-report|loop-ranks-report|ranks-report)\\.ts$',
