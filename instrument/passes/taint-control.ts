@@ -11,6 +11,7 @@ import { Id, LocalGet, addVar, childSlots, idOf, type Expr } from '../ir.js';
 import type { BranchPlan } from '../control-plan.js';
 import type { TaintBranchSite } from './taint-layout.js';
 import { isDead, operandLabel, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
+import { slotKey } from './taint-frame.js';
 import { newBranchSite, newExit, recordExit, recordSite } from './taint-sink-records.js';
 
 /** The number of reads of each local inside `expr`. */
@@ -32,6 +33,25 @@ function joinInto(c: FunctionTaint, locals: number[], label: () => Expr): Expr[]
     const s = shadowOf(c, x);
     return module.local.set(s, module.i32.or(module.local.get(s, i32), label()));
   });
+}
+
+/** Frame slots stored in the branch's region join its label (as locals assigned there do). */
+function joinFrameSlots(c: FunctionTaint, b: BranchPlan, label: () => Expr): Expr[] {
+  const { module } = c.m;
+  const seen = new Set<string>();
+  const out: Expr[] = [];
+  for (const store of c.frame.stores) {
+    const key = `${store.pointer}:${store.offset}:${store.bytes}`;
+    if (!b.region.has(store.node) || seen.has(key)) continue;
+    // Only a slot read outside the region (after the merge, or again before the branch) carries the label on.
+    const readers = c.frame.readers.get(slotKey(store.pointer, store.offset));
+    if (!readers || [...readers].every((node) => b.region.has(node))) continue;
+    seen.add(key);
+    const pointer = () => module.local.get(store.pointer, binaryen.i32);
+    const old = c.m.shadowMemory.load(c.codegen, pointer(), store.offset, store.bytes);
+    out.push(...c.m.shadowMemory.store(c.codegen, pointer(), store.offset, store.bytes, module.i32.or(old, label())));
+  }
+  return out;
 }
 
 /** The branch's label-holding local (allocated on first use). */
@@ -58,6 +78,7 @@ export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
       if (b.returns) out.push(module.local.set(c.control.exitJoin, module.i32.or(module.local.get(c.control.exitJoin, i32), module.local.get(l, i32))));
     } else {
       out.push(...joinInto(c, b.joined, () => module.local.get(l, i32)));
+      out.push(...joinFrameSlots(c, b, () => module.local.get(l, i32)));
     }
   }
   for (const b of ending) out.push(module.local.set(branchLabelLocal(c, b), module.i32.const(0)));

@@ -8,6 +8,7 @@ import type { ControlPlan } from '../control-plan.js';
 import type { ShadowCodegen, ShadowMemory } from './shadow-memory.js';
 import type { FunctionSinks } from './taint-sinks.js';
 import type { TaintLayout, TaintLoopSite, TaintOptions } from './taint-layout.js';
+import type { StackFrame } from './taint-frame.js';
 
 /** The block every `return` of an instrumented function branches out of (its exit code follows). */
 export const EXIT_LABEL = 'taintlens$texit';
@@ -34,6 +35,8 @@ export interface ModuleTaint {
   sinkCursor: { value: number };
   /** Whether an access or call was added by a pass that ran before this one (program-expressions.ts). */
   foreign: (expr: Expr) => boolean;
+  /** The stack-pointer global (null: none known; no frame slots then). */
+  stackPointer: string | null;
 }
 
 /** The control label of a function and the branch labels it is made of (taint-control.ts). */
@@ -62,6 +65,8 @@ export interface FunctionTaint {
   shadow: Map<number, number>;
   /** The function's control-flow facts (CFG, post-dominators, natural loops). */
   plan: ControlPlan;
+  /** Frame pointers and stores to the function's stack frame (taint-frame.ts). */
+  frame: StackFrame;
   control: FunctionControl;
   /** Loop sinks of this function and its calling-context node. */
   sinks: FunctionSinks;

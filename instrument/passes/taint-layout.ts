@@ -63,6 +63,8 @@ export interface TaintLayout {
   loops: TaintLoopSite[];
   branches: TaintBranchSite[];
   imports: TaintImportSite[];
+  /** Functions that keep no context node: a sink-table word set to 1 when one runs (`executed` comes from the run). */
+  entered: Array<{ function: string; sink: number }>;
   /** Exported argument-label globals, index k for argument k of any export. */
   argGlobals: string[];
   /** Exported global name → exported name of its shadow global. */

@@ -2,7 +2,7 @@
 // updates after a store, a SIMD lane store and memory.copy/fill/init (a store writes its value's
 // label joined with the control label). The layout of shadow memory itself is shadow-memory.ts.
 import binaryen from 'binaryen';
-import { Id, Load, Store, idOf, type Expr } from '../ir.js';
+import { Id, Load, LocalGet, Store, idOf, type Expr } from '../ir.js';
 import { copyOperand, isDead, operandLabel, orAll, orZero, programAddress, programOffset, type FunctionTaint } from './taint-function.js';
 
 /** Statements that write linear memory. */
@@ -30,7 +30,9 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
     const ptr = Store.getPtr(s);
     const value = Store.getValue(s);
     if (isDead(s)) return [s];
-    const label = orZero(c, orAll(c, [operandLabel(c, value), module.local.get(c.control.label, i32)]));
+    // A frame slot is a local in memory: no control label (taint-frame.ts).
+    const frameSlot = idOf(ptr) === Id.LocalGet && c.frame.pointers.has(LocalGet.getIndex(ptr));
+    const label = orZero(c, orAll(c, [operandLabel(c, value), frameSlot ? null : module.local.get(c.control.label, i32)]));
     return [s, ...c.m.shadowMemory.store(c.codegen, ptr, programOffset(c, Store.getOffset(s)), Store.getBytes(s), label)];
   }
   if (id === Id.SIMDLoadStoreLane) {

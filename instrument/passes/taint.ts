@@ -32,12 +32,13 @@ import { versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS, type ShadowMemory } from './shadow-memory.js';
 import {
-  ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, SHADOW_GLOBAL_PREFIX, TAINT_SCHEMA, type TaintLayout, type TaintOptions,
+  ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, TAINT_SCHEMA, type TaintLayout, type TaintOptions,
 } from './taint-layout.js';
 import { EXIT_LABEL, copyFlat, tempIn, type FunctionTaint, type ModuleTaint } from './taint-function.js';
 import { nodeStart, readCounts } from './taint-control.js';
 import { flush } from './taint-sink-records.js';
 import { stmtThen } from './taint-statements.js';
+import { stackFrame, stackPointerGlobal } from './taint-frame.js';
 
 export {
   TAINT_SCHEMA, ARG_GLOBAL, RET_GLOBAL, CTL_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, taintRegions,
@@ -128,7 +129,7 @@ export function applyTaint(
   const withNodes = functionsWithNodes(analysis, skipped);
   const contexts: TaintContextLayout = { ...tree.layout, callSlots: CALL_SLOTS, functions: analysis.functions.map((f) => ({ name: f.site.name, nodeBytes: 0 })) };
   const out: TaintLayout = {
-    schema: TAINT_SCHEMA, shadow: shadow.placement, sinks: sinkRegion, contexts, names, loops: [], branches: [], imports: [],
+    schema: TAINT_SCHEMA, shadow: shadow.placement, sinks: sinkRegion, contexts, names, loops: [], branches: [], imports: [], entered: [],
     argGlobals: [], shadowGlobals: {}, maxArgs: 0, exports: {},
   };
   for (let i = 0; i < module.getNumExports(); i++) {
@@ -139,7 +140,7 @@ export function applyTaint(
   shadow.addHelpers(module);
   const m: ModuleTaint = {
     module, layout: out, shadowMemory: shadow, programBase: layout.programBase, options, implicitFlow: options.implicitFlow !== false,
-    nameBits, ...globals, sinkCursor: { value: sinkRegion.base + 64 }, foreign,
+    nameBits, ...globals, sinkCursor: { value: sinkRegion.base + 64 }, foreign, stackPointer: stackPointerGlobal(module),
   };
   for (const fn of analysis.functions) {
     if (skipped(fn.site.name)) continue;
@@ -166,11 +167,13 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   const callerLabel = addVar(func, i32);
   const exitJoin = addVar(func, i32);
   const temps = new Map<string, number>();
+  const plan = planControl(Func.getBody(func), originalLocals, readCounts(Func.getBody(func)));
+  const frame = stackFrame(Func.getBody(func), binaryen.expandType(Func.getParams(func)).length, m.stackPointer, plan.cfg.nodeOf, (relocated) => (relocated >>> 0) - m.programBase);
   const c: FunctionTaint = {
     m, fn, func, foreignLocals, sinks, result,
     codegen: { module, temp: (type, key) => tempIn(func, temps, type, key), copy: (expr) => copyFlat(module, expr) },
     shadow: new Map(),
-    plan: planControl(Func.getBody(func), originalLocals, readCounts(Func.getBody(func))),
+    plan, frame,
     control: { label: controlLabel, callerLabel, exitJoin, branchLabels: new Map() },
     loopIndex: 0, loopLocals: [], siteLocals: [], callIndex: 0,
   };
@@ -192,6 +195,7 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   const tail: Expr[] = [...flush(c)];
   const node = sinks.finish(fn.site.index);
   prologue.push(...node.prologue);
+  if (node.nodeBytes === 0) prologue.push(enteredMark(c));
   tail.push(...node.epilogue);
   if (result !== null) {
     tail.push(module.global.set(RET_GLOBAL, module.i32.or(module.local.get(result.label, i32), module.local.get(exitJoin, i32))));
@@ -210,6 +214,14 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   return node.nodeBytes;
 }
 
+
+/** For a function without a context node: its sink-table word, set to 1 at entry (the run says whether it ran). */
+function enteredMark(c: FunctionTaint): Expr {
+  const sink = c.m.sinkCursor.value;
+  c.m.sinkCursor.value += SITE_SINK_BYTES;
+  c.m.layout.entered.push({ function: c.fn.site.name, sink });
+  return c.m.module.i32.store(0, 4, c.m.module.i32.const(sink), c.m.module.i32.const(1));
+}
 
 /**
  * Binaryen's passes assume a tree: an expression reused in two places is rewritten twice (local

@@ -13,6 +13,7 @@ import { cachedStep, inputKey } from './step-cache.js';
 import { REPORT_SCHEMA, type AnalysisReport } from './report.js';
 import { renderHtmlReport } from '../report/html/page.js';
 import type { AnalysisConfig } from './config.js';
+import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
 export interface AnalyzeOptions {
   file: string;
@@ -22,6 +23,8 @@ export interface AnalyzeOptions {
   /** Progress bars and step lines on stderr (a terminal only). */
   showProgress: boolean;
   jobs?: number;
+  /** Shadow memory of the taint run (default: chosen from what is marked, src/taint/analyze.ts). */
+  shadow?: ShadowGranularity;
 }
 
 export interface AnalysisFiles {
@@ -46,7 +49,7 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   };
 
   say('1/5 taint: which parameters drive which loops and functions');
-  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir));
+  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, options.shadow));
   const parameters = variedParameters(config, taint.chosen);
   const definition = experimentDefinition(file, bytes, config, parameters, taint.reportFile);
   say(`2/5 experiment over ${parameters.map((p) => `${p.name} (${p.values.join(', ')})`).join(' × ')}`);

@@ -69,6 +69,7 @@ export interface TaintFunction {
   loops: string[];
   /** A call path from the entry (static call graph), or null when not reachable statically. */
   callpath: string[] | null;
+  /** Whether it ran in this run (its context node, a sink that ran, or its entry mark), never from static reachability. */
   executed: boolean;
   /**
    * The dependency per calling context that ran (a full call path; `call`: the call site that
@@ -150,7 +151,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   for (const node of nodes) nodesOf.set(node.function, [...(nodesOf.get(node.function) ?? []), node]);
   const { loops } = decodeLoops(sites, layout, nodesOf, names, warnings);
   const loopById = new Map(loops.map((l) => [l.id, l]));
-  const { branches, imports } = decodeSiteSinks(layout, input.sinks, names);
+  const { branches, imports, entered } = decodeSiteSinks(layout, input.sinks, names);
   const parameters = [...new Set([...names, ...input.declared, ...layout.imports.flatMap((s) => s.params)])];
 
   // Functions seen running: one of their loops, branches or library-cost calls executed.
@@ -159,6 +160,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   for (const b of branches) if (b.executed) executedFunctions.add(b.function);
   for (const i of imports) if (i.executed) executedFunctions.add(i.function);
   for (const node of nodes) executedFunctions.add(node.function);
+  for (const name of entered) executedFunctions.add(name);
   const withSinks = new Set<string>([...loops.map((l) => l.function), ...branches.map((b) => b.function), ...imports.map((i) => i.function)]);
   // Callees of an indirect call: the signature-matching table entries (static) that ran in this
   // run. A candidate without any sink cannot be seen running; it is kept (it has no loops, so it
@@ -190,7 +192,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
       const pruned: TaintFunction['pruned'] = dependency !== null ? null : deps.staticallyConstant(f.name) ? 'static' : 'dynamic';
       return {
         name: f.name, params: parameters.filter((n) => own.has(n)), dependency, pruned, loops: f.loops,
-        callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name) || paths.has(f.name), contexts,
+        callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name), contexts,
       };
     });
 

@@ -75,8 +75,8 @@ export function decodeLoops(
   return { loops, entries };
 }
 
-/** Conditional branches and library-cost calls from their sink-table words (label | executed<<32). */
-export function decodeSiteSinks(layout: TaintLayout, sinks: Uint8Array, names: string[]): { branches: TaintBranch[]; imports: TaintImportCall[] } {
+/** Conditional branches, library-cost calls and the functions without a context node that ran. */
+export function decodeSiteSinks(layout: TaintLayout, sinks: Uint8Array, names: string[]): { branches: TaintBranch[]; imports: TaintImportCall[]; entered: string[] } {
   const view = new DataView(sinks.buffer, sinks.byteOffset, sinks.byteLength);
   const siteWord = (sink: number) => view.getBigUint64(sink - layout.sinks.base, true);
   const branches: TaintBranch[] = layout.branches.map((b) => {
@@ -91,5 +91,7 @@ export function decodeSiteSinks(layout: TaintLayout, sinks: Uint8Array, names: s
     const labels = bitsToNames(Number(word & 0xffffffffn), names);
     return { id: s.id, function: s.function, loop: s.loop, import: s.import, params: [...new Set([...s.params, ...labels])], executed: (word >> 32n) !== 0n };
   });
-  return { branches, imports };
+  // Older site tables (cached) have no entry marks.
+  const entered = (layout.entered ?? []).filter((e) => view.getUint32(e.sink - layout.sinks.base, true) !== 0).map((e) => e.function);
+  return { branches, imports, entered };
 }

@@ -4,15 +4,17 @@
 import type { Command } from 'commander';
 import { emit } from '../output.js';
 import { outputWidth } from '../../report/terminal.js';
+import { addShadowOption, parseShadowOption } from '../shadow-option.js';
 
 interface AnalyzeCliOptions {
   config: string;
   out: string;
   json?: boolean;
+  shadow: string;
 }
 
 export function registerAnalyze(program: Command): void {
-  program.command('analyze <module>')
+  addShadowOption(program.command('analyze <module>'))
     .description('the whole analysis from one config: taint run and parameter proposal, taint-guided experiment, models with the taint prior ranked at the target, blame, overhead; writes DIR/report.json and a self-contained DIR/report.html')
     .requiredOption('--config <file>', 'analysis config (JSON; see docs/analyze.md)')
     .option('--out <dir>', 'folder for the report and the intermediate results; an interrupted analysis resumes in it', 'taintlens-analysis')
@@ -25,13 +27,14 @@ export function registerAnalyze(program: Command): void {
       const { analyze } = await import('../../analyze/analyze.js');
       const { claimAnalysisDir } = await import('../../analyze/dir-identity.js');
       const { renderSummary } = await import('../../analyze/summary.js');
+      const shadow = parseShadowOption(options.shadow);
       const bytes = readWasmFile(file);
       refuseInstrumented(bytes, file);
       const config = readAnalysisConfig(options.config);
       prepareExperimentDir(options.out);
       claimAnalysisDir(options.out, file, bytes, config);
       const { report, files } = await analyze({
-        file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
+        file, bytes, config, dir: options.out, ...(shadow ? { shadow } : {}), showProgress: options.json !== true && process.stderr.isTTY === true,
       });
       emit(options.json === true, report, () => renderSummary(report, files, outputWidth()));
     });
