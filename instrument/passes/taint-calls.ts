@@ -45,9 +45,11 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
     // A table may hold an import, which does not set the result label: default to the union.
     pre.push(module.global.set(RET_GLOBAL, orZero(c, orAll(c, args.map((a) => operandLabel(c, a))))));
   }
+  // An allocator's address carries no label (the sizes asked for earlier shaped it, not this value's data).
+  const resultLabel = () => (target !== null && c.m.allocators.has(target) ? module.i32.const(0) : module.global.get(RET_GLOBAL, i32));
   return {
     pre,
-    post: (sv) => (sv === null ? [] : [module.local.set(sv, module.global.get(RET_GLOBAL, i32))]),
+    post: (sv) => (sv === null ? [] : [module.local.set(sv, resultLabel())]),
   };
 }
 

@@ -37,6 +37,8 @@ export interface ModuleTaint {
   foreign: (expr: Expr) => boolean;
   /** The stack-pointer global (null: none known; no frame slots then). */
   stackPointer: string | null;
+  /** Defined allocation functions (malloc, calloc, realloc, …): the address they return carries no label. */
+  allocators: Set<string>;
 }
 
 /** The control label of a function and the branch labels it is made of (taint-control.ts). */

@@ -16,6 +16,9 @@ export const SHADOW_GLOBAL_PREFIX = 'taintlens$shadow$';
 export const SITE_SINK_BYTES = 8;
 export type { TaintLoopSite, TaintContextLayout };
 
+export type PointerLabels = 'data' | 'join';
+export const POINTER_LABELS: readonly PointerLabels[] = ['data', 'join'];
+
 /** How a host import propagates labels (the library database, already validated). */
 export interface ImportRule {
   /** Result label: 'union' of the arguments (default) or 'none'. */
@@ -41,6 +44,11 @@ export interface TaintOptions {
   contextBytes?: number;
   /** Control (implicit) flow as well as data flow (default true); false: data flow only, as DFSan. */
   implicitFlow?: boolean;
+  /**
+   * A load's label: 'data' (default) the labels of the bytes read; 'join' also the address's label
+   * (DFSan's default, -dfsan-combine-pointer-labels-on-load).
+   */
+  pointerLabels?: PointerLabels;
   /** Skip alignment versioning of loops (shadow-versioning.ts; for measurements). */
   noVersioning?: boolean;
 }

@@ -62,8 +62,20 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
   return [s];
 }
 
-/** The label of a load (one of MEMORY_LOADS) by the program: the join of the shadow of the bytes it reads. */
+/**
+ * The label of a load (one of MEMORY_LOADS) by the program: the join of the shadow of the bytes it
+ * reads, and with `pointerLabels: 'join'` the label of its address too.
+ */
 export function loadLabel(c: FunctionTaint, value: Expr): Expr | null {
+  const label = dataLabel(c, value);
+  if (c.m.options.pointerLabels !== 'join') return label;
+  const id = idOf(value);
+  const api = binaryen as unknown as { SIMDLoad: { getPtr(e: Expr): Expr }; SIMDLoadStoreLane: LaneApi };
+  const ptr = id === Id.Load ? Load.getPtr(value) : id === Id.SIMDLoad ? api.SIMDLoad.getPtr(value) : api.SIMDLoadStoreLane.getPtr(value);
+  return orAll(c, [label, operandLabel(c, ptr)]);
+}
+
+function dataLabel(c: FunctionTaint, value: Expr): Expr | null {
   const id = idOf(value);
   if (id === Id.Load) {
     if (Load.isAtomic(value)) return null;

@@ -17,6 +17,7 @@
 //   - taint-sink-records.ts and taint-sinks.ts: sinks: per loop and calling context the labels of
 //     each exit condition and its header executions; per other conditional branch its labels and
 //     whether it ran; per import call with a library cost the labels of the named arguments;
+//   - taint-frame.ts: stack-frame slots (clang -O0 locals in memory) treated as locals;
 //   - taint-statements.ts: the walk that puts each statement's shadow code next to it.
 // Every function is first flattened by Binaryen (three-address form: operands are local.get/const,
 // blocks carry no values); after the rewrite Binaryen's function optimizer removes the copies
@@ -39,6 +40,7 @@ import { nodeStart, readCounts } from './taint-control.js';
 import { flush } from './taint-sink-records.js';
 import { stmtThen } from './taint-statements.js';
 import { stackFrame, stackPointerGlobal } from './taint-frame.js';
+import { allocatorOf } from '../allocators.js';
 
 export {
   TAINT_SCHEMA, ARG_GLOBAL, RET_GLOBAL, CTL_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, taintRegions,
@@ -141,6 +143,7 @@ export function applyTaint(
   const m: ModuleTaint = {
     module, layout: out, shadowMemory: shadow, programBase: layout.programBase, options, implicitFlow: options.implicitFlow !== false,
     nameBits, ...globals, sinkCursor: { value: sinkRegion.base + 64 }, foreign, stackPointer: stackPointerGlobal(module),
+    allocators: allocatorFunctions(module, globals.defined),
   };
   for (const fn of analysis.functions) {
     if (skipped(fn.site.name)) continue;
@@ -214,6 +217,21 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   return node.nodeBytes;
 }
 
+
+/**
+ * Defined functions that allocate (instrument/allocators.ts). The address an allocator returns
+ * follows its free lists, which follow earlier requested sizes: it is not data derived from a
+ * size, so a loop walking a list of fixed length must not depend on the sizes allocated before.
+ */
+function allocatorFunctions(module: binaryen.Module, defined: Set<string>): Set<string> {
+  const out = new Set<string>();
+  for (const name of defined) {
+    const info = binaryen.getFunctionInfo(module.getFunction(name));
+    const allocator = allocatorOf(name, binaryen.expandType(info.params), info.results);
+    if (allocator && allocator.kind !== 'free') out.add(name);
+  }
+  return out;
+}
 
 /** For a function without a context node: its sink-table word, set to 1 at entry (the run says whether it ran). */
 function enteredMark(c: FunctionTaint): Expr {

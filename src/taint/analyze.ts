@@ -21,6 +21,7 @@ import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
+import type { PointerLabels } from '../../instrument/passes/taint-layout.js';
 
 export const MAX_LABELS = 32;
 
@@ -62,6 +63,8 @@ export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'in
   granularity?: ShadowGranularity;
   /** Control (implicit) flow as well as data flow (default true). */
   implicitFlow?: boolean;
+  /** A load's label: its bytes' labels ('data', default) or also its address's ('join', DFSan's default). */
+  pointerLabels?: PointerLabels;
   /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
   extraPlugins?: HostPluginSpec[];
   /** SPMD ranks (src/runtime/spmd): every rank's report, merged (merge-ranks.ts). */
@@ -134,7 +137,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const instrumented = instrumentCached(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
-    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity ?? defaultGranularity(params), implicitFlow: options.implicitFlow },
+    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity ?? defaultGranularity(params), implicitFlow: options.implicitFlow, pointerLabels: options.pointerLabels },
   } as Parameters<typeof instrumentModule>[3]);
   const layout = instrumented.sites.passes.taint as TaintLayout;
   const pluginOptions: TaintPluginOptions = {

@@ -43,6 +43,11 @@ for (const build of ['taint_precision_O0', 'taint_precision_O2', 'taint_precisio
       expect(named(report, 'guarded')?.dependency).toBeNull();
       expect(report.branches.some((b) => b.function === named(report, 'guarded')?.name && b.params.includes('ranks'))).toBe(true);
     });
+    test('cause 2: a list built from malloc after parameter-sized allocations is walked in constant loops', () => {
+      const loops = loopsOf(report, 'walk_list');
+      expect(loops.filter((l) => l.params.length > 0).map((l) => l.params)).toEqual([['n']]);
+      expect(named(report, 'walk_list')?.dependency).toBe('n');
+    });
     test('cause 4: executed comes from the run: rare() is reachable from main but never runs', () => {
       expect(named(report, 'rare')?.executed).toBe(false);
       expect(named(report, 'single')?.executed).toBe(true);
@@ -65,4 +70,23 @@ test('cause 9: a program built without -g against a libc with debug info keeps i
   expect(fn('nest')).toMatchObject({ library: false, dependency: 'n*m' });
   expect(fn('main')?.library).toBe(false);
   expect(fn('atoi')?.library).toBe(true);
+});
+
+test('cause 6: pointer labels: data (default) keeps a table lookup at a marked index label-free; join adds the index', async () => {
+  const { wat } = await import('../helpers/wat.js');
+  const { analyzeTaint } = await import('../../src/taint/analyze.js');
+  // The bound of the loop is read from a table at an address computed from n (the table holds 3s).
+  const bytes = wat(`(module (memory (export "memory") 1) (data (i32.const 0) "\\03\\00\\00\\00\\03\\00\\00\\00")
+    (func (export "run") (param $n i32) (result i32) (local $i i32) (local $bound i32)
+      (local.set $bound (i32.load (i32.shl (i32.and (local.get $n) (i32.const 1)) (i32.const 2))))
+      (block $exit (loop $l
+        (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+      (local.get $i)))`);
+  const run = async (pointerLabels: 'data' | 'join') => (await analyzeTaint({
+    file: 'fixture.wasm', bytes, invoke: 'run', args: ['5'], params: [{ name: 'n', arg: 0 }], pointerLabels,
+  })).report.loops.map((l) => l.params);
+  expect(await run('data')).toEqual([[]]);
+  expect(await run('join')).toEqual([['n']]);
 });

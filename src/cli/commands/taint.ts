@@ -11,9 +11,16 @@ import { loadLibrary, mergeLibraries, shippedLibraries } from '../../taint/libra
 import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
 import { renderTaintReport } from '../../taint/text.js';
 import { addShadowOption, parseShadowOption } from '../shadow-option.js';
+import { POINTER_LABELS, type PointerLabels } from '../../../instrument/passes/taint-layout.js';
 import { UserError } from '../../util/errors.js';
 import { rankNote } from '../../taint/rank-note.js';
 import { DEFAULT_TOP, parseTopCount, topInForce } from '../top-option.js';
+
+function parsePointerLabels(text: string): PointerLabels {
+  const found = POINTER_LABELS.find((p) => p === text);
+  if (!found) throw new UserError(`--pointer-labels must be ${POINTER_LABELS.join(' or ')}, got '${text}'`, 2);
+  return found;
+}
 
 function parseImplicitFlow(text: string): boolean {
   if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
@@ -30,6 +37,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions {
   top?: number;
   shadow: string;
   implicitFlow: string;
+  pointerLabels: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -46,7 +54,8 @@ export function registerTaint(program: Command): void {
       .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
       .option('--top <n>', `show only the N rows of each table that matter most: parameter-dependent first, then by iterations, loops with their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseTopCount)
       .option('--all', 'list every loop and function, also those not executed or pruned statically (the JSON report always has them all)')
-      .option('--implicit-flow <mode>', 'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both', 'on')),
+      .option('--implicit-flow <mode>', 'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both', 'on')
+      .option('--pointer-labels <mode>', "a load's label: data (the labels of the bytes read) or join (also its address's label, DFSan's default)", 'data')),
   )).action(async (file: string, options: TaintCliOptions, command: Command) => {
     const { analyzeTaint, parseParamSpec } = await import('../../taint/analyze.js');
     const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -57,11 +66,12 @@ export function registerTaint(program: Command): void {
     const granularity = parseShadowOption(options.shadow);
     for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
     const implicitFlow = parseImplicitFlow(options.implicitFlow);
+    const pointerLabels = parsePointerLabels(options.pointerLabels);
     const bytes = readWasmFile(file);
     const libraries = [...shippedLibraries(bytes), ...userLibraries];
     const { report } = await analyzeTaint({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
-      params, library: mergeLibraries(...libraries), instrument, ...(granularity ? { granularity } : {}), implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+      params, library: mergeLibraries(...libraries), instrument, ...(granularity ? { granularity } : {}), implicitFlow, pointerLabels, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
     });
     if (options.output) writeJsonAtomic(options.output, report);
     if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
