@@ -161,6 +161,32 @@ build_levels() {
   done
 }
 
+# build_command_levels NAME SOURCE: a command at -O0 (counters in memory) and at plain -O2
+# (counters in registers, loops rotated), as a user builds an unmodified program.
+build_command_levels() {
+  local name="$1" source="$2" level object output lang=()
+  [[ "$source" == *.cpp ]] && lang=(-x c++ "${cxxflags[@]}") || lang=("${cflags[@]}")
+  for level in O0 O2; do
+    object="$tmp/${name}_$level.o"
+    output="$out/${name}_$level.wasm"
+    "$CLANG" --target=wasm32-wasi "-$level" -Wall -Wextra -Werror -I "$here/include" "${lang[@]}" \
+      ${WASI_SYSROOT:+--sysroot "$WASI_SYSROOT"} -c "$src/$source" -o "$object"
+    link "$object" "$output" command
+    check_names "$output"
+    printf '  %-32s %7d bytes  (-%s)\n' "native/wasm/${name}_$level.wasm" "$(wc -c < "$output")" "$level"
+  done
+}
+
+# build_libc_debug NAME SOURCE: a command compiled without -g but linked keeping the DWARF of the
+# libraries (Debian's wasi-libc has debug info): only library functions have source lines.
+build_libc_debug() {
+  local name="$1" source="$2" object="$tmp/$1.o"
+  compile "$src/$source" "$object"
+  LINK_DEBUG=1 link "$object" "$out/$name.wasm" command
+  check_names "$out/$name.wasm"
+  printf '  %-38s %7d bytes  (no -g, libc with DWARF)\n' "native/wasm/$name.wasm" "$(wc -c < "$out/$name.wasm")"
+}
+
 # build_plain NAME SOURCE reactor|command [EXPORTS...]: plain -O2, loops as clang shapes them.
 build_plain() {
   loopflags=()
@@ -180,6 +206,9 @@ build nests nests.c reactor lu heat sortnet nest3
 build taint_cmd taint_cmd.c command
 build taint_semantics taint_semantics.c reactor contexts fib remark two_exits
 build_levels taint_matrix taint_matrix.c run
+build_command_levels taint_precision taint_precision.c
+build_command_levels taint_precision_cpp taint_precision.cpp
+build_libc_debug taint_precision_nog taint_precision.c
 build_plain gemm gemm.c reactor run
 build_plain trmm trmm.c reactor run
 build_plain jacobi2d jacobi2d.c reactor run

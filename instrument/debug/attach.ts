@@ -3,7 +3,7 @@
 // keeps its own location but no loop or call locations rather than wrong ones.
 import type { FunctionAnalysis, SiteTable } from '../sites.js';
 import { NO_DEBUG_INFO_NOTE, readModuleLocations, type ModuleLocations } from './locations.js';
-import { isLibraryFunction } from './library-code.js';
+import { isLibraryFunction, programHasLines } from './library-code.js';
 
 /** `functions` (the passes' view of the table): also gets the lines of its conditional branches. */
 export function attachSourceLocations(table: SiteTable, bytes: Uint8Array, file: string, sourceMap?: string, functions?: FunctionAnalysis[]): void {
@@ -18,10 +18,11 @@ export function attachSourceLocations(table: SiteTable, bytes: Uint8Array, file:
   const loopById = new Map(table.loops.map((l) => [l.id, l]));
   const callById = new Map(table.calls.map((c) => [c.id, c]));
   const withDebugInfo = located.origin !== null;
+  const programLines = programHasLines(located.functions.map((f) => f?.files ?? []));
   table.functions.forEach((fn, i) => {
     const found = located.functions[i];
     fn.location = found?.location ?? null;
-    fn.library = isLibraryFunction(fn.name, found?.files ?? [], withDebugInfo);
+    fn.library = isLibraryFunction(fn.name, found?.files ?? [], withDebugInfo, programLines);
     if (!found) return;
     if (found.loops.length === fn.loops.length) fn.loops.forEach((id, k) => { loopById.get(id)!.location = found.loops[k] ?? null; });
     if (found.calls.length === fn.calls.length) fn.calls.forEach((id, k) => { callById.get(id)!.location = found.calls[k] ?? null; });

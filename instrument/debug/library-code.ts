@@ -7,7 +7,7 @@
 const LIBRARY_PATHS = [
   /(^|\/)libc-(bottom|top)-half\//, /(^|\/)wasi-libc\//, /(^|\/)wasi-sysroot\//, /(^|\/)dlmalloc\//,
   /(^|\/)libcxx(abi)?\//, /(^|\/)include\/c\+\+\//, /(^|\/)compiler-rt\//, /(^|\/)emscripten\/system\//,
-  /^~lib\//,
+  /^~lib\//, /(^|\/)sysroot\/include\//,
 ];
 
 /** C library and runtime symbols of wasi-libc (what a -g-less WASI program links). */
@@ -26,10 +26,22 @@ const LIBC_SYMBOLS = new Set((
 /** `__name` runtime internals, libc++ and libc++abi (mangled or demangled), AS runtime. */
 const LIBRARY_NAMES = [/^__(?!original_main$)/, /^_ZN?St/, /^_ZNKSt/, /(^|\W)std::/, /^__cxa_/, /^operator (new|delete)/, /^~lib\//, /^_Z(nw|na|dl|da)/];
 
-export function isLibraryFunction(name: string, files: readonly string[], moduleHasDebugInfo: boolean): boolean {
+const isLibraryFile = (file: string) => LIBRARY_PATHS.some((pattern) => pattern.test(file));
+
+/** Whether any function has a line in a file of the program's own (not a library path). */
+export function programHasLines(filesPerFunction: ReadonlyArray<readonly string[]>): boolean {
+  return filesPerFunction.some((files) => files.some((file) => !isLibraryFile(file)));
+}
+
+/**
+ * `programLines`: the program's own code has lines (it was built with -g). Only then does a
+ * function without lines belong to a library built without -g (the prebuilt sysroot); a program
+ * built without -g against a libc with debug info has no lines of its own, and "has no line info"
+ * does not make its functions library code.
+ */
+export function isLibraryFunction(name: string, files: readonly string[], moduleHasDebugInfo: boolean, programLines = true): boolean {
   if (LIBRARY_NAMES.some((pattern) => pattern.test(name))) return true;
-  if (files.length > 0) return files.every((file) => LIBRARY_PATHS.some((pattern) => pattern.test(file)));
-  // With debug info, a function without any line was compiled without -g: the prebuilt sysroot libraries.
-  if (moduleHasDebugInfo) return name !== 'main' && name !== '__original_main';
+  if (files.length > 0) return files.every(isLibraryFile);
+  if (moduleHasDebugInfo && programLines) return name !== 'main' && name !== '__original_main';
   return LIBC_SYMBOLS.has(name);
 }

@@ -14,6 +14,7 @@ import { REPORT_SCHEMA, type AnalysisReport } from './report.js';
 import { renderHtmlReport } from '../report/html/page.js';
 import type { AnalysisConfig } from './config.js';
 import { sharedProfiler, type LoopProfiler } from '../profile/profile-memo.js';
+import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
 export interface AnalyzeOptions {
   file: string;
@@ -25,6 +26,8 @@ export interface AnalyzeOptions {
   jobs?: number;
   /** The loop profiler every step uses (default: one shared by the steps of this analysis). */
   profiler?: LoopProfiler;
+  /** Shadow memory of the taint run (default: chosen from what is marked, src/taint/analyze.ts). */
+  shadow?: ShadowGranularity;
 }
 
 export interface AnalysisFiles {
@@ -51,7 +54,7 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   // Every step profiles through this one, so the base point and each measured point run once.
   const profiler = options.profiler ?? sharedProfiler();
   say('1/5 taint: which parameters drive which loops and functions');
-  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, profiler));
+  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, profiler, options.shadow));
   const parameters = variedParameters(config, taint.chosen);
   const definition = experimentDefinition(file, bytes, config, parameters, { report: taint.reportFile, facts: taint.facts }, profiler);
   say(`2/5 experiment over ${parameters.map((p) => `${p.name} (${p.values.join(', ')})`).join(' × ')}`);

@@ -13,6 +13,7 @@ import { taintFactsOf, type TaintFacts } from '../experiment/select.js';
 import type { LoopProfiler } from '../profile/profile-memo.js';
 import { chooseParameters, workPerParameter, type ParameterWork } from './propose.js';
 import type { AnalysisConfig } from './config.js';
+import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
 /** Loops of the tree shown: those with at least this share of the run's instructions. */
 const LOOP_TREE_MIN_SHARE = 0.001;
@@ -62,10 +63,10 @@ export interface TaintStep {
   chosen: string[];
 }
 
-export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, profiler: LoopProfiler = profileLoops): Promise<TaintStep> {
-  const params: ParamSpec[] = config.candidates.map((c) => (c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index }));
+export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, profiler: LoopProfiler = profileLoops, shadow?: ShadowGranularity): Promise<TaintStep> {
+  const params: ParamSpec[] = config.candidates.map((c) => (c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index + 1 }));
   const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs };
-  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')) });
+  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...(shadow ? { granularity: shadow } : {}) });
   const reportFile = join(dir, 'taint.json');
   writeJsonAtomic(reportFile, report);
   const profile = await profiler(file, bytes, { ...run, repeat: 1 });

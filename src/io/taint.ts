@@ -4,9 +4,9 @@ import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
 import { parseJson } from './json.js';
 import { schemaId } from '../util/schema.js';
-import { parseDependency, type TaintBranch, type TaintFunction, type TaintLoop, type TaintReport } from '../model/prior.js';
+import { parseDependency, type TaintViewBranch, type TaintViewFunction, type TaintViewLoop, type TaintView } from '../model/prior.js';
 
-export function readTaintReport(file: string): TaintReport {
+export function readTaintReport(file: string): TaintView {
   const text = readInputText(file);
   return parseTaintReport(parseJson(text, file), file);
 }
@@ -19,7 +19,7 @@ function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
 }
 
-export function parseTaintReport(json: unknown, source: string): TaintReport {
+export function parseTaintReport(json: unknown, source: string): TaintView {
   if (!isObject(json)) throw fileError(source, 'not a taint report: expected a JSON object');
   const schema = json.schema;
   if (schema !== undefined) {
@@ -34,7 +34,7 @@ export function parseTaintReport(json: unknown, source: string): TaintReport {
   if (!parameters) throw fileError(source, '"parameters" must be a list of names');
   if (!Array.isArray(json.functions)) throw fileError(source, '"functions" must be a list (is this a taint report?)');
 
-  const functions = new Map<string, TaintFunction>();
+  const functions = new Map<string, TaintViewFunction>();
   json.functions.forEach((entry, i) => {
     const where = `functions[${i}]`;
     if (!isObject(entry)) throw fileError(source, `${where}: expected an object`);
@@ -70,7 +70,7 @@ export function parseTaintReport(json: unknown, source: string): TaintReport {
     functions.set(entry.name, { name: entry.name, params, dependency, monomials, pruned });
   });
 
-  const loops: TaintLoop[] = [];
+  const loops: TaintViewLoop[] = [];
   if (json.loops !== undefined && json.loops !== null) {
     if (!Array.isArray(json.loops)) throw fileError(source, '"loops" must be a list');
     json.loops.forEach((entry, i) => {
@@ -86,7 +86,7 @@ export function parseTaintReport(json: unknown, source: string): TaintReport {
       loops.push({ id, function: entry.function, parent, params });
     });
   }
-  const branches: TaintBranch[] = [];
+  const branches: TaintViewBranch[] = [];
   if (json.branches !== undefined && json.branches !== null) {
     if (!Array.isArray(json.branches)) throw fileError(source, '"branches" must be a list');
     json.branches.forEach((entry, i) => {

@@ -5,7 +5,7 @@ import { EXTRAP_SHAPES, evalShape, sameExponent, type Shape } from './exponents.
 import { extrapBaselineModel } from './extrap-baseline.js';
 import { LeastSquares } from './linalg.js';
 import { DEFAULT_GROWTH, modelExperiment, type FitMode } from './modeler.js';
-import type { TaintReport } from './prior.js';
+import type { TaintView } from './prior.js';
 import { relativeWeights } from './search.js';
 import {
   DEFAULT_DESIGN,
@@ -116,7 +116,7 @@ export interface MethodResult {
 export type Method = (cases: readonly Case[]) => Map<string, MethodResult>;
 
 /** Our modeler through the whole pipeline (modelExperiment), with or without a taint report. */
-export function ourMethod(taint?: TaintReport, aggregate: Aggregate = 'median', fit: FitMode = 'auto'): Method {
+export function ourMethod(taint?: TaintView, aggregate: Aggregate = 'median', fit: FitMode = 'auto'): Method {
   return (cases) => {
     const report = modelExperiment(
       { source: 'synthetic', params: cases[0]?.series.params ?? [], series: cases.map((c) => c.series) },

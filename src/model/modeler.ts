@@ -12,7 +12,7 @@ import { repetitionBounds } from './bounded.js';
 import { evaluateModel, formatModel } from './format.js';
 import { estimateNoise, type NoiseEstimate } from './noise.js';
 import { PointSetCache, type PointSet } from './pointset.js';
-import { priorFor, type CallpathPrior, type TaintReport } from './prior.js';
+import { priorFor, type CallpathPrior, type TaintView } from './prior.js';
 import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
 import type { Aggregate, Experiment, Series, Term } from './types.js';
 import type { FitMode } from './fit-modes.js';
@@ -29,7 +29,7 @@ export interface ModelingOptions {
   /** Extrapolate to this point (default: the largest measured value of each parameter). */
   target?: Record<string, number>;
   growth: GrowthThreshold;
-  taint?: TaintReport;
+  taint?: TaintView;
   /** The `time` metric is in milliseconds (taintlens measure's JSON Lines): runs too short to model are flagged. */
   timeInMs?: boolean;
   /** 'full': all 59 shapes (default); 'extrap': Extra-P's 42 default building blocks. */

@@ -15,8 +15,11 @@
 // pruned function, or one whose dependency is null, is constant. Parameters the measurements do
 // not vary are left out. A function absent from the report is not restricted at all.
 
-/** What the modeler needs of a taint report (see src/io/taint.ts for the reader). */
-export interface TaintFunction {
+/**
+ * The modeler's view of a taint report: only what the prior needs, read from a taint report file
+ * by src/io/taint.ts (the report itself is src/taint/report.ts's TaintReport).
+ */
+export interface TaintViewFunction {
   name: string;
   params: string[];
   /** Parsed dependency expression: a sum of monomials, each a list of parameter names. */
@@ -25,7 +28,7 @@ export interface TaintFunction {
   pruned: string | null;
 }
 
-export interface TaintLoop {
+export interface TaintViewLoop {
   id: string;
   function: string;
   parent: string | null;
@@ -33,18 +36,19 @@ export interface TaintLoop {
 }
 
 /** A conditional branch whose condition carries parameters (algorithm selection). */
-export interface TaintBranch {
+export interface TaintViewBranch {
   function: string;
   params: string[];
 }
 
-export interface TaintReport {
+/** The modeler's view of one taint report file. */
+export interface TaintView {
   source: string;
   parameters: string[];
-  functions: Map<string, TaintFunction>;
-  loops: TaintLoop[];
+  functions: Map<string, TaintViewFunction>;
+  loops: TaintViewLoop[];
   /** Optional in the file; empty when absent. */
-  branches: TaintBranch[];
+  branches: TaintViewBranch[];
 }
 
 export type PriorStatus = 'restricted' | 'constant' | 'missing';
@@ -203,7 +207,7 @@ export function functionOf(callpath: string): string {
   return parts[parts.length - 1]!.trim();
 }
 
-export function priorFor(report: TaintReport, callpath: string, params: readonly string[]): CallpathPrior {
+export function priorFor(report: TaintView, callpath: string, params: readonly string[]): CallpathPrior {
   const name = functionOf(callpath);
   const fn = report.functions.get(name);
   const measured = (names: Iterable<string>) => {
@@ -226,7 +230,7 @@ export function priorFor(report: TaintReport, callpath: string, params: readonly
   for (const loop of loops) {
     let mask = 0;
     const seen = new Set<string>();
-    for (let current: TaintLoop | undefined = loop; current && !seen.has(current.id); current = current.parent === null ? undefined : byId.get(current.parent)) {
+    for (let current: TaintViewLoop | undefined = loop; current && !seen.has(current.id); current = current.parent === null ? undefined : byId.get(current.parent)) {
       seen.add(current.id);
       mask |= maskOf(current.params);
     }

@@ -21,18 +21,23 @@ import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
+import type { PointerLabels } from '../../instrument/passes/taint-layout.js';
 
 export const MAX_LABELS = 32;
 
 export type ParamSpec = { name: string; arg: number } | { name: string; global: string } | InputLabel;
 
-/** Parses `NAME=argK` (K counted from 0), `NAME=global:EXPORT`, `NAME=argvK`, `NAME=env:VAR` or `NAME=file:PATH`. */
+/** Parses `NAME=argK` (K counted from 0), `NAME=global:EXPORT`, `NAME=argvK` (C's argv[K], K ≥ 1), `NAME=env:VAR` or `NAME=file:PATH`. */
 export function parseParamSpec(text: string): ParamSpec {
   const match = /^([A-Za-z_][\w.$-]*)=(?:arg(\d+)|argv(\d+)|global:(.+)|env:(.+)|file:(.+))$/.exec(text.trim());
   if (!match) throw new UserError(`--param '${text}': expected NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR or NAME=file:PATH`, 2);
   const name = match[1]!;
   if (match[2] !== undefined) return { name, arg: Number(match[2]) };
-  if (match[3] !== undefined) return { name, argv: Number(match[3]) };
+  if (match[3] !== undefined) {
+    // As C numbers argv: argv[0] is the program's name, which nobody wants as a parameter.
+    if (Number(match[3]) === 0) throw new UserError(`--param '${text}': argv0 is the program's name; the first word after -- is argv1 (C's argv[1])`, 2);
+    return { name, argv: Number(match[3]) };
+  }
   if (match[4] !== undefined) return { name, global: match[4] };
   if (match[5] !== undefined) return { name, env: match[5] };
   return { name, file: match[6]! };
@@ -40,16 +45,26 @@ export function parseParamSpec(text: string): ParamSpec {
 
 const isInput = (p: ParamSpec): p is InputLabel => 'argv' in p || 'env' in p || 'file' in p;
 
+/**
+ * Byte shadow when a byte-sized source is marked (argv words, environment values, file bytes: two
+ * short arguments share a 4-byte word, whose one label would mix them), word shadow otherwise.
+ */
+export function defaultGranularity(params: readonly ParamSpec[]): ShadowGranularity {
+  return params.some(isInput) ? 'byte' : 'word';
+}
+
 export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs' | 'wasi'> {
   params?: ParamSpec[];
   library?: Library;
   /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
   instrument?: InstrumentOptions;
   noOptimize?: boolean;
-  /** Shadow memory granularity (default word). */
+  /** Shadow memory granularity (default: byte when argv, environment or file bytes are marked, exact for their narrow labels; else word). */
   granularity?: ShadowGranularity;
   /** Control (implicit) flow as well as data flow (default true). */
   implicitFlow?: boolean;
+  /** A load's label: its bytes' labels ('data', default) or also its address's ('join', DFSan's default). */
+  pointerLabels?: PointerLabels;
   /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
   extraPlugins?: HostPluginSpec[];
   /** SPMD ranks (src/runtime/spmd): every rank's report, merged (merge-ranks.ts). */
@@ -105,11 +120,11 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   for (const p of params) {
     if (isInput(p)) {
       if (!facts.wasi) throw fileError(file, `--param ${p.name}: argv, environment and files are labelled for WASI programs only`);
-      if ('argv' in p && invoke === null && p.argv >= (options.argv ?? []).length) {
-        throw fileError(file, `--param ${p.name}=argv${p.argv}: the program gets ${(options.argv ?? []).length} argument(s) after -- (argv0..argv${(options.argv ?? []).length - 1})`);
+      if ('argv' in p && invoke === null && p.argv > (options.argv ?? []).length) {
+        throw fileError(file, `--param ${p.name}=argv${p.argv}: the program gets ${(options.argv ?? []).length} argument(s) after -- (argv1..argv${(options.argv ?? []).length}, as C numbers them)`);
       }
     } else if ('arg' in p) {
-      if (invoke === null) throw fileError(file, `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (label its argv with ${p.name}=argv${p.arg})`);
+      if (invoke === null) throw fileError(file, `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (label its argv with ${p.name}=argv${p.arg + 1})`);
       const target = facts.exports.get(invoke);
       if (target && p.arg >= target.params) {
         throw fileError(file, `--param ${p.name}=arg${p.arg}: ${invoke} takes ${target.params} argument(s) (arg0..arg${target.params - 1})`);
@@ -122,7 +137,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const instrumented = instrumentCached(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
-    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity, implicitFlow: options.implicitFlow },
+    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity ?? defaultGranularity(params), implicitFlow: options.implicitFlow, pointerLabels: options.pointerLabels },
   } as Parameters<typeof instrumentModule>[3]);
   const layout = instrumented.sites.passes.taint as TaintLayout;
   const pluginOptions: TaintPluginOptions = {
@@ -166,6 +181,6 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
 
 function usedSinkBytes(layout: TaintLayout): number {
   let end = layout.sinks.base + 64;
-  for (const b of [...layout.branches, ...layout.imports]) end = Math.max(end, b.sink + 8);
+  for (const b of [...layout.branches, ...layout.imports, ...(layout.entered ?? [])]) end = Math.max(end, b.sink + 8);
   return Math.ceil((end - layout.sinks.base) / 16) * 16;
 }

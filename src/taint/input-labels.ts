@@ -5,7 +5,7 @@
 // and every computation after them carry it into the program.
 import type { HostPluginContext, Imports } from '../runtime/plugin.js';
 
-/** An input to label: `argv` counts the words after `--` (0 = the first; the program name is not one). */
+/** An input to label: `argv` is the index into C's argv (0 = the program's name, 1 = the first word after `--`). */
 export type InputLabel =
   | { name: string; argv: number }
   | { name: string; env: string }
@@ -37,7 +37,7 @@ export function labelledWasi(inputs: readonly InputLabel[], defaults: Imports, c
     out.args_get = (argv, buffer) => {
       const errno = original(argv, buffer);
       for (const input of argvInputs) {
-        const pointer = u32(Number(argv) + 4 * (input.argv + 1));
+        const pointer = u32(Number(argv) + 4 * input.argv);
         label(pointer, cString(pointer).length, input.name);
       }
       return errno;

@@ -54,23 +54,28 @@ const factory: HostPluginFactory = (rawOptions, context) => {
     if (end < 0) end = bytes.length;
     return Buffer.from(bytes.subarray(0, end)).toString('utf8') || `@${programPointer}`;
   };
-  const label = (addr: number, size: number, bit: number) => {
+  /**
+   * `join`: inputs the host writes (argv words, environment values, file bytes) add their label, so
+   * two short inputs sharing a label word both keep theirs; register_variable replaces, as in
+   * Perf-Taint (marking says "this value is parameter X").
+   */
+  const label = (addr: number, size: number, bit: number, join: boolean) => {
     const memory = context.memory();
     if (!memory || size <= 0) return;
     const shadow = new Uint32Array(memory.buffer);
     const words = labelIndices(options.shadow, addr >>> 0, size >>> 0);
-    const start = words.start;
     const end = Math.min(words.end, shadow.length);
-    shadow.fill(bit >>> 0, start, end);
+    if (!join) shadow.fill(bit >>> 0, words.start, end);
+    else for (let i = words.start; i < end; i++) shadow[i] = (shadow[i]! | bit) >>> 0;
   };
   return {
     imports(defaults: Imports): Imports {
       return {
-        ...labelledWasi(options.inputs ?? [], defaults, context, (addr, size, name) => label(addr, size, bitOf(name))),
+        ...labelledWasi(options.inputs ?? [], defaults, context, (addr, size, name) => label(addr, size, bitOf(name), true)),
         taintlens: {
           register_variable(addr: number, size: number, name: number) {
             registrations++;
-            label(addr, size, bitOf(readName(name)));
+            label(addr, size, bitOf(readName(name)), false);
           },
         },
       };

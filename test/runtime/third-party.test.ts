@@ -45,7 +45,7 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
   });
 
   test('taint with argv parameters finishes, prints what the uninstrumented run prints and names the loops each drives', async () => {
-    const { code, stdout } = await cli(['taint', icepll, '--param', 'fin=argv1', '--param', 'fout=argv3', '--json', ...pllArgv]);
+    const { code, stdout } = await cli(['taint', icepll, '--param', 'fin=argv2', '--param', 'fout=argv4', '--json', ...pllArgv]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as { stdout: string; coverage: Record<string, { loops: string[] }>; loops: Array<{ id: string; params: string[] }> };
     expect(report.stdout).toBe(reference);
@@ -58,7 +58,7 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
   });
 
   test('taint --top N keeps the N rows of each table that matter most', async () => {
-    const top = await cli(['taint', icepll, '--param', 'fin=argv1', '--param', 'fout=argv3', '--top', '3', ...pllArgv]);
+    const top = await cli(['taint', icepll, '--param', 'fin=argv2', '--param', 'fout=argv4', '--top', '3', ...pllArgv]);
     expect(top.code).toBe(0);
     const section = (text: string, title: string) => {
       const lines = text.split('\n');

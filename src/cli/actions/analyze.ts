@@ -11,14 +11,17 @@ import { renderSummary } from '../../analyze/summary.js';
 import { interruptible } from '../interrupt.js';
 import { keptPoints } from '../../experiment/resume.js';
 import { join } from 'node:path';
+import { parseShadowOption } from '../shadow-option.js';
 
 interface AnalyzeCliOptions extends LayoutCliOptions {
   config: string;
   out: string;
   json?: boolean;
+  shadow: string;
 }
 
 export async function analyzeAction(file: string, options: AnalyzeCliOptions): Promise<void> {
+  const shadow = parseShadowOption(options.shadow);
   const bytes = readWasmFile(file);
   refuseInstrumented(bytes, file);
   const config = readAnalysisConfig(options.config);
@@ -26,7 +29,7 @@ export async function analyzeAction(file: string, options: AnalyzeCliOptions): P
   claimAnalysisDir(options.out, file, bytes, config);
   const kept = () => `the finished steps and ${keptPoints(join(options.out, 'measurements.jsonl'))} measured point(s) are kept in ${options.out}; run the same command again to resume`;
   const { report, files } = await interruptible(kept, () => analyze({
-    file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
+    file, bytes, config, dir: options.out, ...(shadow ? { shadow } : {}), showProgress: options.json !== true && process.stderr.isTTY === true,
   }));
   emit(options.json === true, report, () => renderSummary(report, files, tableLayout(options)));
 }

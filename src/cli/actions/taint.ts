@@ -10,7 +10,8 @@ import { perfTaintJson, scorepFilter } from '../../taint/exports.js';
 import { renderTaintReport, renderTaintSummary } from '../../taint/text.js';
 import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { proseWidth } from '../../report/terminal.js';
-import { SHADOW_GRANULARITIES, type ShadowGranularity } from '../../../instrument/passes/shadow-placement.js';
+import { parseShadowOption } from '../shadow-option.js';
+import { POINTER_LABELS, type PointerLabels } from '../../../instrument/passes/taint-layout.js';
 import { UserError } from '../../util/errors.js';
 import { rankNote } from '../../taint/rank-note.js';
 import { topInForce } from '../top-option.js';
@@ -22,9 +23,9 @@ function parseImplicitFlow(text: string): boolean {
   return text === 'on';
 }
 
-function parseGranularity(text: string): ShadowGranularity {
-  const found = SHADOW_GRANULARITIES.find((g) => g === text);
-  if (!found) throw new UserError(`--shadow must be ${SHADOW_GRANULARITIES.join(' or ')}, got '${text}'`, 2);
+function parsePointerLabels(text: string): PointerLabels {
+  const found = POINTER_LABELS.find((p) => p === text);
+  if (!found) throw new UserError(`--pointer-labels must be ${POINTER_LABELS.join(' or ')}, got '${text}'`, 2);
   return found;
 }
 
@@ -38,6 +39,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions, LayoutCli
   top?: number;
   shadow: string;
   implicitFlow: string;
+  pointerLabels: string;
 }
 
 export async function taintAction(file: string, options: TaintCliOptions, command: Command): Promise<void> {
@@ -45,14 +47,15 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   const params = options.param.map(parseParamSpec);
   const userLibraries = options.library.map(loadLibrary);
   const instrument = parseInstrumentOptions(options);
-  const granularity = parseGranularity(options.shadow);
+  const granularity = parseShadowOption(options.shadow);
   for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
   const implicitFlow = parseImplicitFlow(options.implicitFlow);
+  const pointerLabels = parsePointerLabels(options.pointerLabels);
   const bytes = readWasmFile(file);
   const libraries = [...shippedLibraries(bytes), ...userLibraries];
   const { report } = await analyzeTaint({
     file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
-    params, library: mergeLibraries(...libraries), instrument, granularity, implicitFlow, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+    params, library: mergeLibraries(...libraries), instrument, ...(granularity ? { granularity } : {}), implicitFlow, pointerLabels, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
   if (options.output) writeJsonAtomic(options.output, report);
   if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));

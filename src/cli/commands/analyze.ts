@@ -3,9 +3,10 @@
 // DIR/report.json and a self-contained DIR/report.html.
 import type { Command } from 'commander';
 import { onDemand } from '../on-demand.js';
+import { addShadowOption } from '../shadow-option.js';
 
 export function registerAnalyze(program: Command): void {
-  program.command('analyze <module>')
+  addShadowOption(program.command('analyze <module>'))
     .description('the whole analysis from one config: taint run and parameter proposal, taint-guided experiment, models with the taint prior ranked at the target, blame, overhead; writes DIR/report.json and a self-contained DIR/report.html')
     .requiredOption('--config <file>', 'analysis config (JSON; see docs/analyze.md)')
     .option('--out <dir>', 'folder for the report and the intermediate results; an interrupted analysis resumes in it', 'taintlens-analysis')
