@@ -20,7 +20,11 @@ export function parseVary(spec: string): VariedParameter {
   if (new Set(values).size !== values.length) throw new UserError(`--vary '${spec}': values repeat`, 2);
   if (match[4] && values.some((v) => !Number.isInteger(v) || v < 1)) throw new UserError(`--vary '${spec}': rank counts must be whole numbers ≥ 1`, 2);
   if (match[4]) return { name: match[1]!, target: { kind: 'ranks', index: 0 }, values };
-  return { name: match[1]!, target: { kind: match[2] as 'arg' | 'argv', index: Number(match[3]) }, values };
+  const position = Number(match[3]);
+  if (match[2] === 'arg') return { name: match[1]!, target: { kind: 'arg', index: position }, values };
+  // argvK numbers as C does (argv1 is the first word after --), like taint's --param; kept 0-based inside.
+  if (position < 1) throw new UserError(`--vary '${spec}': argv0 is the program's name; argv1 is the first word after --`, 2);
+  return { name: match[1]!, target: { kind: 'argv', index: position - 1 }, values };
 }
 
 export function gridPoints(parameters: VariedParameter[]): Point[] {

@@ -106,7 +106,7 @@ export function writeIdentity(output: string, identity: CampaignIdentity, previo
 /** The first way `wanted` differs from the recorded campaign, in the user's terms; null when it matches. */
 export function identityDifference(recorded: CampaignIdentity, wanted: CampaignIdentity): string | null {
   const binding = (parameters: VariedParameter[]) =>
-    parameters.map((p) => `${p.name}=${p.target.kind}${p.target.index}`).join(' ') || 'none';
+    parameters.map((p) => `${p.name}=${p.target.kind}${p.target.kind === 'argv' ? p.target.index + 1 : p.target.index}`).join(' ') || 'none';
   const list = (values: string[]) => (values.length ? values.join(',') : 'none');
   const checks: Array<[string, string, string]> = [
     ['module', `${recorded.module.file} (sha256 ${recorded.module.sha256.slice(0, 12)})`, `${wanted.module.file} (sha256 ${wanted.module.sha256.slice(0, 12)})`],

@@ -32,7 +32,7 @@ describe('a failing run during measure', () => {
   test('a WASI command that exits non-zero stores nothing and shows its stderr', async () => {
     const out = path('mini.jsonl');
     // COST above 1,000,000 is rejected by the program: the second point fails.
-    const { code, stderr } = await cli(['measure', 'native/wasm/miniapp_cmd.wasm', '--vary', 'cost=argv4:1,2000000', '--metrics', 'time', '-o', out, '--', '2', '1', '1', '1', '1']);
+    const { code, stderr } = await cli(['measure', 'native/wasm/miniapp_cmd.wasm', '--vary', 'cost=argv5:1,2000000', '--metrics', 'time', '-o', out, '--', '2', '1', '1', '1', '1']);
     expect(code).toBe(2);
     expect(stderr).toBe(
       "taintlens: native/wasm/miniapp_cmd.wasm: at point cost=2000000 (nothing stored for it): the program exited with code 2; its stderr:\n  | miniapp: invalid argument '2000000'\n",

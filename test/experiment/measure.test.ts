@@ -30,6 +30,9 @@ test('--vary specs and the grid they span', () => {
   const n = parseVary('n=arg0:2,4,8');
   const p = parseVary('p=argv1:1,2');
   expect(n).toEqual({ name: 'n', target: { kind: 'arg', index: 0 }, values: [2, 4, 8] });
+  // argvK as C numbers it: argv1 is the first word after --, argv0 (the program's name) is refused
+  expect(p).toEqual({ name: 'p', target: { kind: 'argv', index: 0 }, values: [1, 2] });
+  expect(() => parseVary('p=argv0:1,2')).toThrow(/argv0 is the program's name/);
   expect(gridPoints([n, p])).toHaveLength(6);
   expect(() => parseVary('n=0:1,2')).toThrow(/expected NAME=argK/);
 });

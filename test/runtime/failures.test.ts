@@ -86,7 +86,7 @@ describe('a module written by taintlens instrument, given again', () => {
       ['instrument', instrumented, '--mode', 'loops', '-o', join(dir, 'again.wasm')],
       ['loops', instrumented, ...argv],
       ['taint', instrumented, ...argv],
-      ['measure', instrumented, '--vary', 'size=argv0:2,3', '-o', join(dir, 'again.jsonl'), ...argv],
+      ['measure', instrumented, '--vary', 'size=argv1:2,3', '-o', join(dir, 'again.jsonl'), ...argv],
     ]) {
       const { code, stderr } = await cli(args);
       expect(code, args[0]).toBe(1);
