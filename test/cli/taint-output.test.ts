@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'taintlens-taint-output-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A WASI program with libc call paths and a parameter that drives loops, functions and branches. */
-const TEXTSTAT = ['native/wasm/textstat.wasm', '--param', 'rounds=argv0', '--dir', 'native/data:data', '--', '3', 'data/poem.txt'];
+const TEXTSTAT = ['native/wasm/textstat.wasm', '--param', 'rounds=argv1', '--dir', 'native/data:data', '--', '3', 'data/poem.txt'];
 
 async function textstatReport(): Promise<TaintReport> {
   const result = await cli(['taint', ...TEXTSTAT.slice(0, 5), '--json', ...TEXTSTAT.slice(5)]);

@@ -8,7 +8,7 @@ import { cli } from '../helpers/cli.js';
 const ring = join(import.meta.dirname, '..', '..', 'native', 'wasm', 'mpi_ring.wasm');
 
 test('taint: every MPI call costs p, and the ring\'s Isend/Irecv also their count n (the paper\'s MPI modelling)', async () => {
-  const { code, stdout } = await cli(['taint', ring, '--ranks', '2', '--param', 'n=argv0', '--json', '--', '2048', '1']);
+  const { code, stdout } = await cli(['taint', ring, '--ranks', '2', '--param', 'n=argv1', '--json', '--', '2048', '1']);
   expect(code).toBe(0);
   const imports: Array<{ import: string; params: string[] }> = JSON.parse(stdout).imports;
   const paramsOf = (name: string) => new Set(imports.filter((i) => i.import === `taintlens_mp.${name}`).map((i) => i.params.join(',')));
