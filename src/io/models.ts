@@ -48,7 +48,8 @@ export interface ModelEntry {
   metric: string;
   params: string[];
   model: string;
-  terms: { coefficient: number; factors: { param: string; exponent: number; log: number }[] }[];
+  /** `fraction`: a closed form's exact coefficient where it is not an integer (`"23/3"`). */
+  terms: { coefficient: number; factors: { param: string; exponent: number; log: number }[]; fraction?: string }[];
   cv: number;
   smape: number;
   flags: string[];
@@ -86,6 +87,7 @@ function termsJson(terms: readonly Term[]): ModelEntry['terms'] {
   return terms.map((term) => ({
     coefficient: finite(term.coefficient) ?? 0,
     factors: term.factors.map((factor) => ({ param: factor.param, exponent: factor.exponent, log: factor.log })),
+    ...(term.fraction !== undefined ? { fraction: term.fraction } : {}),
   }));
 }
 
@@ -172,7 +174,11 @@ export function parseModelsDocument(json: unknown, file: string): ModelsDocument
 
 /** Terms of a models-document entry, ready for evaluateModel/formatModel. */
 export function entryTerms(entry: ModelEntry): Term[] {
-  return entry.terms.map((term) => ({ coefficient: term.coefficient, factors: term.factors.map((f) => ({ ...f })) }));
+  return entry.terms.map((term) => ({
+    coefficient: term.coefficient,
+    factors: term.factors.map((f) => ({ ...f })),
+    ...(typeof term.fraction === 'string' ? { fraction: term.fraction } : {}),
+  }));
 }
 
 export const FLAG_TEXT: Record<string, string> = {
