@@ -32,6 +32,8 @@ export interface ModelsDocument {
   /** Per metric: the noise shape read off the repetitions and the fit it chose. */
   noise: NoiseEntry[];
   models: ModelEntry[];
+  /** Library call paths (libc: printf_core, atoi, malloc, …) folded into their program callers; 0 with --all. */
+  foldedLibraryCallpaths: number;
 }
 
 export interface NoiseEntry {
@@ -144,6 +146,7 @@ export function modelsDocument(report: ModelsReport, source: string): ModelsDocu
       fit: n.fit,
     })),
     models: report.models.map(entryOf),
+    foldedLibraryCallpaths: report.foldedLibraryCallpaths,
   };
 }
 
@@ -299,6 +302,9 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
       ? `it would from ${Object.entries(model.leadingShowsAt).map(([p, v]) => `${p}=${formatCoefficient(v)}`).join(', ')}`
       : 'not within 2^30 times the largest sizes';
     out.push(wrap(`lower-order: ${displayPath(model.callpath)} (${model.metric}): ${model.leading} carries under half of the value at the largest measured point; ${shows}`, prose, '  '));
+  }
+  if (report.foldedLibraryCallpaths > 0) {
+    out.push(wrap(`${report.foldedLibraryCallpaths} call path(s) of library code (libc, the runtime) folded into their callers; --all models them`, prose, '  '));
   }
   for (const warning of report.warnings) out.push(wrap(`warning: ${warning.message}`, prose, '  '));
   if (report.warnings.length > 0) out.push('');

@@ -269,7 +269,7 @@ function smallestExact(
     // the column that lowers the residual most, until the fit is exact.
     chosen = [0];
     let found = exact(chosen) !== undefined;
-    while (!found && chosen.length < n - 1) {
+    while (!found && chosen.length < Math.min(n - 1, MAX_GREEDY_TERMS + 1)) {
       let best = -1;
       let bestRss = Infinity;
       for (let c = 1; c < candidates.length; c++) {
@@ -358,6 +358,13 @@ function solveInIntegers(coords: readonly Float64Array[], y: Float64Array, monom
   return solveExactly(columns, Array.from(y, (value) => BigInt(value)));
 }
 
+/**
+ * The greedy growth stops at this many terms besides the constant: data no form of the space
+ * reproduces (atoi's digit loop, printf) would otherwise grow to one term less than the points,
+ * each step refitting every candidate (45 s for one 5×5×5 call path under load). Counts of loop
+ * nests need far fewer (the 3-D stencil: 5; three parameters of degree 3: at most 16 in practice).
+ */
+const MAX_GREEDY_TERMS = 16;
 /** The exhaustive fallback tries sets of at most this many terms besides the constant … */
 const MAX_SUBSET_TERMS = 5;
 /** … among at most this many candidates (C(14, ≤5) ≈ 3,500 small fits). */

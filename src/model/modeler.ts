@@ -19,6 +19,7 @@ import { smape } from './smape.js';
 export { smape } from './smape.js';
 import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
+import { foldLibraryCallpaths } from './fold.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
 export interface ModelingOptions {
@@ -40,6 +41,11 @@ export interface ModelingOptions {
    */
   fit?: FitMode;
   onProgress?: (callpath: string) => void;
+  /**
+   * Library code (libc's printf_core, atoi, malloc, …): its call paths are folded into their
+   * nearest program caller before modelling (foldLibraryCallpaths). Absent: every call path is modeled.
+   */
+  isLibrary?: (fn: string) => boolean;
 }
 
 export type FitMode = 'auto' | 'least-squares' | 'minimax';
@@ -113,6 +119,8 @@ export interface ModelsReport {
   /** Per metric: the noise shape estimated from all its call paths' repetitions, and the fit used. */
   noise: MetricNoise[];
   models: CallpathModel[];
+  /** Library call paths folded into their program callers before modelling. */
+  foldedLibraryCallpaths: number;
 }
 
 export type AlternativeBasis = 'measurements' | 'taint prior';
@@ -189,8 +197,13 @@ export class Modeler {
     const exactData = isExactData(points);
     let unexplained: string[] | undefined;
     if (exactData) {
-      const exact = exactModel(ps.coords, y, series.params, ps.usable, space);
-      if (!exact && points.length > 1) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      // On a full grid, a parameter whose lines no function set of the space explains rules out
+      // every form at a fraction of the search's cost (atoi's digit loop, printf's formatting).
+      const fullGrid = points.length > 1 && points.length === ps.distinct.reduce((a, b) => a * b, 1);
+      if (fullGrid) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      const exact = unexplained && unexplained.length > 0 ? undefined : exactModel(ps.coords, y, series.params, ps.usable, space);
+      if (!exact && points.length > 1 && !unexplained) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      if (exact) unexplained = undefined;
       if (exact) {
         return {
           terms: exact.terms,
@@ -273,7 +286,8 @@ function seriesKey(series: Series): string {
 }
 
 /** Models every call path (of the chosen metric), checks them against the prior, ranks them. */
-export function modelExperiment(experiment: Experiment, options: ModelingOptions): ModelsReport {
+export function modelExperiment(measured: Experiment, options: ModelingOptions): ModelsReport {
+  const { experiment, folded } = options.isLibrary ? foldLibraryCallpaths(measured, options.isLibrary) : { experiment: measured, folded: 0 };
   const modeler = new Modeler(options.aggregate, options.shapes ?? 'full', options.search ?? {});
   const selected = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric);
   const params = experiment.params;
@@ -421,6 +435,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     mainWorkGrowth: mainWork,
     noise,
     models,
+    foldedLibraryCallpaths: folded,
   };
 }
 

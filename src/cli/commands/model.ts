@@ -9,6 +9,7 @@ import { detectFormat, readMeasurements, type MeasurementFormat } from '../../io
 import { readInputText } from '../../util/read-file.js';
 import { outputWidth, proseWidth } from '../../report/terminal.js';
 import { readTaintReport } from '../../io/taint.js';
+import { isLibraryFunction } from '../../../instrument/debug/library-code.js';
 import { modelsDocument, renderModels } from '../../io/models.js';
 import { AGGREGATES } from '../../model/aggregate.js';
 import { DEFAULT_GROWTH, FIT_MODES, modelExperiment, type FitMode, type GrowthThreshold } from '../../model/modeler.js';
@@ -25,6 +26,7 @@ interface ModelCommandOptions {
   json?: boolean;
   output?: string;
   wide?: boolean;
+  all?: boolean;
 }
 
 function parseNumber(text: string, what: string): number {
@@ -85,6 +87,7 @@ export function registerModel(program: Command): void {
     .option('--json', 'print the models as JSON (schema taintlens/models@1)')
     .option('-o, --output <file>', 'also write the JSON document to this file (atomically)')
     .option('--wide', 'show call paths whole; do not fit the table to the terminal width')
+    .option('--all', 'model the call paths of library code too (by default they are folded into their callers)')
     .action((file: string, options: ModelCommandOptions) => {
       const experiment = readMeasurements(file, options.format);
       // JSON Lines time is in ms (taintlens measure's); Extra-P's formats say nothing about units.
@@ -97,7 +100,7 @@ export function registerModel(program: Command): void {
       const target = options.target !== undefined ? parseTarget(options.target, experiment.params) : undefined;
       const growth = options.growthThreshold !== undefined ? parseGrowthThreshold(options.growthThreshold, experiment.params) : DEFAULT_GROWTH;
       const count = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric).length;
-      const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json && count >= 200);
+      const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json);
       let report;
       try {
         report = modelExperiment(experiment, {
@@ -109,6 +112,7 @@ export function registerModel(program: Command): void {
           taint,
           timeInMs: format === 'jsonl',
           onProgress: (callpath) => progress.tick(callpath),
+          ...(options.all ? {} : { isLibrary: (fn: string) => isLibraryFunction(fn, [], false) }),
         });
       } finally {
         progress.stop();

@@ -1,0 +1,52 @@
+// Library call paths fold into their program callers before modelling (issue 28.2): gemm as a
+// command (native/wasm/gemm_cmd.wasm, `measure --mode full` over ni, nj, nk; instruction counts of
+// five of its call paths in the fixture) has atoi, printf_core and dlmalloc call paths whose counts
+// depend on the digits and the allocator, not on the sizes; by default their cost goes to main.
+import { describe, expect, test } from 'vitest';
+import { cli } from '../helpers/cli.js';
+import { foldLibraryCallpaths, foldTarget } from '../../src/model/fold.js';
+import type { Experiment } from '../../src/model/types.js';
+import { isLibraryFunction } from '../../instrument/debug/library-code.js';
+
+const isLibrary = (fn: string) => isLibraryFunction(fn, [], false);
+
+describe('folding library call paths', () => {
+  test('the nearest program caller takes an exclusive cost; visits of library code are dropped', () => {
+    expect(foldTarget('main->printf->vfprintf->printf_core', isLibrary)).toBe('main');
+    expect(foldTarget('main->kernel', isLibrary)).toBeUndefined();
+    expect(foldTarget('<root>', isLibrary)).toBeUndefined();
+    const experiment: Experiment = {
+      source: 'x.jsonl',
+      params: ['n'],
+      series: [
+        { callpath: 'main', metric: 'time', params: ['n'], points: [{ coords: [2], values: [1, 2, 3] }] },
+        { callpath: 'main->atoi', metric: 'time', params: ['n'], points: [{ coords: [2], values: [10, 20, 30] }] },
+        { callpath: 'main->printf->printf_core', metric: 'instructions', params: ['n'], points: [{ coords: [2], values: [7] }] },
+        { callpath: 'main->printf->printf_core', metric: 'visits', params: ['n'], points: [{ coords: [2], values: [1] }] },
+      ],
+    };
+    const { experiment: folded, folded: count } = foldLibraryCallpaths(experiment, isLibrary);
+    expect(count).toBe(2);
+    expect(folded.series.map((s) => `${s.metric} ${s.callpath} ${s.points[0]!.values.join(',')}`)).toEqual(['time main 11,22,33', 'instructions main 7']);
+    // The input is not modified.
+    expect(experiment.series[0]!.points[0]!.values).toEqual([1, 2, 3]);
+  });
+
+  test('gemm_cmd: by default main and kernel_gemm, with a line saying what was folded; --all models every call path', async () => {
+    const fixture = 'test/model/fixtures/gemm-cmd.jsonl';
+    const folded = await cli(['model', fixture, '--json']);
+    const document = JSON.parse(folded.stdout) as { foldedLibraryCallpaths: number; models: { callpath: string }[] };
+    expect(document.foldedLibraryCallpaths).toBe(3);
+    expect(document.models.map((m) => m.callpath).sort()).toEqual(['main_void->main', 'main_void->main->kernel_gemm']);
+    const text = await cli(['model', fixture]);
+    expect(text.stdout).toContain('3 call path(s) of library code (libc, the runtime) folded into their callers; --all models them');
+    const all = await cli(['model', fixture, '--all', '--json']);
+    const every = JSON.parse(all.stdout) as { foldedLibraryCallpaths: number; models: { callpath: string; exact: boolean; model: string }[] };
+    expect(every.foldedLibraryCallpaths).toBe(0);
+    expect(every.models).toHaveLength(5);
+    // main's own count is a polynomial: 174 + 21·nj·nk + 18·ni·nk + 93/2·ni·nj + 24·nk + 102·ni.
+    expect(every.models.find((m) => m.callpath === 'main_void->main')).toMatchObject({ exact: true, model: '174 + 21 * nj * nk + 18 * ni * nk + 93/2 * ni * nj + 24 * nk + 102 * ni' });
+    // atoi's count follows the digits of its argument: no closed form, found out quickly.
+    expect(every.models.find((m) => m.callpath.endsWith('atoi'))?.exact).toBe(false);
+  });
+});
