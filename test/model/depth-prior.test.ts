@@ -3,15 +3,15 @@
 // read off the lines of the grid; and what no grid of five values can tell apart.
 import { describe, expect, test } from 'vitest';
 import { parseTaintReport } from '../../src/io/taint.js';
-import { ourMethod, recoveryRates, syntheticCases } from '../../src/model/benchmark.js';
+import { ourMethod, recoveryRates, syntheticCases } from '../../bench/model/benchmark.js';
 import { exactModel } from '../../src/model/exact.js';
 import { nestFlags } from '../../src/model/exact-flags.js';
 import { loopDepth } from '../../src/model/exponents.js';
 import { formatModel } from '../../src/model/format.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../../src/model/modeler.js';
-import { NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNestTimes } from '../../src/model/nest-bench.js';
+import { NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNestTimes } from '../../bench/model/nest-bench.js';
 import { dependencyDepths } from '../../src/model/prior.js';
-import { DEFAULT_DESIGN, rng, syntheticTaintReport } from '../../src/model/synthetic.js';
+import { DEFAULT_DESIGN, rng, syntheticTaintReport } from '../../bench/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
 
 const T = [1, 2, 3, 4, 5];

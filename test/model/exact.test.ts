@@ -14,7 +14,7 @@ import { evaluateModel, formatModel } from '../../src/model/format.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../../src/model/modeler.js';
 import { dependencyDegrees } from '../../src/model/prior.js';
 import type { Series, Term } from '../../src/model/types.js';
-import { rng } from '../../src/model/synthetic.js';
+import { rng } from '../../bench/model/synthetic.js';
 
 const fixtures = 'test/model/fixtures';
 

@@ -1,7 +1,7 @@
 // Each family of the benchmark is recovered exactly (terms and exponents) from noisy measurements.
 import { describe, expect, test } from 'vitest';
 import { Modeler, modelExperiment, DEFAULT_GROWTH } from '../../src/model/modeler.js';
-import { compareTerms } from '../../src/model/benchmark.js';
+import { compareTerms } from '../../bench/model/benchmark.js';
 import { formatModel } from '../../src/model/format.js';
 import type { Term } from '../../src/model/types.js';
 import { grid1, grid2, log2 } from './helpers.js';
