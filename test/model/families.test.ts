@@ -73,7 +73,7 @@ describe('every family is recovered at ±1% noise', () => {
   test('noise-free measurements without repetitions', () => {
     const series = grid2('main->k', (p, n) => 1 + 0.25 * p * n ** 2, { noise: 0, reps: 1 });
     const model = new Modeler('median').model(series);
-    expect(formatModel(model.terms)).toBe('1 + 0.25 * p * n^2');
+    expect(formatModel(model.terms)).toBe('1 + 1/4 * p * n^2');
     expect(model.smape).toBeLessThan(1e-9);
   });
 
