@@ -201,6 +201,7 @@ export const FLAG_TEXT: Record<string, string> = {
   'beyond-nest': 'grows faster than the loop depth the taint report gives for this parameter allows (x^e·log2^g x needs ⌈e⌉ + g nested loops): a trip count that is not linear in it, or work the nest does not explain; the model follows the measurements',
   'more-values': 'exact data: along this parameter no closed form of the space fits with a value to spare: measure more values of it (a count with as many functions of it as values, e.g. 1, n, n·log2 n, log2 n, n²·log2 n on five sizes), unless the count is outside the space',
   'counts-shaped': 'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
+  'parts-sum': 'the whole run\'s own model predicts less than its call paths together at the target: the prediction shown is their sum',
   'counts-disagree': 'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
 };
 

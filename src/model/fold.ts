@@ -9,9 +9,7 @@
 // dropped. Which functions are library code is the caller's to say (src/model knows no module).
 import type { Experiment, Point, Series } from './types.js';
 import { ROOT_CALLPATH } from './design.js';
-
-/** Metrics that count entries into a function, not a cost: folding drops them. */
-const ENTRY_COUNTS = new Set(['visits']);
+import { addRepetitions, ENTRY_COUNTS } from './root.js';
 
 export interface FoldResult {
   experiment: Experiment;
@@ -37,7 +35,7 @@ export function foldTarget(callpath: string, isLibrary: (fn: string) => boolean)
 
 const pointKey = (point: Point) => point.coords.join(',');
 
-/** Adds `from`'s values to `into`'s, point by point: repetition by repetition where both have as many. */
+/** Adds `from`'s values to `into`'s, point by point. */
 function addInto(into: Series, from: Series): void {
   const byPoint = new Map(into.points.map((point) => [pointKey(point), point]));
   for (const point of from.points) {
@@ -48,12 +46,7 @@ function addInto(into: Series, from: Series): void {
       byPoint.set(pointKey(copy), copy);
       continue;
     }
-    if (target.values.length === point.values.length) target.values = target.values.map((value, r) => value + point.values[r]!);
-    else {
-      const sorted = [...point.values].sort((a, b) => a - b);
-      const median = sorted[sorted.length >> 1] ?? 0;
-      target.values = target.values.map((value) => value + median);
-    }
+    addRepetitions(target, point);
   }
 }
 

@@ -20,6 +20,7 @@ export { smape } from './smape.js';
 import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
 import { foldLibraryCallpaths } from './fold.js';
+import { wholeAtLeastParts, withWholeProgram } from './root.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
 export interface ModelingOptions {
@@ -46,6 +47,11 @@ export interface ModelingOptions {
    * nearest program caller before modelling (foldLibraryCallpaths). Absent: every call path is modeled.
    */
   isLibrary?: (fn: string) => boolean;
+  /**
+   * The call paths are exclusive costs of one program (taintlens measure's JSON Lines): `<root>` is
+   * the whole program, the sum of its parts where no metric of its own was measured (root.ts).
+   */
+  wholeProgram?: boolean;
 }
 
 export type FitMode = 'auto' | 'least-squares' | 'minimax';
@@ -287,7 +293,8 @@ function seriesKey(series: Series): string {
 
 /** Models every call path (of the chosen metric), checks them against the prior, ranks them. */
 export function modelExperiment(measured: Experiment, options: ModelingOptions): ModelsReport {
-  const { experiment, folded } = options.isLibrary ? foldLibraryCallpaths(measured, options.isLibrary) : { experiment: measured, folded: 0 };
+  const { experiment: foldedExperiment, folded } = options.isLibrary ? foldLibraryCallpaths(measured, options.isLibrary) : { experiment: measured, folded: 0 };
+  const experiment = options.wholeProgram ? withWholeProgram(foldedExperiment) : foldedExperiment;
   const modeler = new Modeler(options.aggregate, options.shapes ?? 'full', options.search ?? {});
   const selected = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric);
   const params = experiment.params;
@@ -407,6 +414,14 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
   const mainWork: Record<string, Record<string, Growth>> = {};
   for (const metric of metrics) {
     const group = models.filter((model) => model.metric === metric);
+    const root = options.wholeProgram ? group.find((model) => model.callpath === ROOT_CALLPATH) : undefined;
+    if (root) {
+      const whole = wholeAtLeastParts(root.prediction, group.filter((model) => model !== root).map((model) => model.prediction));
+      if (whole.raised) {
+        root.prediction = whole.prediction;
+        root.flags.push('parts-sum');
+      }
+    }
     if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(group, reference, params);
     scalabilityFlags(group, options.growth, mainWork[metric]).forEach((flags, i) => group[i]!.flags.push(...flags));
     group.sort((a, b) => b.prediction - a.prediction || a.callpath.localeCompare(b.callpath));

@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { foldLibraryCallpaths, foldTarget } from '../../src/model/fold.js';
+import { wholeAtLeastParts } from '../../src/model/root.js';
 import type { Experiment } from '../../src/model/types.js';
 import { isLibraryFunction } from '../../instrument/debug/library-code.js';
 
@@ -37,16 +38,34 @@ describe('folding library call paths', () => {
     const folded = await cli(['model', fixture, '--json']);
     const document = JSON.parse(folded.stdout) as { foldedLibraryCallpaths: number; models: { callpath: string }[] };
     expect(document.foldedLibraryCallpaths).toBe(3);
-    expect(document.models.map((m) => m.callpath).sort()).toEqual(['main_void->main', 'main_void->main->kernel_gemm']);
+    expect(document.models.map((m) => m.callpath).sort()).toEqual(['<root>', 'main_void->main', 'main_void->main->kernel_gemm']);
     const text = await cli(['model', fixture]);
     expect(text.stdout).toContain('3 call path(s) of library code (libc, the runtime) folded into their callers; --all models them');
     const all = await cli(['model', fixture, '--all', '--json']);
     const every = JSON.parse(all.stdout) as { foldedLibraryCallpaths: number; models: { callpath: string; exact: boolean; model: string }[] };
     expect(every.foldedLibraryCallpaths).toBe(0);
-    expect(every.models).toHaveLength(5);
+    expect(every.models).toHaveLength(6);
     // main's own count is a polynomial: 174 + 21·nj·nk + 18·ni·nk + 93/2·ni·nj + 24·nk + 102·ni.
     expect(every.models.find((m) => m.callpath === 'main_void->main')).toMatchObject({ exact: true, model: '174 + 21 * nj * nk + 18 * ni * nk + 93/2 * ni * nj + 24 * nk + 102 * ni' });
     // atoi's count follows the digits of its argument: no closed form, found out quickly.
     expect(every.models.find((m) => m.callpath.endsWith('atoi'))?.exact).toBe(false);
+  });
+});
+
+describe('<root> is the whole program', () => {
+  test('lu: the instructions of <root> are the sum of its call paths, and so is its exact model', async () => {
+    const run = await cli(['model', 'test/model/fixtures/lu-polybench.jsonl', '--json']);
+    const models = (JSON.parse(run.stdout) as { models: { callpath: string; exact: boolean; model: string; prediction: number }[] }).models;
+    const root = models.find((m) => m.callpath === '<root>')!;
+    const parts = models.filter((m) => m !== root);
+    expect(root.exact).toBe(true);
+    // run: 99 + 75/2·n² + 75·n; run->kernel_lu: 67 + 20/3·n³ + 45·n² − 139/6·n.
+    expect(root.model).toBe('166 + 20/3 * n^3 + 165/2 * n^2 + 311/6 * n');
+    expect(root.prediction).toBeCloseTo(parts.reduce((sum, m) => sum + m.prediction, 0), 0);
+  });
+
+  test('a whole run whose own model predicts less than its parts together takes their sum, flagged', () => {
+    expect(wholeAtLeastParts(5, [3, 4])).toEqual({ prediction: 7, raised: true });
+    expect(wholeAtLeastParts(9, [3, 4, -1])).toEqual({ prediction: 9, raised: false });
   });
 });

@@ -111,6 +111,7 @@ export function registerModel(program: Command): void {
           growth,
           taint,
           timeInMs: format === 'jsonl',
+          wholeProgram: format === 'jsonl',
           onProgress: (callpath) => progress.tick(callpath),
           ...(options.all ? {} : { isLibrary: (fn: string) => isLibraryFunction(fn, [], false) }),
         });
