@@ -7,6 +7,7 @@ import type { CallpathModel, MetricNoise, ModelsReport } from '../model/modeler.
 import { MIN_MODEL_TIME_MS, MIN_VALUES_PER_PARAMETER, type DesignWarning } from '../model/design.js';
 import { MAIN_WORK_SHARE, MIN_BUG_SHARE } from '../model/scalability.js';
 import { MIN_CHECKS } from '../model/exact-flags.js';
+import { MIN_CALLPATH_TIME_MS } from '../model/noise-findings.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { wrap } from '../report/wrap.js';
 import type { Term } from '../model/types.js';
@@ -74,6 +75,8 @@ export interface ModelEntry {
   leadingShowsAt?: Record<string, number>;
   /** A noisy metric fitted with the exact counts' term set (accepted) or rejected by the data. */
   countsShape?: { model: string; metric: string; accepted: boolean };
+  /** A noisy metric: noise variances the model's growth explains beyond a constant (a growth finding needs 25). */
+  aboveNoise?: number;
 }
 
 /** JSON has no NaN or Infinity. */
@@ -119,6 +122,7 @@ function entryOf(model: CallpathModel): ModelEntry {
     ...(model.leading !== undefined ? { leading: model.leading, leadingTerms: termsJson(model.leadingTerms ?? []) } : {}),
     ...(model.leadingShowsAt ? { leadingShowsAt: model.leadingShowsAt } : {}),
     ...(model.countsShape ? { countsShape: model.countsShape } : {}),
+    ...(model.aboveNoise !== undefined ? { aboveNoise: model.aboveNoise } : {}),
   };
 }
 
@@ -201,6 +205,7 @@ export const FLAG_TEXT: Record<string, string> = {
   'beyond-nest': 'grows faster than the loop depth the taint report gives for this parameter allows (x^e·log2^g x needs ⌈e⌉ + g nested loops): a trip count that is not linear in it, or work the nest does not explain; the model follows the measurements',
   'more-values': 'exact data: along this parameter no closed form of the space fits with a value to spare: measure more values of it (a count with as many functions of it as values, e.g. 1, n, n·log2 n, log2 n, n²·log2 n on five sizes), unless the count is outside the space',
   'counts-shaped': 'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
+  'too-short': `the call path's median time is under ${MIN_CALLPATH_TIME_MS} ms: timer resolution and tier-up, too short to model; its median is shown (model instructions instead)`,
   'parts-sum': 'the whole run\'s own model predicts less than its call paths together at the target: the prediction shown is their sum',
   'counts-disagree': 'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
 };
@@ -268,7 +273,7 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   const columns: Column<CallpathModel>[] = [
     { header: 'rank', value: (m) => m.rank },
     { header: 'callpath', value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)), shrink: pathTail, max: 40, min: 16, shrinkOrder: 0 },
-    { header: 'model', value: (m) => m.model, shrink: termLines, min: 24 },
+    { header: 'model', value: (m) => (m.flags.includes('too-short') ? `too short to model (${m.model} ms)` : m.model), shrink: termLines, min: 24 },
     { header: 'leading', value: (m) => m.leading ?? '-', shrink: termLines, min: 10 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },

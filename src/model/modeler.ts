@@ -17,7 +17,8 @@ import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit
 import type { Aggregate, Experiment, Series, Term } from './types.js';
 import { smape } from './smape.js';
 export { smape } from './smape.js';
-import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
+import { COUNT_TOLERANCE, EXACT_TOLERANCE, isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
+import { growthAboveNoise, keepAboveNoise, MIN_CALLPATH_TIME_MS } from './noise-findings.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
 import { foldLibraryCallpaths } from './fold.js';
 import { wholeAtLeastParts, withWholeProgram } from './root.js';
@@ -103,6 +104,12 @@ export interface CallpathModel {
   leadingShowsAt?: Record<string, number>;
   /** A noisy metric fitted with the term set of the same call path's exact counts (coefficients refitted). */
   countsShape?: { model: string; metric: string; accepted: boolean };
+  /**
+   * A noisy metric: how many noise variances of the aggregated values the model's growth explains
+   * beyond a constant (a growth finding needs MIN_GROWTH_ABOVE_NOISE); absent for exact data and
+   * where there are no repetitions to judge by.
+   */
+  aboveNoise?: number;
 }
 
 export interface ModelsReport {
@@ -245,10 +252,15 @@ export class Modeler {
     }
     const alternative =
       other && other !== chosen ? { terms: termsOf(other, series.params), basis: (contradicted ? 'taint prior' : 'measurements') as AlternativeBasis } : undefined;
+    // A model that reproduces every count (to half a count) is no inexact fit, whatever its shape.
+    const counts = y.every((value) => Number.isSafeInteger(value));
+    const scale = y.reduce((a, b) => Math.max(a, Math.abs(b)), 0);
+    const tolerance = counts ? COUNT_TOLERANCE : EXACT_TOLERANCE * scale;
+    const fitsEvery = exactData && y.every((value, i) => Math.abs(predicted[i]! - value) < tolerance);
     return {
       fit: chosen,
       terms,
-      inexact: exactData && points.length > 1,
+      inexact: exactData && points.length > 1 && !fitsEvery,
       ...(unexplained ? { unexplained } : {}),
       noiseVar: spread.noiseVar,
       alternative,
@@ -352,6 +364,12 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
         if (countsShape.accepted) result = { ...result, terms: countsShape.terms, fit: undefined, alternative: undefined, smape: countsShape.smape, loo: NaN };
       }
     }
+    // A call path's time under a millisecond is timer resolution and tier-up: its median, no formula.
+    const tooShort = options.timeInMs === true && series.metric === TIME_METRIC && typicalTime(result.aggregated) < MIN_CALLPATH_TIME_MS;
+    if (tooShort) {
+      result = { ...result, terms: [{ coefficient: typicalTime(result.aggregated), factors: [] }], fit: undefined, alternative: undefined };
+      countsShape = undefined;
+    }
     const dependsOn = dependenciesOf(result.terms, series.params);
     const growth = growthOf(result.terms);
     const flags: string[] = [];
@@ -367,6 +385,7 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
     for (const l of result.fit?.refined ?? []) flags.push(`refined:${series.params[l]}`);
     if (result.inexact) flags.push('inexact', ...(result.unexplained ?? []).map((p) => `more-values:${p}`));
     if (result.exact && result.exact.margin < MIN_CHECKS) flags.push('few-checks');
+    if (tooShort) flags.push('too-short');
     if (countsShape) flags.push(countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`);
     if (prior && prior.status === 'restricted') flags.push(...nestFlags(result.terms, prior.degrees, series.params));
     const exact = result.exact;
@@ -407,6 +426,7 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
       ...(exact ? { leading: formatLeading(exact.leading), leadingTerms: exact.leading } : {}),
       ...(showsAt ? { leadingShowsAt: showsAt } : {}),
       ...(countsShape ? { countsShape: { model: formatModel(countsShape.shapeTerms), metric: countsShape.metric, accepted: countsShape.accepted } } : {}),
+      ...(exact || result.inexact || tooShort ? {} : aboveNoiseOf(series, result)),
     });
     options.onProgress?.(series.callpath);
   }
@@ -423,7 +443,11 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
       }
     }
     if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(group, reference, params);
-    scalabilityFlags(group, options.growth, mainWork[metric]).forEach((flags, i) => group[i]!.flags.push(...flags));
+    scalabilityFlags(group, options.growth, mainWork[metric]).forEach((flags, i) => {
+      const model = group[i]!;
+      // On noisy data a growth finding stands only above the noise; exact data need no such check.
+      model.flags.push(...(model.exact || model.flags.includes('inexact') ? flags : keepAboveNoise(flags, model.aboveNoise ?? NaN)));
+    });
     group.sort((a, b) => b.prediction - a.prediction || a.callpath.localeCompare(b.callpath));
     group.forEach((model, i) => (model.rank = i + 1));
   }
@@ -452,6 +476,14 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
     models,
     foldedLibraryCallpaths: folded,
   };
+}
+
+/** A noisy series' `aboveNoise`: the model's growth beyond a constant, in noise variances. */
+function aboveNoiseOf(series: Series, result: SeriesModel): { aboveNoise?: number } {
+  const points = series.points.filter((point) => point.values.length > 0);
+  const predicted = points.map((point) => evaluateModel(result.terms, Object.fromEntries(series.params.map((p, l) => [p, point.coords[l]!]))));
+  const above = growthAboveNoise(result.aggregated, predicted, result.noiseVar);
+  return Number.isFinite(above) ? { aboveNoise: Number(above.toPrecision(3)) } : {};
 }
 
 /**

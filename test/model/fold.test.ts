@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { foldLibraryCallpaths, foldTarget } from '../../src/model/fold.js';
 import { wholeAtLeastParts } from '../../src/model/root.js';
+import { growthAboveNoise, keepAboveNoise, MIN_GROWTH_ABOVE_NOISE } from '../../src/model/noise-findings.js';
 import type { Experiment } from '../../src/model/types.js';
 import { isLibraryFunction } from '../../instrument/debug/library-code.js';
 
@@ -67,5 +68,43 @@ describe('<root> is the whole program', () => {
   test('a whole run whose own model predicts less than its parts together takes their sum, flagged', () => {
     expect(wholeAtLeastParts(5, [3, 4])).toEqual({ prediction: 7, raised: true });
     expect(wholeAtLeastParts(9, [3, 4, -1])).toEqual({ prediction: 9, raised: false });
+  });
+});
+
+describe('findings above the noise', () => {
+  test('a sub-millisecond call path is too short to model: its median, no formula, no finding', async () => {
+    // gemm_cmd's kernel at 8…24: 0.005–0.15 ms per run, timer noise.
+    const lines: string[] = [];
+    for (const n of [8, 12, 16, 20, 24]) {
+      for (const r of [0, 1, 2]) {
+        lines.push(JSON.stringify({ params: { n }, callpath: 'main->kernel', metric: 'time', value: 1e-5 * n ** 3 * (1 + 0.3 * ((r * 7 + n) % 3)) }));
+        lines.push(JSON.stringify({ params: { n }, callpath: '<root>', metric: 'time', value: 20 + 0.002 * n ** 3 + r * 0.01 }));
+      }
+    }
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'taintlens-short-'));
+    try {
+      writeFileSync(join(dir, 'm.jsonl'), lines.join('\n') + '\n');
+      const json = JSON.parse((await cli(['model', join(dir, 'm.jsonl'), '--json'])).stdout) as { models: { callpath: string; flags: string[]; terms: { factors: unknown[] }[] }[] };
+      const kernel = json.models.find((m) => m.callpath === 'main->kernel')!;
+      expect(kernel.flags).toContain('too-short');
+      expect(kernel.terms).toHaveLength(1);
+      expect(kernel.terms[0]!.factors).toEqual([]);
+      const text = (await cli(['model', join(dir, 'm.jsonl'), '--wide'])).stdout;
+      expect(text).toMatch(/main->kernel\s+too short to model/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('growth a constant explains within the noise is no finding; growth far above it is, with the figure', () => {
+    const y = [10, 10.2, 9.9, 10.1, 10.3];
+    expect(growthAboveNoise(y, [10, 10.05, 10.1, 10.15, 10.2], 0.01 ** 2)).toBeLessThan(MIN_GROWTH_ABOVE_NOISE);
+    expect(keepAboveNoise(['scalability-bug:n', 'unreliable'], 3)).toEqual(['unreliable']);
+    const growing = [10, 20, 40, 80, 160];
+    expect(growthAboveNoise(growing, growing, 0.01 ** 2)).toBeGreaterThan(1000);
+    expect(keepAboveNoise(['scalability-bug:n'], 5000)).toEqual(['scalability-bug:n']);
   });
 });
