@@ -10,6 +10,7 @@ import { MIN_CHECKS } from '../model/exact-flags.js';
 import { MIN_CALLPATH_TIME_MS } from '../model/noise-findings.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { wrap } from '../report/wrap.js';
+import { actionFlags, modelStatus, STATUS_TEXT } from '../report/model-status.js';
 import type { Term } from '../model/types.js';
 
 export interface ModelsDocument {
@@ -259,6 +260,7 @@ function termLines(model: string, width: number): string[] {
 /** A perfect fit through as many points as coefficients says nothing: shown as `-`. */
 function smapeText(model: CallpathModel): string {
   if (model.exact) return 'exact';
+  if (model.flags.includes('too-short')) return '-';
   return model.points <= model.terms.length ? '-' : `${model.smape.toFixed(2)}%`;
 }
 
@@ -277,8 +279,9 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
     { header: 'leading', value: (m) => m.leading ?? '-', shrink: termLines, min: 10 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
+    { header: 'status', value: modelStatus },
     // A flag is never cut: the column keeps at least the longest one.
-    { header: 'flags', value: (m) => m.flags.join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => m.flags.map((flag) => flag.length))) },
+    { header: 'flags', value: (m) => actionFlags(m).join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => actionFlags(m).map((flag) => flag.length))) },
   ];
   const layout = { wide: options.wide === true, ...(Number.isFinite(width) ? { width } : {}) };
   for (const metric of report.metrics) {
@@ -314,7 +317,10 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   }
   for (const warning of report.warnings) out.push(wrap(`warning: ${warning.message}`, prose, '  '));
   if (report.warnings.length > 0) out.push('');
-  const kinds = [...new Set(report.models.flatMap((model) => model.flags.map(flagKind)))];
+  const statuses = [...new Set(report.models.map(modelStatus))];
+  out.push('status:');
+  for (const status of statuses) out.push(wrap(`  ${status}: ${STATUS_TEXT[status]}`, prose, '    '));
+  const kinds = [...new Set(report.models.flatMap((model) => actionFlags(model).map(flagKind)))];
   if (kinds.length > 0) {
     out.push('flags:');
     for (const kind of kinds) out.push(wrap(`  ${kind}: ${kind === 'scalability-bug' ? scalabilityText(report) : (FLAG_TEXT[kind] ?? kind)}`, prose, '    '));

@@ -442,9 +442,11 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
         root.flags.push('parts-sum');
       }
     }
-    if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(group, reference, params);
-    scalabilityFlags(group, options.growth, mainWork[metric]).forEach((flags, i) => {
-      const model = group[i]!;
+    // The whole run is not one of its own parts: it neither sets the main work nor counts twice in the total.
+    const parts = group.length > 1 ? group.filter((model) => model.callpath !== ROOT_CALLPATH) : group;
+    if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(parts, reference, params);
+    scalabilityFlags(parts, options.growth, mainWork[metric]).forEach((flags, i) => {
+      const model = parts[i]!;
       // On noisy data a growth finding stands only above the noise; exact data need no such check.
       model.flags.push(...(model.exact || model.flags.includes('inexact') ? flags : keepAboveNoise(flags, model.aboveNoise ?? NaN)));
     });
