@@ -25,14 +25,14 @@ import {
   syntheticCases,
   type Method,
   type Rates,
-} from '../src/model/benchmark.js';
+} from './model/benchmark.js';
 import { DEFAULT_GROWTH, modelExperiment } from '../src/model/modeler.js';
-import { FAMILY_TEXT, NAMED_DESIGNS, rng, syntheticFunction, syntheticSeries, syntheticTaintReport, type Family } from '../src/model/synthetic.js';
+import { FAMILY_TEXT, NAMED_DESIGNS, rng, syntheticFunction, syntheticSeries, syntheticTaintReport, type Family } from './model/synthetic.js';
 import type { Experiment, Series } from '../src/model/types.js';
 import {
   NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNests, scoreNestTimes, type NestDesign, type NestOutcome,
   type NestTimeOutcome,
-} from '../src/model/nest-bench.js';
+} from './model/nest-bench.js';
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);

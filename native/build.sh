@@ -214,6 +214,7 @@ build_plain trmm trmm.c reactor run
 build_plain jacobi2d jacobi2d.c reactor run
 build_plain heat3d heat3d.c reactor run
 build_plain lu lu.c reactor run
+build_plain gemm_cmd gemm_cmd.c command
 build hot_helper hot_helper.c reactor run
 # SPMD kernels (taintlens_mp / mpi.h): run with --ranks P.
 build spmd_stencil spmd_stencil.c reactor run

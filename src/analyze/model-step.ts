@@ -3,6 +3,7 @@
 // same ranking on every run), with the scalability-bug, contention, branch and too-narrow flags.
 // Per ranked call path it keeps what the report plots: every repetition along a line of each
 // parameter, and the model from the smallest measured value to the target.
+import { isLibraryFunction } from '../../instrument/debug/library-code.js';
 import { readMeasurements } from '../io/measurements.js';
 import { readTaintReport } from '../io/taint.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../model/modeler.js';
@@ -63,7 +64,9 @@ export function targetOf(parameters: readonly VariedParameter[], given: Readonly
 export function runModelStep(measurementsFile: string, taintFile: string, parameters: readonly VariedParameter[], target: Record<string, number>, plots: number): ModelStep {
   const experiment = readMeasurements(measurementsFile, 'jsonl');
   const taint = readTaintReport(taintFile);
-  const report = modelExperiment(experiment, { aggregate: 'median', fit: 'auto', target, growth: DEFAULT_GROWTH, taint, timeInMs: true });
+  const report = modelExperiment(experiment, { aggregate: 'median', fit: 'auto', target, growth: DEFAULT_GROWTH, taint, timeInMs: true,
+    // library call paths (printf_core, atoi, malloc) fold into their callers, as `taintlens model` does without --all
+    isLibrary: (fn: string) => isLibraryFunction(fn, [], false) });
   const counts = report.models.filter((m) => m.metric === RANK_METRIC);
   const times = new Map(report.models.filter((m) => m.metric === TIME_METRIC).map((m) => [m.callpath, m]));
   const total = counts.reduce((sum, m) => sum + Math.max(0, m.prediction), 0);

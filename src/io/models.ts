@@ -7,8 +7,10 @@ import type { CallpathModel, MetricNoise, ModelsReport } from '../model/modeler.
 import { MIN_MODEL_TIME_MS, MIN_VALUES_PER_PARAMETER, type DesignWarning } from '../model/design.js';
 import { MAIN_WORK_SHARE, MIN_BUG_SHARE } from '../model/scalability.js';
 import { MIN_CHECKS } from '../model/exact-flags.js';
+import { MIN_CALLPATH_TIME_MS } from '../model/noise-findings.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { wrap } from '../report/wrap.js';
+import { actionFlags, modelStatus, STATUS_TEXT } from '../report/model-status.js';
 import type { Term } from '../model/types.js';
 
 export interface ModelsDocument {
@@ -32,6 +34,8 @@ export interface ModelsDocument {
   /** Per metric: the noise shape read off the repetitions and the fit it chose. */
   noise: NoiseEntry[];
   models: ModelEntry[];
+  /** Library call paths (libc: printf_core, atoi, malloc, …) folded into their program callers; 0 with --all. */
+  foldedLibraryCallpaths: number;
 }
 
 export interface NoiseEntry {
@@ -48,7 +52,8 @@ export interface ModelEntry {
   metric: string;
   params: string[];
   model: string;
-  terms: { coefficient: number; factors: { param: string; exponent: number; log: number }[] }[];
+  /** `fraction`: a closed form's exact coefficient where it is not an integer (`"23/3"`). */
+  terms: { coefficient: number; factors: { param: string; exponent: number; log: number }[]; fraction?: string }[];
   cv: number;
   smape: number;
   flags: string[];
@@ -71,6 +76,8 @@ export interface ModelEntry {
   leadingShowsAt?: Record<string, number>;
   /** A noisy metric fitted with the exact counts' term set (accepted) or rejected by the data. */
   countsShape?: { model: string; metric: string; accepted: boolean };
+  /** A noisy metric: noise variances the model's growth explains beyond a constant (a growth finding needs 25). */
+  aboveNoise?: number;
 }
 
 /** JSON has no NaN or Infinity. */
@@ -86,6 +93,7 @@ function termsJson(terms: readonly Term[]): ModelEntry['terms'] {
   return terms.map((term) => ({
     coefficient: finite(term.coefficient) ?? 0,
     factors: term.factors.map((factor) => ({ param: factor.param, exponent: factor.exponent, log: factor.log })),
+    ...(term.fraction !== undefined ? { fraction: term.fraction } : {}),
   }));
 }
 
@@ -115,6 +123,7 @@ function entryOf(model: CallpathModel): ModelEntry {
     ...(model.leading !== undefined ? { leading: model.leading, leadingTerms: termsJson(model.leadingTerms ?? []) } : {}),
     ...(model.leadingShowsAt ? { leadingShowsAt: model.leadingShowsAt } : {}),
     ...(model.countsShape ? { countsShape: model.countsShape } : {}),
+    ...(model.aboveNoise !== undefined ? { aboveNoise: model.aboveNoise } : {}),
   };
 }
 
@@ -142,6 +151,7 @@ export function modelsDocument(report: ModelsReport, source: string): ModelsDocu
       fit: n.fit,
     })),
     models: report.models.map(entryOf),
+    foldedLibraryCallpaths: report.foldedLibraryCallpaths,
   };
 }
 
@@ -172,7 +182,11 @@ export function parseModelsDocument(json: unknown, file: string): ModelsDocument
 
 /** Terms of a models-document entry, ready for evaluateModel/formatModel. */
 export function entryTerms(entry: ModelEntry): Term[] {
-  return entry.terms.map((term) => ({ coefficient: term.coefficient, factors: term.factors.map((f) => ({ ...f })) }));
+  return entry.terms.map((term) => ({
+    coefficient: term.coefficient,
+    factors: term.factors.map((f) => ({ ...f })),
+    ...(typeof term.fraction === 'string' ? { fraction: term.fraction } : {}),
+  }));
 }
 
 export const FLAG_TEXT: Record<string, string> = {
@@ -192,6 +206,8 @@ export const FLAG_TEXT: Record<string, string> = {
   'beyond-nest': 'grows faster than the loop depth the taint report gives for this parameter allows (x^e·log2^g x needs ⌈e⌉ + g nested loops): a trip count that is not linear in it, or work the nest does not explain; the model follows the measurements',
   'more-values': 'exact data: along this parameter no closed form of the space fits with a value to spare: measure more values of it (a count with as many functions of it as values, e.g. 1, n, n·log2 n, log2 n, n²·log2 n on five sizes), unless the count is outside the space',
   'counts-shaped': 'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
+  'too-short': `the call path's median time is under ${MIN_CALLPATH_TIME_MS} ms: timer resolution and tier-up, too short to model; its median is shown (model instructions instead)`,
+  'parts-sum': 'the whole run\'s own model predicts less than its call paths together at the target: the prediction shown is their sum',
   'counts-disagree': 'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
 };
 
@@ -244,6 +260,7 @@ function termLines(model: string, width: number): string[] {
 /** A perfect fit through as many points as coefficients says nothing: shown as `-`. */
 function smapeText(model: CallpathModel): string {
   if (model.exact) return 'exact';
+  if (model.flags.includes('too-short')) return '-';
   return model.points <= model.terms.length ? '-' : `${model.smape.toFixed(2)}%`;
 }
 
@@ -258,12 +275,13 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   const columns: Column<CallpathModel>[] = [
     { header: 'rank', value: (m) => m.rank },
     { header: 'callpath', value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)), shrink: pathTail, max: 40, min: 16, shrinkOrder: 0 },
-    { header: 'model', value: (m) => m.model, shrink: termLines, min: 24 },
+    { header: 'model', value: (m) => (m.flags.includes('too-short') ? `too short to model (${m.model} ms)` : m.model), shrink: termLines, min: 24 },
     { header: 'leading', value: (m) => m.leading ?? '-', shrink: termLines, min: 10 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
     { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
+    { header: 'status', value: modelStatus },
     // A flag is never cut: the column keeps at least the longest one.
-    { header: 'flags', value: (m) => m.flags.join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => m.flags.map((flag) => flag.length))) },
+    { header: 'flags', value: (m) => actionFlags(m).join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => actionFlags(m).map((flag) => flag.length))) },
   ];
   const layout = { wide: options.wide === true, ...(Number.isFinite(width) ? { width } : {}) };
   for (const metric of report.metrics) {
@@ -294,9 +312,15 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
       : 'not within 2^30 times the largest sizes';
     out.push(wrap(`lower-order: ${displayPath(model.callpath)} (${model.metric}): ${model.leading} carries under half of the value at the largest measured point; ${shows}`, prose, '  '));
   }
+  if (report.foldedLibraryCallpaths > 0) {
+    out.push(wrap(`${report.foldedLibraryCallpaths} call path(s) of library code (libc, the runtime) folded into their callers; --all models them`, prose, '  '));
+  }
   for (const warning of report.warnings) out.push(wrap(`warning: ${warning.message}`, prose, '  '));
   if (report.warnings.length > 0) out.push('');
-  const kinds = [...new Set(report.models.flatMap((model) => model.flags.map(flagKind)))];
+  const statuses = [...new Set(report.models.map(modelStatus))];
+  out.push('status:');
+  for (const status of statuses) out.push(wrap(`  ${status}: ${STATUS_TEXT[status]}`, prose, '    '));
+  const kinds = [...new Set(report.models.flatMap((model) => actionFlags(model).map(flagKind)))];
   if (kinds.length > 0) {
     out.push('flags:');
     for (const kind of kinds) out.push(wrap(`  ${kind}: ${kind === 'scalability-bug' ? scalabilityText(report) : (FLAG_TEXT[kind] ?? kind)}`, prose, '    '));

@@ -14,10 +14,17 @@ import { evalShape } from './exponents.js';
 import { LeastSquares } from './linalg.js';
 import { leadingTerms } from './leading.js';
 import { linesExplained, linewiseExact } from './exact-lines.js';
+import { formatFraction, fractionValue, integerShape, solveExactly, type Fraction } from './rational.js';
 import type { Point, Term } from './types.js';
 
 /** Largest residual, relative to the largest value, that still counts as reproducing a point. */
 export const EXACT_TOLERANCE = 1e-9;
+/**
+ * Counts are integers: a form reproduces a count when it is off by less than half a unit (rounding
+ * gives the count back). Relative precision alone let a form off by 6.8 instructions pass on
+ * counts of 10^10.
+ */
+export const COUNT_TOLERANCE = 0.5;
 /** Degree bound per parameter without a prior (matmul's n³; at most distinct values − 2). */
 export const DEFAULT_DEGREE = 3;
 /** Fractions up to this denominator are tried for the coefficients. */
@@ -50,7 +57,7 @@ export interface ExactModel {
   leading: Term[];
   /** How many points check the form: beyond its coefficients, and along each parameter beyond its functions of it. */
   margin: number;
-  /** The coefficients are small fractions that reproduce every point. */
+  /** The coefficients are fractions that reproduce every point exactly (solved in rational arithmetic). */
   rational: boolean;
 }
 
@@ -68,7 +75,7 @@ export function isExactData(points: readonly Point[]): boolean {
     if (!Number.isFinite(first)) return false;
     for (const value of point.values) if (value !== first) return false;
     if (point.values.length > 1) repeated = true;
-    if (!Number.isInteger(first)) integers = false;
+    if (!Number.isSafeInteger(first)) integers = false;
   }
   return repeated || integers;
 }
@@ -104,7 +111,7 @@ export function exactModel(
       const margin = Math.min(y.length - found.monomials.length, ...axisMargins(found.monomials, distinct));
       // A form with as many functions of a parameter as it has values interpolates: no check.
       if (margin < 1) continue;
-      const terms = found.monomials.map((monomial, t) => toTerm(monomial, found.coefficients[t]!, params));
+      const terms = found.monomials.map((monomial, t) => toTerm(monomial, found.coefficients[t]!, params, found.fractions?.[t]));
       return { terms, leading: leadingTerms(terms), margin, rational: found.rational };
     }
   }
@@ -211,6 +218,8 @@ function column(coords: readonly Float64Array[], mono: Monomial): Float64Array {
 interface Found {
   monomials: Monomial[];
   coefficients: number[];
+  /** The exact coefficients, where the system was solved in rational arithmetic. */
+  fractions?: Fraction[];
   rational: boolean;
 }
 
@@ -228,6 +237,10 @@ function smallestExact(
   const solver = new LeastSquares(n, Math.min(candidates.length, n) + 1);
   const ones = new Float64Array(n).fill(1);
   const scale = y.reduce((a, b) => Math.max(a, Math.abs(b)), 0) || 1;
+  // Counts (integers) must be reproduced to within half a count; other exact data (identical
+  // repeated times) to floating-point precision.
+  const counts = y.every((value) => Number.isSafeInteger(value));
+  const tolerance = counts ? Math.min(COUNT_TOLERANCE, EXACT_TOLERANCE * scale) : EXACT_TOLERANCE * scale;
   const fitOf = (chosen: readonly number[]): number[] | undefined => {
     if (chosen.length === 0 || chosen.length > n - 1) return undefined;
     if (!solver.fit(chosen.map((c) => columns[c]!), chosen.length, ones, y, n)) return undefined;
@@ -240,11 +253,11 @@ function smallestExact(
       for (let t = 0; t < chosen.length; t++) value += coefficients[t]! * columns[chosen[t]!]![i]!;
       worst = Math.max(worst, Math.abs(value - y[i]!));
     }
-    return worst / scale;
+    return worst;
   };
   const exact = (chosen: readonly number[]) => {
     const coefficients = fitOf(chosen);
-    return coefficients && misfit(chosen, coefficients) <= EXACT_TOLERANCE ? coefficients : undefined;
+    return coefficients && misfit(chosen, coefficients) <= tolerance ? coefficients : undefined;
   };
 
   /** Exact, and not an interpolation (checked by the caller: values left along every parameter). */
@@ -256,7 +269,7 @@ function smallestExact(
     // the column that lowers the residual most, until the fit is exact.
     chosen = [0];
     let found = exact(chosen) !== undefined;
-    while (!found && chosen.length < n - 1) {
+    while (!found && chosen.length < Math.min(n - 1, MAX_GREEDY_TERMS + 1)) {
       let best = -1;
       let bestRss = Infinity;
       for (let c = 1; c < candidates.length; c++) {
@@ -308,17 +321,50 @@ function smallestExact(
   }
   const coefficients = exact(chosen);
   if (!coefficients || n - chosen.length < 1) return undefined;
-  const fractions = coefficients.map(nearestFraction);
-  const rational = fractions.every((f) => f !== undefined) && misfit(chosen, fractions as number[]) <= EXACT_TOLERANCE;
+  // Integer columns (polynomials; log2 of powers of two) and counts: the exact rational solution.
+  const solved = counts ? solveInIntegers(coords, y, chosen.map((c) => candidates[c]!)) : undefined;
+  const fractions = solved ? undefined : coefficients.map(nearestFraction);
+  const rational = solved !== undefined || (fractions!.every((f) => f !== undefined) && misfit(chosen, fractions as number[]) <= tolerance);
   // The constant first, then the largest terms first (candidates run from low to high degree).
   const order = chosen.map((c, t) => ({ c, t })).sort((a, b) => (a.c === 0 ? -1 : b.c === 0 ? 1 : b.c - a.c));
   return {
     monomials: order.map(({ c }) => candidates[c]!),
-    coefficients: order.map(({ t }) => (rational ? fractions[t]! : coefficients[t]!)),
+    coefficients: order.map(({ t }) => (solved ? fractionValue(solved[t]!) : rational ? fractions![t]! : coefficients[t]!)),
+    ...(solved ? { fractions: order.map(({ t }) => solved[t]!) } : {}),
     rational,
   };
 }
 
+/**
+ * The coefficients of `monomials` solved in exact rational arithmetic, where every column value is
+ * an integer; undefined where one is not, or where no rational combination reproduces every count.
+ */
+function solveInIntegers(coords: readonly Float64Array[], y: Float64Array, monomials: readonly Monomial[]): Fraction[] | undefined {
+  const n = y.length;
+  const columns: bigint[][] = [];
+  for (const mono of monomials) {
+    const values: bigint[] = [];
+    for (let i = 0; i < n; i++) {
+      let value = 1n;
+      for (let l = 0; l < coords.length; l++) {
+        const factor = integerShape(coords[l]![i]!, mono.exponents[l]!, mono.logs[l]!);
+        if (factor === undefined) return undefined;
+        value *= factor;
+      }
+      values.push(value);
+    }
+    columns.push(values);
+  }
+  return solveExactly(columns, Array.from(y, (value) => BigInt(value)));
+}
+
+/**
+ * The greedy growth stops at this many terms besides the constant: data no form of the space
+ * reproduces (atoi's digit loop, printf) would otherwise grow to one term less than the points,
+ * each step refitting every candidate (45 s for one 5×5×5 call path under load). Counts of loop
+ * nests need far fewer (the 3-D stencil: 5; three parameters of degree 3: at most 16 in practice).
+ */
+const MAX_GREEDY_TERMS = 16;
 /** The exhaustive fallback tries sets of at most this many terms besides the constant … */
 const MAX_SUBSET_TERMS = 5;
 /** … among at most this many candidates (C(14, ≤5) ≈ 3,500 small fits). */
@@ -354,11 +400,11 @@ function nearestFraction(value: number): number | undefined {
   return undefined;
 }
 
-function toTerm(mono: Monomial, coefficient: number, params: readonly string[]): Term {
+function toTerm(mono: Monomial, coefficient: number, params: readonly string[], fraction?: Fraction): Term {
   const factors = [];
   for (let l = 0; l < params.length; l++) {
     if (mono.exponents[l] === 0 && mono.logs[l] === 0) continue;
     factors.push({ param: params[l]!, exponent: mono.exponents[l]!, log: mono.logs[l]! });
   }
-  return { coefficient, factors };
+  return { coefficient, factors, ...(fraction && fraction.den !== 1n ? { fraction: formatFraction(fraction) } : {}) };
 }

@@ -28,7 +28,7 @@ export function formatModel(terms: readonly Term[]): string {
   let text = '';
   for (const term of terms) {
     const body = term.factors.map(formatFactor).join(' * ');
-    const magnitude = formatCoefficient(Math.abs(term.coefficient));
+    const magnitude = term.fraction !== undefined ? term.fraction.replace(/^-/, '') : formatCoefficient(Math.abs(term.coefficient));
     const piece = body === '' ? magnitude : magnitude === '1' ? body : `${magnitude} * ${body}`;
     if (text === '') text = term.coefficient < 0 ? `-${piece}` : piece;
     else text += term.coefficient < 0 ? ` - ${piece}` : ` + ${piece}`;

@@ -18,8 +18,11 @@ import type { Aggregate, Experiment, Series, Term } from './types.js';
 import type { FitMode } from './fit-modes.js';
 import { smape } from './smape.js';
 export { smape } from './smape.js';
-import { isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
+import { COUNT_TOLERANCE, EXACT_TOLERANCE, isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
+import { growthAboveNoise, keepAboveNoise, MIN_CALLPATH_TIME_MS } from './noise-findings.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
+import { foldLibraryCallpaths } from './fold.js';
+import { wholeAtLeastParts, withWholeProgram } from './root.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
 export interface ModelingOptions {
@@ -41,6 +44,16 @@ export interface ModelingOptions {
    */
   fit?: FitMode;
   onProgress?: (callpath: string) => void;
+  /**
+   * Library code (libc's printf_core, atoi, malloc, …): its call paths are folded into their
+   * nearest program caller before modelling (foldLibraryCallpaths). Absent: every call path is modeled.
+   */
+  isLibrary?: (fn: string) => boolean;
+  /**
+   * The call paths are exclusive costs of one program (taintlens measure's JSON Lines): `<root>` is
+   * the whole program, the sum of its parts where no metric of its own was measured (root.ts).
+   */
+  wholeProgram?: boolean;
 }
 
 export { FIT_MODES, type FitMode } from './fit-modes.js';
@@ -91,6 +104,12 @@ export interface CallpathModel {
   leadingShowsAt?: Record<string, number>;
   /** A noisy metric fitted with the term set of the same call path's exact counts (coefficients refitted). */
   countsShape?: { model: string; metric: string; accepted: boolean };
+  /**
+   * A noisy metric: how many noise variances of the aggregated values the model's growth explains
+   * beyond a constant (a growth finding needs MIN_GROWTH_ABOVE_NOISE); absent for exact data and
+   * where there are no repetitions to judge by.
+   */
+  aboveNoise?: number;
 }
 
 export interface ModelsReport {
@@ -113,6 +132,8 @@ export interface ModelsReport {
   /** Per metric: the noise shape estimated from all its call paths' repetitions, and the fit used. */
   noise: MetricNoise[];
   models: CallpathModel[];
+  /** Library call paths folded into their program callers before modelling. */
+  foldedLibraryCallpaths: number;
 }
 
 export type AlternativeBasis = 'measurements' | 'taint prior';
@@ -189,8 +210,13 @@ export class Modeler {
     const exactData = isExactData(points);
     let unexplained: string[] | undefined;
     if (exactData) {
-      const exact = exactModel(ps.coords, y, series.params, ps.usable, space);
-      if (!exact && points.length > 1) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      // On a full grid, a parameter whose lines no function set of the space explains rules out
+      // every form at a fraction of the search's cost (atoi's digit loop, printf's formatting).
+      const fullGrid = points.length > 1 && points.length === ps.distinct.reduce((a, b) => a * b, 1);
+      if (fullGrid) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      const exact = unexplained && unexplained.length > 0 ? undefined : exactModel(ps.coords, y, series.params, ps.usable, space);
+      if (!exact && points.length > 1 && !unexplained) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      if (exact) unexplained = undefined;
       if (exact) {
         return {
           terms: exact.terms,
@@ -226,10 +252,15 @@ export class Modeler {
     }
     const alternative =
       other && other !== chosen ? { terms: termsOf(other, series.params), basis: (contradicted ? 'taint prior' : 'measurements') as AlternativeBasis } : undefined;
+    // A model that reproduces every count (to half a count) is no inexact fit, whatever its shape.
+    const counts = y.every((value) => Number.isSafeInteger(value));
+    const scale = y.reduce((a, b) => Math.max(a, Math.abs(b)), 0);
+    const tolerance = counts ? COUNT_TOLERANCE : EXACT_TOLERANCE * scale;
+    const fitsEvery = exactData && y.every((value, i) => Math.abs(predicted[i]! - value) < tolerance);
     return {
       fit: chosen,
       terms,
-      inexact: exactData && points.length > 1,
+      inexact: exactData && points.length > 1 && !fitsEvery,
       ...(unexplained ? { unexplained } : {}),
       noiseVar: spread.noiseVar,
       alternative,
@@ -273,7 +304,9 @@ function seriesKey(series: Series): string {
 }
 
 /** Models every call path (of the chosen metric), checks them against the prior, ranks them. */
-export function modelExperiment(experiment: Experiment, options: ModelingOptions): ModelsReport {
+export function modelExperiment(measured: Experiment, options: ModelingOptions): ModelsReport {
+  const { experiment: foldedExperiment, folded } = options.isLibrary ? foldLibraryCallpaths(measured, options.isLibrary) : { experiment: measured, folded: 0 };
+  const experiment = options.wholeProgram ? withWholeProgram(foldedExperiment) : foldedExperiment;
   const modeler = new Modeler(options.aggregate, options.shapes ?? 'full', options.search ?? {});
   const selected = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric);
   const params = experiment.params;
@@ -331,6 +364,12 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
         if (countsShape.accepted) result = { ...result, terms: countsShape.terms, fit: undefined, alternative: undefined, smape: countsShape.smape, loo: NaN };
       }
     }
+    // A call path's time under a millisecond is timer resolution and tier-up: its median, no formula.
+    const tooShort = options.timeInMs === true && series.metric === TIME_METRIC && typicalTime(result.aggregated) < MIN_CALLPATH_TIME_MS;
+    if (tooShort) {
+      result = { ...result, terms: [{ coefficient: typicalTime(result.aggregated), factors: [] }], fit: undefined, alternative: undefined };
+      countsShape = undefined;
+    }
     const dependsOn = dependenciesOf(result.terms, series.params);
     const growth = growthOf(result.terms);
     const flags: string[] = [];
@@ -346,6 +385,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     for (const l of result.fit?.refined ?? []) flags.push(`refined:${series.params[l]}`);
     if (result.inexact) flags.push('inexact', ...(result.unexplained ?? []).map((p) => `more-values:${p}`));
     if (result.exact && result.exact.margin < MIN_CHECKS) flags.push('few-checks');
+    if (tooShort) flags.push('too-short');
     if (countsShape) flags.push(countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`);
     if (prior && prior.status === 'restricted') flags.push(...nestFlags(result.terms, prior.degrees, series.params));
     const exact = result.exact;
@@ -386,6 +426,7 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
       ...(exact ? { leading: formatLeading(exact.leading), leadingTerms: exact.leading } : {}),
       ...(showsAt ? { leadingShowsAt: showsAt } : {}),
       ...(countsShape ? { countsShape: { model: formatModel(countsShape.shapeTerms), metric: countsShape.metric, accepted: countsShape.accepted } } : {}),
+      ...(exact || result.inexact || tooShort ? {} : aboveNoiseOf(series, result)),
     });
     options.onProgress?.(series.callpath);
   }
@@ -393,8 +434,22 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
   const mainWork: Record<string, Record<string, Growth>> = {};
   for (const metric of metrics) {
     const group = models.filter((model) => model.metric === metric);
-    if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(group, reference, params);
-    scalabilityFlags(group, options.growth, mainWork[metric]).forEach((flags, i) => group[i]!.flags.push(...flags));
+    const root = options.wholeProgram ? group.find((model) => model.callpath === ROOT_CALLPATH) : undefined;
+    if (root) {
+      const whole = wholeAtLeastParts(root.prediction, group.filter((model) => model !== root).map((model) => model.prediction));
+      if (whole.raised) {
+        root.prediction = whole.prediction;
+        root.flags.push('parts-sum');
+      }
+    }
+    // The whole run is not one of its own parts: it neither sets the main work nor counts twice in the total.
+    const parts = group.length > 1 ? group.filter((model) => model.callpath !== ROOT_CALLPATH) : group;
+    if (options.growth.default === 'auto') mainWork[metric] = mainWorkGrowth(parts, reference, params);
+    scalabilityFlags(parts, options.growth, mainWork[metric]).forEach((flags, i) => {
+      const model = parts[i]!;
+      // On noisy data a growth finding stands only above the noise; exact data need no such check.
+      model.flags.push(...(model.exact || model.flags.includes('inexact') ? flags : keepAboveNoise(flags, model.aboveNoise ?? NaN)));
+    });
     group.sort((a, b) => b.prediction - a.prediction || a.callpath.localeCompare(b.callpath));
     group.forEach((model, i) => (model.rank = i + 1));
   }
@@ -421,7 +476,16 @@ export function modelExperiment(experiment: Experiment, options: ModelingOptions
     mainWorkGrowth: mainWork,
     noise,
     models,
+    foldedLibraryCallpaths: folded,
   };
+}
+
+/** A noisy series' `aboveNoise`: the model's growth beyond a constant, in noise variances. */
+function aboveNoiseOf(series: Series, result: SeriesModel): { aboveNoise?: number } {
+  const points = series.points.filter((point) => point.values.length > 0);
+  const predicted = points.map((point) => evaluateModel(result.terms, Object.fromEntries(series.params.map((p, l) => [p, point.coords[l]!]))));
+  const above = growthAboveNoise(result.aggregated, predicted, result.noiseVar);
+  return Number.isFinite(above) ? { aboveNoise: Number(above.toPrecision(3)) } : {};
 }
 
 /**

@@ -11,6 +11,8 @@ export interface Factor {
 export interface Term {
   coefficient: number;
   factors: Factor[];
+  /** A closed form's coefficient as an exact fraction (`23/3`), where it is not an integer. */
+  fraction?: string;
 }
 
 /** Repetitions aggregate into one value per point by one of these. */

@@ -1,8 +1,8 @@
 // The benchmark's instruments: named designs, the shape distribution, and the best-fit ceiling.
 import { describe, expect, test } from 'vitest';
-import { bestFitCeiling, compareTerms, ourMethod, recoveryRates, syntheticCases } from '../../src/model/benchmark.js';
+import { bestFitCeiling, compareTerms, ourMethod, recoveryRates, syntheticCases } from '../../bench/model/benchmark.js';
 import { EXTRAP_SHAPES, sameExponent } from '../../src/model/exponents.js';
-import { COMMON_SHAPES, DEFAULT_DESIGN, FAMILIES, NAMED_DESIGNS, rng, syntheticFunction } from '../../src/model/synthetic.js';
+import { COMMON_SHAPES, DEFAULT_DESIGN, FAMILIES, NAMED_DESIGNS, rng, syntheticFunction } from '../../bench/model/synthetic.js';
 
 describe('synthetic designs', () => {
   test('the headline design is the default one and every named design keeps the issue\'s envelope', () => {

@@ -63,11 +63,11 @@ describe('taintlens model', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(/ranked by the value predicted at p=1024, n=4096/);
-    expect(stdout).toMatch(/rank\s+callpath\s+model\s+SMAPE\s+predicted\s+flags/);
+    expect(stdout).toMatch(/rank\s+callpath\s+model\s+SMAPE\s+predicted\s+status\s+flags/);
     const rows = stdout.split('\n').filter((line) => /^\s+\d+\s+main->/.test(line));
     expect(rows.map((row) => row.trim().split(/\s+/)[1])).toEqual(['main->contended', 'main->solve', 'main->exchange']);
     expect(stdout).not.toMatch(/contention/);
-    expect(stdout).toMatch(/main->solve\s+\S+ \+ \S+ \* p \* n \* log2\(n\)\s+\d+\.\d+%\s+\S+\s+scalability-bug:n/);
+    expect(stdout).toMatch(/main->solve\s+2\.005\s+\d+\.\d+%\s+\S+\s+fit\s+scalability-bug:n\n\s+\+ \S+ \* p \* n \* log2\(n\)/);
     expect(stdout).toMatch(/scalability-bug: grows faster than the main work/);
   });
 

@@ -1,5 +1,5 @@
 // Measurements of known functions on a grid, with seeded uniform multiplicative noise.
-import { rng } from '../../src/model/synthetic.js';
+import { rng } from '../../bench/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
 
 export const P = [4, 8, 16, 32, 64];

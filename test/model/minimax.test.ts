@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MinimaxFit } from '../../src/model/minimax.js';
-import { rng } from '../../src/model/synthetic.js';
+import { rng } from '../../bench/model/synthetic.js';
 
 /**
  * The discrete Chebyshev value is the largest over all (q+1)-row references of the reference's own

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { estimateNoise } from '../../src/model/noise.js';
 import { DEFAULT_GROWTH, modelExperiment } from '../../src/model/modeler.js';
-import { relativeError, rng } from '../../src/model/synthetic.js';
+import { relativeError, rng } from '../../bench/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
 
 /** `count` call paths on a 5×5 grid with 5 repetitions of the given relative error each. */

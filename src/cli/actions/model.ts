@@ -3,6 +3,7 @@
 import { UserError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/atomic-write.js';
 import { startProgress } from '../../util/progress.js';
+import { isLibraryFunction } from '../../../instrument/debug/library-code.js';
 import { emit } from '../output.js';
 import { detectFormat, readMeasurements, type MeasurementFormat } from '../../io/measurements.js';
 import { readInputText } from '../../util/read-file.js';
@@ -23,6 +24,7 @@ interface ModelCommandOptions {
   json?: boolean;
   output?: string;
   wide?: boolean;
+  all?: boolean;
 }
 
 function parseNumber(text: string, what: string): number {
@@ -76,7 +78,7 @@ export function modelAction(file: string, options: ModelCommandOptions): void {
   const target = options.target !== undefined ? parseTarget(options.target, experiment.params) : undefined;
   const growth = options.growthThreshold !== undefined ? parseGrowthThreshold(options.growthThreshold, experiment.params) : DEFAULT_GROWTH;
   const count = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric).length;
-  const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json && count >= 200);
+  const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json);
   let report;
   try {
     report = modelExperiment(experiment, {
@@ -87,7 +89,9 @@ export function modelAction(file: string, options: ModelCommandOptions): void {
       growth,
       taint,
       timeInMs: format === 'jsonl',
+      wholeProgram: format === 'jsonl',
       onProgress: (callpath) => progress.tick(callpath),
+      ...(options.all ? {} : { isLibrary: (fn: string) => isLibraryFunction(fn, [], false) }),
     });
   } finally {
     progress.stop();

@@ -25,5 +25,6 @@ export function registerModel(program: Command): void {
     .option('--json', 'print the models as JSON (schema taintlens/models@1)')
     .option('-o, --output <file>', 'also write the JSON document to this file (atomically)')
     .option('--wide', 'show call paths whole; do not fit the table to the terminal width')
+    .option('--all', 'model the call paths of library code too (by default they are folded into their callers)')
     .action(onDemand(async () => (await import('../actions/model.js')).modelAction));
 }

@@ -1,12 +1,12 @@
 // Recovery statistics of the modeler on synthetic functions: does the model have exactly the
 // true function's terms, a parameter the function does not depend on, or lack one it does?
-import { aggregate as aggregateValues } from './aggregate.js';
-import { EXTRAP_SHAPES, evalShape, sameExponent, type Shape } from './exponents.js';
+import { aggregate as aggregateValues } from '../../src/model/aggregate.js';
+import { EXTRAP_SHAPES, evalShape, sameExponent, type Shape } from '../../src/model/exponents.js';
 import { extrapBaselineModel } from './extrap-baseline.js';
-import { LeastSquares } from './linalg.js';
-import { DEFAULT_GROWTH, modelExperiment, type FitMode } from './modeler.js';
-import type { TaintView } from './prior.js';
-import { relativeWeights } from './search.js';
+import { LeastSquares } from '../../src/model/linalg.js';
+import { DEFAULT_GROWTH, modelExperiment, type FitMode } from '../../src/model/modeler.js';
+import type { TaintView } from '../../src/model/prior.js';
+import { relativeWeights } from '../../src/model/search.js';
 import {
   DEFAULT_DESIGN,
   EXTRA_FAMILIES,
@@ -19,7 +19,7 @@ import {
   type SyntheticDesign,
   type SyntheticFunction,
 } from './synthetic.js';
-import type { Aggregate, Series, Term } from './types.js';
+import type { Aggregate, Series, Term } from '../../src/model/types.js';
 
 export interface Outcome {
   exact: boolean;

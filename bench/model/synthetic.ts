@@ -1,8 +1,8 @@
 // Seeded synthetic PMNF functions and measurements for the benchmark and the tests: two
 // parameters on a 5×5 grid, repetitions with uniform multiplicative noise, and the taint report a
 // program with that cost structure would produce.
-import { EXTRAP_SHAPES, evalShape, loopDepth, type Shape } from './exponents.js';
-import type { Series, Term } from './types.js';
+import { EXTRAP_SHAPES, evalShape, loopDepth, type Shape } from '../../src/model/exponents.js';
+import type { Series, Term } from '../../src/model/types.js';
 
 /** A small, fast, seedable PRNG (mulberry32). */
 export function rng(seed: number): () => number {

@@ -5,9 +5,9 @@
 // or half-integer coefficients), measured without noise; the taint dependency is the deepest
 // level's product of parameters (`t*n*n`), as the taint analysis reports a nest.
 import { rng } from './synthetic.js';
-import { formatModel } from './format.js';
-import { leadingTerms } from './leading.js';
-import type { Series, Term } from './types.js';
+import { formatModel } from '../../src/model/format.js';
+import { leadingTerms } from '../../src/model/leading.js';
+import type { Series, Term } from '../../src/model/types.js';
 
 /** A polynomial: key "e0,g0;e1,g1;…" (exponent, log power per parameter) → coefficient. */
 type Poly = Map<string, number>;

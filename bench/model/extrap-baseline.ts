@@ -5,9 +5,9 @@
 // (and the constant) by leave-one-out cross-validated SMAPE with unweighted least squares; the
 // multi-parameter hypotheses f·g, f+g, f·g+f, f·g+g are fitted to all points and the lowest
 // SMAPE wins; terms contributing less than 0.05% of a measurement are rejected.
-import { EXTRAP_SHAPES, evalShape, type Shape } from './exponents.js';
-import { LeastSquares } from './linalg.js';
-import type { Series, Term } from './types.js';
+import { EXTRAP_SHAPES, evalShape, type Shape } from '../../src/model/exponents.js';
+import { LeastSquares } from '../../src/model/linalg.js';
+import type { Series, Term } from '../../src/model/types.js';
 
 const EPSILON = 0.0005;
 
