@@ -3,6 +3,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker, workerModuleUrl } from '../util/worker-code.js';
 import { fileError } from '../util/errors.js';
+import { foreignHost } from '../util/foreign-host.js';
 import { readExports, type ExportedFunction } from '../../instrument/exports.js';
 import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
@@ -91,11 +92,15 @@ function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
 }
 
 function compile(bytes: Uint8Array, file: string): WebAssembly.Module {
+  let module: WebAssembly.Module;
   try {
-    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
+  const foreign = foreignHost(WebAssembly.Module.imports(module), WebAssembly.Module.exports(module).map((e) => e.name));
+  if (foreign) throw fileError(file, foreign);
+  return module;
 }
 
 function defaultExport(exports: string[], file: string): string {
