@@ -14,6 +14,8 @@ import { REPORT_SCHEMA, type AnalysisReport } from './report.js';
 import { renderHtmlReport } from '../report/html/page.js';
 import type { AnalysisConfig } from './config.js';
 
+import type { RunHost } from '../experiment/experiment.js';
+
 export interface AnalyzeOptions {
   file: string;
   bytes: Uint8Array;
@@ -22,6 +24,8 @@ export interface AnalyzeOptions {
   /** Progress bars and step lines on stderr (a terminal only). */
   showProgress: boolean;
   jobs?: number;
+  /** What the program gets from its host (--dir, --env, --stdin) and the context-tree size (--context-tree). */
+  host?: RunHost;
 }
 
 export interface AnalysisFiles {
@@ -46,9 +50,10 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   };
 
   say('1/5 taint: which parameters drive which loops and functions');
-  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir));
+  const host = options.host ?? {};
+  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, host));
   const parameters = variedParameters(config, taint.chosen);
-  const definition = experimentDefinition(file, bytes, config, parameters, taint.reportFile);
+  const definition = { ...experimentDefinition(file, bytes, config, parameters, taint.reportFile), ...host };
   say(`2/5 experiment over ${parameters.map((p) => `${p.name} (${p.values.join(', ')})`).join(' × ')}`);
   const experiment = await timed('experiment', () => runExperimentStep(definition, dir, options.showProgress, options.jobs ?? availableParallelism()));
   say('3/5 models with the taint prior');
@@ -58,7 +63,10 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   const base = Object.fromEntries(config.candidates.map((c) => [c.name, c.base]));
   const blame = await timed('blame', () => config.blame === null
     ? { report: null, missing: 'blame is turned off in the config ("blame": false)' }
-    : runBlameStep(file, { invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points }));
+    : runBlameStep(file, {
+      invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points,
+      ...(host.wasi ? { wasi: host.wasi } : {}), ...(host.contextBytes !== undefined ? { instrument: { contextBytes: host.contextBytes } } : {}),
+    }));
   say('5/5 overhead: none, full, default, selective');
   const overheadConfig = config.overhead;
   const overhead = overheadConfig === null ? null : await timed('overhead', async () => {

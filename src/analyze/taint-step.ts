@@ -16,6 +16,10 @@ import type { AnalysisConfig } from './config.js';
 const LOOP_TREE_MIN_SHARE = 0.001;
 const LOOP_TREE_MAX = 200;
 
+import type { RunHost } from '../experiment/experiment.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import { fileError } from '../util/errors.js';
+
 export interface RelevantFunction {
   name: string;
   dependency: string;
@@ -58,13 +62,16 @@ export interface TaintStep {
   chosen: string[];
 }
 
-export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string): Promise<TaintStep> {
+export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, host: RunHost = {}): Promise<TaintStep> {
   const params: ParamSpec[] = config.candidates.map((c) => (c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index }));
-  const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs };
-  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')) });
+  const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, ...(host.wasi ? { wasi: host.wasi } : {}) };
+  const instrument = host.contextBytes !== undefined ? { contextBytes: host.contextBytes } : {};
+  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')), instrument });
   const reportFile = join(dir, 'taint.json');
   writeJsonAtomic(reportFile, report);
-  const profile = await profileLoops(file, bytes, { ...run, repeat: 1, json: true });
+  const profile = await profileLoops(file, bytes, { ...run, repeat: 1, json: true }, instrument);
+  // The parameters are chosen by their share of the counted work: truncated counts would mislead.
+  if (profile.contextsLost) throw fileError(file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
   const loopParams = new Map(report.loops.map((loop) => [loop.id, loop.params]));
   const candidates = config.candidates.map((c) => c.name);
   const work = workPerParameter(candidates, loopParams, profile.loops, profile.totalInstructions);

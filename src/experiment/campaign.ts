@@ -16,7 +16,9 @@ import { readExports } from '../../instrument/exports.js';
 import { argumentsAt, ranksAt, gridPoints, pointKey, type Point } from './grid.js';
 import { identityOf, type CampaignDefinition } from './identity.js';
 import { prepareOutput } from './resume.js';
-import { withContext } from '../util/errors.js';
+import { UserError, withContext } from '../util/errors.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 import type { Progress } from '../util/progress.js';
 import { DEFAULT_CALLPATH } from '../io/measurements.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
@@ -40,6 +42,10 @@ export interface CampaignOptions extends CampaignDefinition {
   trace?: number;
   /** Appends each point's region statistics here (JSON Lines) before its measurements. */
   statsOutput?: string;
+  /** What a WASI program gets from its host (directories, stdin, environment, clock) in every run. */
+  wasi?: WasiConfig;
+  /** Calling-context tree size of the counting and measurement runs (default 16 MiB). */
+  contextBytes?: number;
 }
 
 export interface MeasurementLine {
@@ -61,7 +67,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
   const regions = options.regions && options.metrics.includes('time')
-    ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0)
+    ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0, options.contextBytes)
     : null;
   let measured = 0;
   let lines = 0;
@@ -117,8 +123,10 @@ async function measurePoint(
   const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await profileLoops(options.file, options.bytes, {
-      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd,
-    });
+      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, json: true, ...spmd, ...(options.wasi ? { wasi: options.wasi } : {}),
+    }, options.contextBytes !== undefined ? { contextBytes: options.contextBytes } : {});
+    // Truncated counts are no data: the point fails (nothing stored) with the fix.
+    if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
       if (options.metrics.includes('instructions')) line(callpath.callpath, 'instructions', callpath.instructions);
@@ -127,7 +135,7 @@ async function measurePoint(
   }
   let stats: PointSummary | null = null;
   if (options.metrics.includes('time')) {
-    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd };
+    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd, ...(options.wasi ? { wasi: options.wasi } : {}) };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {

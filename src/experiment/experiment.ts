@@ -11,6 +11,7 @@ import type { MeasureMode, RegionSelection } from './modes.js';
 import type { Progress } from '../util/progress.js';
 import { pointKey } from './grid.js';
 import type { PointSummary } from './summary.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 
 export interface ExperimentDefinition {
   file: string;
@@ -28,6 +29,10 @@ export interface ExperimentDefinition {
   timeoutMs: number;
   /** SPMD ranks when fixed (`--ranks`, spec `"ranks": 4`); a varied count is a parameter (`ranks:` target). */
   ranks?: number;
+  /** What a WASI program gets from its host (directories, stdin, environment, clock) in every run. */
+  wasi?: WasiConfig;
+  /** Size of the calling-context trees of the profiling and measurement runs (default 16 MiB). */
+  contextBytes?: number;
 }
 
 export interface ExperimentRun {
@@ -55,7 +60,7 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}),
+    ...(def.taint ? { taint: def.taint } : {}), ...hostOf(def),
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
@@ -63,14 +68,22 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
 }
 
 /** What the campaign runner needs of an experiment (all but where it writes), with the mode's regions. */
-export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace'>;
+export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'contextBytes'>;
+
+/** What every run of an analysis gets besides its arguments: the WASI host's extras and the context-tree size. */
+export type RunHost = Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>;
+
+/** The run host of an experiment (WASI directories etc., context-tree size), only the fields given. */
+function hostOf(def: Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>): Pick<ExperimentDefinition, 'wasi' | 'contextBytes'> {
+  return { ...(def.wasi ? { wasi: def.wasi } : {}), ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}) };
+}
 
 /** The one mapping from an experiment to its campaign: a local run and every SLURM task use it. */
 export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, regions: string[] | null): CampaignOfExperiment {
   return {
     file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
     parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
-    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}),
+    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}), ...hostOf(def),
   };
 }
 

@@ -8,6 +8,9 @@ import { parseJson } from '../io/json.js';
 import { readInputText } from '../util/read-file.js';
 import { parseDependency } from '../model/prior.js';
 import { selectDefault, selectFiltered, selectFull, selectSelective, type MeasureMode, type RegionSelection } from './modes.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import { fileError } from '../util/errors.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 
 /** What measurement needs of a taint report: per function its dependency and a call path to it. */
 export interface TaintFacts {
@@ -26,6 +29,9 @@ export interface SelectionInput {
   timeoutMs: number;
   /** How to mark parameters for selective mode, or an existing taint report. */
   taint?: { params: ParamSpec[] } | { report: string };
+  wasi?: WasiConfig;
+  /** Calling-context tree size of the profiling and taint runs. */
+  contextBytes?: number;
 }
 
 export async function selectRegions(input: SelectionInput): Promise<RegionSelection> {
@@ -35,8 +41,9 @@ export async function selectRegions(input: SelectionInput): Promise<RegionSelect
   if (input.mode.startsWith('filter:')) return selectFiltered(input.mode.slice('filter:'.length), all);
   if (input.mode === 'default') {
     const profile = await profileLoops(input.file, input.bytes, {
-      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, json: true,
-    });
+      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, json: true, ...(input.wasi ? { wasi: input.wasi } : {}),
+    }, input.contextBytes !== undefined ? { contextBytes: input.contextBytes } : {});
+    if (profile.contextsLost) throw fileError(input.file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
     return selectDefault(profile, all);
   }
   return selectSelective(await taintReportFor(input), all);
@@ -52,7 +59,8 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
   } else {
     json = (await analyzeTaint({
       file: input.file, bytes: input.bytes, invoke: input.invoke, args: input.args, argv: input.argv,
-      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [],
+      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [], ...(input.wasi ? { wasi: input.wasi } : {}),
+      ...(input.contextBytes !== undefined ? { instrument: { contextBytes: input.contextBytes } } : {}),
     })).report;
   }
   return {

@@ -5,18 +5,22 @@ import type { Command } from 'commander';
 import { emit } from '../output.js';
 import { outputWidth } from '../../report/terminal.js';
 
-interface AnalyzeCliOptions {
+import { addWasiOptions, runHostOf, type WasiCliOptions } from '../wasi-options.js';
+import { addContextTreeOption, parseContextTreeBytes } from '../instrument-options.js';
+
+interface AnalyzeCliOptions extends WasiCliOptions {
+  contextTree?: string;
   config: string;
   out: string;
   json?: boolean;
 }
 
 export function registerAnalyze(program: Command): void {
-  program.command('analyze <module>')
+  addContextTreeOption(addWasiOptions(program.command('analyze <module>')
     .description('the whole analysis from one config: taint run and parameter proposal, taint-guided experiment, models with the taint prior ranked at the target, blame, overhead; writes DIR/report.json and a self-contained DIR/report.html')
     .requiredOption('--config <file>', 'analysis config (JSON; see docs/analyze.md)')
     .option('--out <dir>', 'folder for the report and the intermediate results; an interrupted analysis resumes in it', 'taintlens-analysis')
-    .option('--json', 'print report.json instead of the summary')
+    .option('--json', 'print report.json instead of the summary')))
     .action(async (file: string, options: AnalyzeCliOptions) => {
       const { readAnalysisConfig } = await import('../../analyze/config.js');
       const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -32,6 +36,7 @@ export function registerAnalyze(program: Command): void {
       claimAnalysisDir(options.out, file, bytes, config);
       const { report, files } = await analyze({
         file, bytes, config, dir: options.out, showProgress: options.json !== true && process.stderr.isTTY === true,
+        host: runHostOf(options, parseContextTreeBytes(options)),
       });
       emit(options.json === true, report, () => renderSummary(report, files, outputWidth()));
     });

@@ -8,7 +8,10 @@ import { addExperimentOptions, describeSelection, parseExperimentOptions, type E
 import { renderTable } from '../../report/table.js';
 import { collectSlurm, runSlurmArrayTask, showSlurmStatus, submitToSlurm, type SlurmCliOptions } from './experiment-slurm.js';
 
-interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions {
+import { addWasiOptions, runHostOf, type WasiCliOptions } from '../wasi-options.js';
+import { addContextTreeOption, parseContextTreeBytes } from '../instrument-options.js';
+interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions, WasiCliOptions {
+  contextTree?: string;
   out?: string;
   slurm?: boolean;
   status?: string;
@@ -40,7 +43,7 @@ function chooseForm(spec: string | undefined, options: ExperimentOptions): 'run'
 }
 
 export function registerExperiment(program: Command): void {
-  addExperimentOptions(
+  addContextTreeOption(addWasiOptions(addExperimentOptions(
     program.command('experiment [spec]')
       .usage('SPEC --out DIR [--slurm [--partition P] [--time T] [--chunk N]] | --status DIR | --collect DIR')
       .description('run the measurement campaign a JSON spec describes; writes DIR/measurements.jsonl (Extra-P JSON Lines), DIR/summary.json, the spec and the environment. With --slurm, submit it as a SLURM job array; --status and --collect follow and merge it')
@@ -54,7 +57,7 @@ export function registerExperiment(program: Command): void {
       .addOption(new Option('--slurm-task <record>', 'run one array task of a SLURM round (the job script does)').hideHelp())
       .option('--json', 'machine-readable output'),
     null,
-  ).action(async (specFile: string | undefined, options: ExperimentOptions) => {
+  ))).action(async (specFile: string | undefined, options: ExperimentOptions) => {
     const form = chooseForm(specFile, options);
     const json = options.json === true;
     if (form === 'status') return showSlurmStatus(options.status!, json);
@@ -81,11 +84,13 @@ export function registerExperiment(program: Command): void {
     const paths = prepareExperimentDir(out);
     writeJsonAtomic(paths.spec, JSON.parse(readFileSync(specFile!, 'utf8')));
     writeEnvironment(paths);
+    const host = runHostOf(options, parseContextTreeBytes(options));
     const definition = {
       ...spec, file: spec.module, bytes,
       trace: options.trace === undefined ? spec.trace : cli.trace,
-      design: options.design === undefined ? spec.design : cli.design,
+      design: options.design === undefined ? spec.design : cli.design, ...host,
     };
+    if (form === 'slurm' && Object.keys(host).length > 0) throw new UserError('--dir, --dir-rw, --stdin, --env and --context-tree do not reach SLURM array tasks: run the campaign locally', 2);
     if (form === 'slurm') return submitToSlurm(definition, specFile!, { dir: out, measurements: paths.measurements }, options.jobs === undefined ? 1 : cli.jobs, options);
     const run = await runExperiment(definition, {
       output: paths.measurements, statsOutput: paths.points, jobs: cli.jobs,

@@ -10,8 +10,11 @@ import { UserError } from '../../util/errors.js';
 import { readMeasurements } from '../../io/measurements.js';
 import { MIN_MODEL_TIME_MS, shortRunsWarning, TIME_METRIC, wholeRunTime } from '../../model/design.js';
 import { addExperimentOptions, parseExperimentOptions, describeSelection, type ExperimentCliOptions } from '../experiment-options.js';
+import { addContextTreeOption, parseContextTreeBytes } from '../instrument-options.js';
+import { runHostOf } from '../wasi-options.js';
 
 interface MeasureCliOptions extends RunCliOptions, ExperimentCliOptions {
+  contextTree?: string;
   vary: string[];
   output: string;
   metrics: string;
@@ -28,7 +31,7 @@ function shortRuns(output: string): string | undefined {
 }
 
 export function registerMeasure(program: Command): void {
-  addExperimentOptions(addRunOptions(
+  addContextTreeOption(addExperimentOptions(addRunOptions(
     program.command('measure <module>')
       .description('run a kernel over a parameter grid and write measurements (Extra-P JSON Lines): time, instructions and visits per call path')
       .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--ranks P] [--repeat K] [--mode M] -o measurements.jsonl [-- argv...]')
@@ -38,7 +41,7 @@ export function registerMeasure(program: Command): void {
       .option('--param <spec>', 'selective mode / --design auto: mark a parameter for the taint analysis, NAME=argK or NAME=global:EXPORT; repeatable', collect, [])
       .option('--taint-report <file>', 'selective mode / --design auto: use this taint report (taintlens taint --json) instead of running the analysis'),
     5,
-  ), 'none').action(async (file: string, options: MeasureCliOptions, command: Command) => {
+  ), 'none')).action(async (file: string, options: MeasureCliOptions, command: Command) => {
     const { readWasmFile } = await import('../../../instrument/module-io.js');
     const { runExperiment } = await import('../../experiment/experiment.js');
     const { refuseInstrumented } = await import('../../../instrument/instrumented.js');
@@ -58,7 +61,7 @@ export function registerMeasure(program: Command): void {
     const result = await runExperiment({
       file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, parameters, repetitions: run.repeat,
       metrics: metrics as typeof METRICS[number][], mode: experiment.mode, taint, trace: experiment.trace, design: experiment.design,
-      timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+      timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}), ...runHostOf(options, parseContextTreeBytes(options)),
     }, {
       output: options.output, jobs: experiment.jobs,
       progress: (points) => startProgress(points, 'measuring', !run.json && process.stderr.isTTY === true),

@@ -6,16 +6,20 @@ import { emit } from '../output.js';
 import { renderTable } from '../../report/table.js';
 import { UserError } from '../../util/errors.js';
 
-interface OverheadOptions {
+import { addWasiOptions, runHostOf, type WasiCliOptions } from '../wasi-options.js';
+import { addContextTreeOption, parseContextTreeBytes } from '../instrument-options.js';
+
+interface OverheadOptions extends WasiCliOptions {
+  contextTree?: string;
   rounds?: string;
   json?: boolean;
 }
 
 export function registerOverhead(program: Command): void {
-  program.command('overhead <spec>')
+  addContextTreeOption(addWasiOptions(program.command('overhead <spec>')
     .description("compare instrumentation modes on an experiment spec's points: runtime ÷ none, and whether each mode's models match the instruction counts")
     .option('--rounds <r>', 'alternating rounds (default: the spec\'s repetitions)')
-    .option('--json', 'machine-readable output: {"modes":[{"mode","instrumentedFunctions","ratio"}],"models":{...}}')
+    .option('--json', 'machine-readable output: {"modes":[{"mode","instrumentedFunctions","ratio"}],"models":{...}}')))
     .action(async (specFile: string, options: OverheadOptions) => {
       const { readSpec } = await import('../../experiment/spec.js');
       const { readWasmFile } = await import('../../../instrument/module-io.js');
@@ -30,7 +34,7 @@ export function registerOverhead(program: Command): void {
       const progress = startProgress(points === null ? 0 : points * rounds, `overhead (${OVERHEAD_MODES.join(', ')})`, options.json !== true && process.stderr.isTTY === true);
       let report: Awaited<ReturnType<typeof measureOverhead>>;
       try {
-        report = await measureOverhead({ ...spec, file: spec.module, bytes }, rounds, progress);
+        report = await measureOverhead({ ...spec, file: spec.module, bytes, ...runHostOf(options, parseContextTreeBytes(options)) }, rounds, progress);
       } finally {
         progress.stop();
       }
