@@ -2,6 +2,7 @@
 // runs a module (`taintlens run`) needs no more, and must not pay for loading Binaryen.
 import { readInputFile } from '../src/util/read-file.js';
 import { fileError, messageOf } from '../src/util/errors.js';
+import { foreignHost } from '../src/util/foreign-host.js';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
@@ -21,11 +22,14 @@ export function checkWasmBytes(bytes: Uint8Array, file: string): void {
   if (bytes[4] !== 1 || bytes[5] !== 0 || bytes[6] !== 0 || bytes[7] !== 0) {
     throw fileError(file, `unsupported WebAssembly version ${bytes[4]}`);
   }
+  let compiled: WebAssembly.Module;
   try {
-    new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    compiled = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } catch (error) {
     throw fileError(file, `invalid module: ${describeCompileError(error)}`);
   }
+  const foreign = foreignHost(WebAssembly.Module.imports(compiled), WebAssembly.Module.exports(compiled).map((e) => e.name));
+  if (foreign) throw fileError(file, foreign);
 }
 
 function describeCompileError(error: unknown): string {

@@ -16,6 +16,8 @@ import type { AnalysisConfig } from './config.js';
 import { sharedProfiler, type LoopProfiler } from '../profile/profile-memo.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 
+import type { RunHost } from '../experiment/experiment.js';
+
 export interface AnalyzeOptions {
   file: string;
   bytes: Uint8Array;
@@ -28,6 +30,8 @@ export interface AnalyzeOptions {
   profiler?: LoopProfiler;
   /** Shadow memory of the taint run (default: chosen from what is marked, src/taint/analyze.ts). */
   shadow?: ShadowGranularity;
+  /** What the program gets from its host (--dir, --env, --stdin) and the context-tree size (--context-tree). */
+  host?: RunHost;
 }
 
 export interface AnalysisFiles {
@@ -54,9 +58,10 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   // Every step profiles through this one, so the base point and each measured point run once.
   const profiler = options.profiler ?? sharedProfiler();
   say('1/5 taint: which parameters drive which loops and functions');
-  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, profiler, options.shadow));
+  const host = options.host ?? {};
+  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, { profiler, host, ...(options.shadow ? { shadow: options.shadow } : {}) }));
   const parameters = variedParameters(config, taint.chosen);
-  const definition = experimentDefinition(file, bytes, config, parameters, { report: taint.reportFile, facts: taint.facts }, profiler);
+  const definition = { ...experimentDefinition(file, bytes, config, parameters, { report: taint.reportFile, facts: taint.facts }, profiler), ...host };
   say(`2/5 experiment over ${parameters.map((p) => `${p.name} (${p.values.join(', ')})`).join(' × ')}`);
   const experiment = await timed('experiment', () => runExperimentStep(definition, dir, options.showProgress, options.jobs ?? availableParallelism()));
   say('3/5 models with the taint prior');
@@ -66,7 +71,10 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   const base = Object.fromEntries(config.candidates.map((c) => [c.name, c.base]));
   const blame = await timed('blame', () => config.blame === null
     ? { report: null, missing: 'blame is turned off in the config ("blame": false)' }
-    : runBlameStep(file, { bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points }));
+    : runBlameStep(file, {
+      bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points,
+      ...(host.wasi ? { wasi: host.wasi } : {}), ...(host.contextBytes !== undefined ? { instrument: { contextBytes: host.contextBytes } } : {}),
+    }));
   say('5/5 overhead: none, full, default, selective');
   const overheadConfig = config.overhead;
   const overhead = overheadConfig === null ? null : await timed('overhead', async () => {

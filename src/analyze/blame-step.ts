@@ -2,6 +2,7 @@
 // blame analysis (src/blame/blame.ts), whose report contract is src/blame/types.ts.
 import type { BlameReport } from '../blame/types.js';
 import { blameModule } from '../blame/blame.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 
 /** The run options of the blame analysis. */
 export interface BlameOptions {
@@ -15,6 +16,8 @@ export interface BlameOptions {
   period: number;
   /** Functions to blame at (empty: the entry function). */
   blamePoints: string[];
+  wasi?: WasiConfig;
+  instrument?: { contextBytes: number };
 }
 
 export type BlameAnalysis = (modulePath: string, options: BlameOptions) => Promise<BlameReport>;

@@ -19,6 +19,10 @@ import type { ShadowGranularity } from '../../instrument/passes/shadow-placement
 const LOOP_TREE_MIN_SHARE = 0.001;
 const LOOP_TREE_MAX = 200;
 
+import type { RunHost } from '../experiment/experiment.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import { fileError } from '../util/errors.js';
+
 export interface RelevantFunction {
   name: string;
   dependency: string;
@@ -63,13 +67,24 @@ export interface TaintStep {
   chosen: string[];
 }
 
-export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, profiler: LoopProfiler = profileLoops, shadow?: ShadowGranularity): Promise<TaintStep> {
+/** How the taint step runs: the shared loop profiler, the taint run's shadow memory, the program's host. */
+export interface TaintStepOptions {
+  profiler?: LoopProfiler;
+  shadow?: ShadowGranularity;
+  host?: RunHost;
+}
+
+export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, options: TaintStepOptions = {}): Promise<TaintStep> {
+  const { profiler = profileLoops, shadow, host = {} } = options;
   const params: ParamSpec[] = config.candidates.map((c) => (c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index + 1 }));
-  const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs };
-  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')), ...(shadow ? { granularity: shadow } : {}) });
+  const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, ...(host.wasi ? { wasi: host.wasi } : {}) };
+  const instrument = host.contextBytes !== undefined ? { contextBytes: host.contextBytes } : {};
+  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')), instrument, ...(shadow ? { granularity: shadow } : {}) });
   const reportFile = join(dir, 'taint.json');
   writeJsonAtomic(reportFile, report);
-  const profile = await profiler(file, bytes, { ...run, repeat: 1 });
+  const profile = await profiler(file, bytes, { ...run, repeat: 1 }, instrument);
+  // The parameters are chosen by their share of the counted work: truncated counts would mislead.
+  if (profile.contextsLost) throw fileError(file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
   const loopParams = new Map(report.loops.map((loop) => [loop.id, loop.params]));
   const candidates = config.candidates.map((c) => c.name);
   const work = workPerParameter(candidates, loopParams, profile.loops, profile.totalInstructions);

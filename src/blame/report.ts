@@ -23,7 +23,7 @@ export function blameTables(report: BlameReport & { droppedSamples?: number; ran
     } as BlamedVariable))]);
     parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');
   }
-  if (report.droppedSamples) parts.push(`note: ${report.droppedSamples} samples found the sample buffer full and are not blamed (raise --period)`);
+  if (report.droppedSamples) parts.push(droppedSamplesWarning(report.droppedSamples));
   return parts.join('\n');
 }
 
@@ -41,5 +41,11 @@ export function sampleTable(profile: SampledProfile, width: number, top: number 
     `largest difference sampled vs exact: ${profile.maxErrorPoints.toFixed(2)} percentage points`,
   ];
   if (rows.length < profile.callpaths.length) lines.push(`(${profile.callpaths.length - rows.length} more call paths in --json)`);
+  if (profile.droppedSamples > 0) lines.push(droppedSamplesWarning(profile.droppedSamples));
   return lines.join('\n');
+}
+
+/** The loud line for samples the buffer could not keep even after growing (their call paths are missing). */
+export function droppedSamplesWarning(dropped: number): string {
+  return `warning: ${dropped.toLocaleString('en-US')} samples found the sample buffer full (even grown) and were not kept: the shares above miss them; raise --period`;
 }

@@ -60,12 +60,30 @@ export interface SampledRun {
 
 export interface SampleRunOptions {
   period?: number;
+  /** Sample records kept (default: the pass's; grown automatically when the buffer fills). */
+  maxSamples?: number;
   instrument?: InstrumentOptions;
 }
 
+/** Most sample records a grown buffer keeps (48 bytes each: 96 MiB). */
+const MAX_GROWN_SAMPLES = 1 << 21;
+
+/**
+ * Runs the module under the sampler. When the buffer filled (samples counted, not kept), it runs
+ * once more with a buffer sized for them (the sampling is deterministic), up to MAX_GROWN_SAMPLES;
+ * what still does not fit stays in `dropped` for the report to say.
+ */
 export async function runSampled(file: string, bytes: Uint8Array, run: RunSettings, options: SampleRunOptions = {}): Promise<SampledRun> {
+  const first = await runSampledOnce(file, bytes, run, options);
+  const runs = first.ranks ?? [first];
+  const needed = Math.max(...runs.map((r) => r.samples.length + r.dropped));
+  if (!runs.some((r) => r.dropped > 0) || options.maxSamples !== undefined) return first;
+  return runSampledOnce(file, bytes, run, { ...options, maxSamples: Math.min(MAX_GROWN_SAMPLES, Math.ceil(needed * 1.25)) });
+}
+
+async function runSampledOnce(file: string, bytes: Uint8Array, run: RunSettings, options: SampleRunOptions): Promise<SampledRun> {
   const exports = readExports(bytes, file);
-  const sample: SampleOptions = { ...(options.period !== undefined ? { period: options.period } : {}) };
+  const sample: SampleOptions = { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.maxSamples !== undefined ? { maxSamples: options.maxSamples } : {}) };
   const instrumentOptions = { ...options.instrument, sample } as InstrumentOptions;
   const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['sample'], instrumentOptions);
   const layout = sites.passes.sample as SampleLayout;

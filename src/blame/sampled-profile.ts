@@ -25,6 +25,10 @@ export interface SampledProfile {
   /** Largest |sampled - exact| over the call paths, in percentage points. */
   maxErrorPoints: number;
   callpaths: SampledCallpath[];
+  /** The sampled run's time (ms, instrumented). */
+  timing: { ms: number };
+  stdout?: string;
+  stderr?: string;
 }
 
 export function compareProfiles(file: string, sampled: SampledRun, exact: LoopProfileReport): SampledProfile {
@@ -49,5 +53,8 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
     totalSamples: total, droppedSamples: sampled.dropped, totalInstructions: exact.totalInstructions,
     maxErrorPoints: round(Math.max(0, ...callpaths.map((c) => Math.abs(c.sampledPercent - c.exactPercent)))),
     callpaths,
+    timing: { ms: Math.round(sampled.ms * 1000) / 1000 },
+    ...(sampled.stdout ? { stdout: sampled.stdout } : {}),
+    ...(sampled.stderr ? { stderr: sampled.stderr } : {}),
   };
 }

@@ -9,8 +9,20 @@ export interface InstrumentCliOptions {
 }
 
 export function addInstrumentOptions(command: Command): Command {
-  return addMemoryLimitOption(command)
-    .option('--context-tree <MiB>', 'memory for the calling-context tree (default 16); when it fills, later call paths are not counted and the report says so');
+  return addContextTreeOption(addMemoryLimitOption(command));
+}
+
+export function addContextTreeOption(command: Command): Command {
+  return command
+    .option('--context-tree <MiB>', 'memory for the calling-context tree (default 16); when it fills, later call paths are not counted and the report says so (measurements refuse the point)');
+}
+
+/** --context-tree in bytes, or undefined when not given. */
+export function parseContextTreeBytes(options: Pick<InstrumentCliOptions, 'contextTree'>): number | undefined {
+  if (options.contextTree === undefined) return undefined;
+  const mib = Number(options.contextTree);
+  if (!Number.isInteger(mib) || mib < 1 || mib > 1024) throw new UserError(`--context-tree must be a whole number of MiB from 1 to 1024, got '${options.contextTree}'`, 2);
+  return mib << 20;
 }
 
 export function addMemoryLimitOption(command: Command): Command {
@@ -30,10 +42,7 @@ export function parseInstrumentOptions(options: InstrumentCliOptions): Instrumen
   const parsed: InstrumentOptions = {};
   const pages = parseMemoryLimitPages(options);
   if (pages !== undefined) parsed.programLimitPages = pages;
-  if (options.contextTree !== undefined) {
-    const mib = Number(options.contextTree);
-    if (!Number.isInteger(mib) || mib < 1 || mib > 1024) throw new UserError(`--context-tree must be a whole number of MiB from 1 to 1024, got '${options.contextTree}'`, 2);
-    parsed.contextBytes = mib << 20;
-  }
+  const contextBytes = parseContextTreeBytes(options);
+  if (contextBytes !== undefined) parsed.contextBytes = contextBytes;
   return parsed;
 }

@@ -3,7 +3,7 @@
 // and the time limit.
 import { Option, type Command } from 'commander';
 import { UserError } from '../util/errors.js';
-import { parseWasiOptions, type WasiCliOptions } from './wasi-options.js';
+import { addWasiOptions, parseWasiOptions, type WasiCliOptions } from './wasi-options.js';
 import type { WasiClock } from '../runtime/protocol.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { MAX_RANKS } from '../runtime/spmd/shared-state.js';
@@ -23,22 +23,16 @@ export interface ParsedRunOptions extends RunSettings {
   json: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
-
 export function addRunOptions(command: Command, defaultRepeat = 1): Command {
-  return command
+  return addWasiOptions(command
     .allowExcessArguments(true)
     .option('--invoke <export>', 'exported function to call (default: run; a WASI command runs _start)')
     .option('--args <list>', 'comma-separated arguments for the export, e.g. 64,10')
     .addOption(new Option('--repeat <k>', 'run K times on fresh instances; timing is the median').default(defaultRepeat))
     .addOption(new Option('--timeout <seconds>', 'stop a run that takes longer than this').default(60))
-    .option('--dir <host[:guest]>', 'give a WASI program a host directory, read-only, as GUEST (default: the same path); repeatable', collect, [])
-    .option('--dir-rw <host[:guest]>', 'like --dir, but the program may write, create and delete files there', collect, [])
-    .option('--stdin <file>', "a WASI program's standard input (default: empty)")
-    .option('--env <name=value>', 'an environment variable for a WASI program; repeatable', collect, [])
     .addOption(new Option('--clock <kind>', 'WASI clocks: real, or virtual (1 ms per reading from a fixed start: repeatable counts); analyses default to virtual').choices(['real', 'virtual']))
     .option('--ranks <p>', 'run P instances as SPMD ranks that pass messages through taintlens_mp (see docs/spmd.md)')
-    .option('--json', 'machine-readable output');
+    .option('--json', 'machine-readable output'));
 }
 
 /** `defaultClock`: analyses (loops, taint) read a virtual clock unless told otherwise, so counts repeat. */

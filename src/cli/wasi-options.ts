@@ -1,6 +1,7 @@
 // Parses what a WASI program gets from its host on the command line: `--dir HOST[:GUEST]` (read-only),
 // `--dir-rw HOST[:GUEST]`, `--stdin FILE`, `--env NAME=VALUE` and `--clock real|virtual`.
 import { readFileSync, statSync } from 'node:fs';
+import type { Command } from 'commander';
 import { UserError } from '../util/errors.js';
 import type { Preopen, WasiClock, WasiConfig } from '../runtime/protocol.js';
 
@@ -10,6 +11,17 @@ export interface WasiCliOptions {
   stdin?: string;
   env?: string[];
   clock?: string;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** --dir, --dir-rw, --stdin and --env: what a WASI program gets from its host (every command that runs one). */
+export function addWasiOptions(command: Command): Command {
+  return command
+    .option('--dir <host[:guest]>', 'give a WASI program a host directory, read-only, as GUEST (default: the same path); repeatable', collect, [])
+    .option('--dir-rw <host[:guest]>', 'like --dir, but the program may write, create and delete files there', collect, [])
+    .option('--stdin <file>', "a WASI program's standard input (default: empty)")
+    .option('--env <name=value>', 'an environment variable for a WASI program; repeatable', collect, []);
 }
 
 function preopen(spec: string, writable: boolean): Preopen {
@@ -55,4 +67,13 @@ export function parseWasiOptions(options: WasiCliOptions, defaultClock: WasiCloc
     env: environment(options.env ?? []),
     clock: (options.clock as WasiClock | undefined) ?? defaultClock,
   };
+}
+
+/**
+ * What every run of an analysis gets besides its arguments, from --dir/--dir-rw/--stdin/--env and
+ * --context-tree: only the fields given (none given: the analysis runs as before).
+ */
+export function runHostOf(options: WasiCliOptions, contextBytes: number | undefined): { wasi?: WasiConfig; contextBytes?: number } {
+  const given = (options.dir?.length ?? 0) + (options.dirRw?.length ?? 0) + (options.env?.length ?? 0) > 0 || options.stdin !== undefined;
+  return { ...(given ? { wasi: parseWasiOptions(options, 'real') } : {}), ...(contextBytes !== undefined ? { contextBytes } : {}) };
 }

@@ -16,14 +16,15 @@ import { readExports } from '../../instrument/exports.js';
 import { argumentsAt, ranksAt, gridPoints, pointKey, type Point } from './grid.js';
 import { identityOf, type CampaignDefinition } from './identity.js';
 import { prepareOutput } from './resume.js';
-import { withContext } from '../util/errors.js';
+import { UserError, withContext } from '../util/errors.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import type { WasiConfig } from '../runtime/protocol.js';
 import type { Progress } from '../util/progress.js';
 import { DEFAULT_CALLPATH } from '../io/measurements.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
 import { summarizePoint, type PointSummary } from './summary.js';
 import { foldOntoRegions } from './fold.js';
 import { wasiOf } from './select.js';
-import type { WasiConfig } from '../runtime/protocol.js';
 import type { LoopProfiler } from '../profile/profile-memo.js';
 
 export type Metric = 'time' | 'instructions' | 'visits';
@@ -47,6 +48,8 @@ export interface CampaignOptions extends CampaignDefinition {
   wasi?: WasiConfig;
   /** The loop profiler for instruction counts and visits (default: a fresh run per point). */
   profiler?: LoopProfiler;
+  /** Calling-context tree size of the counting and measurement runs (default 16 MiB). */
+  contextBytes?: number;
 }
 
 export interface MeasurementLine {
@@ -68,7 +71,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
   const regions = options.regions && options.metrics.includes('time')
-    ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0)
+    ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0, options.contextBytes)
     : null;
   let measured = 0;
   let lines = 0;
@@ -125,7 +128,9 @@ async function measurePoint(
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await (options.profiler ?? profileLoops)(options.file, options.bytes, {
       invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, ...spmd, ...wasiOf(options),
-    });
+    }, options.contextBytes !== undefined ? { contextBytes: options.contextBytes } : {});
+    // Truncated counts are no data: the point fails (nothing stored) with the fix.
+    if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
       if (options.metrics.includes('instructions')) line(callpath.callpath, 'instructions', callpath.instructions);

@@ -34,6 +34,8 @@ export interface ExperimentDefinition {
   wasi?: WasiConfig;
   /** The loop profiler (analyze shares one across its steps, so each point is profiled once). */
   profiler?: LoopProfiler;
+  /** Size of the calling-context trees of the profiling and measurement runs (default 16 MiB). */
+  contextBytes?: number;
 }
 
 export interface ExperimentRun {
@@ -61,7 +63,7 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
   const at = {
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
+    ...(def.taint ? { taint: def.taint } : {}), ...hostOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
@@ -69,14 +71,22 @@ export async function planExperiment(def: ExperimentDefinition): Promise<{ selec
 }
 
 /** What the campaign runner needs of an experiment (all but where it writes), with the mode's regions. */
-export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'profiler'>;
+export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'contextBytes' | 'profiler'>;
+
+/** What every run of an analysis gets besides its arguments: the WASI host's extras and the context-tree size. */
+export type RunHost = Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>;
+
+/** The run host of an experiment (WASI directories etc., context-tree size), only the fields given. */
+function hostOf(def: Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>): Pick<ExperimentDefinition, 'wasi' | 'contextBytes'> {
+  return { ...(def.wasi ? { wasi: def.wasi } : {}), ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}) };
+}
 
 /** The one mapping from an experiment to its campaign: a local run and every SLURM task use it. */
 export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, regions: string[] | null): CampaignOfExperiment {
   return {
     file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
     parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
-    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}), ...wasiOf(def),
+    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}), ...hostOf(def),
     ...(def.profiler ? { profiler: def.profiler } : {}),
   };
 }

@@ -13,6 +13,8 @@ import { foldOntoRegions } from './fold.js';
 import { autoDesign, gridDesign } from './design.js';
 import { taintReportFor, wasiOf } from './select.js';
 import { runModule } from '../runtime/run.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import { UserError } from '../util/errors.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
 import { median } from '../util/stats.js';
@@ -82,6 +84,7 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
     file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
     args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
     ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
+    ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}),
   };
   const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), 1) : gridDesign(def.parameters);
   const points = design.points;
@@ -92,14 +95,16 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
     // none runs the module rewritten the same way with no region at all, so the ratios measure the
     // probes and not the memory relocation every instrumented module gets (memory-layout.ts); the
     // original module is timed too (relocation: none ÷ original).
-    const module = instrumentRegions(def.file, def.bytes, selection.functions ?? []);
+    const module = instrumentRegions(def.file, def.bytes, selection.functions ?? [], 0, def.contextBytes);
     runs.push({ selection, module, whole: points.map(() => []), regions: points.map(() => new Map()) });
   }
   const original: ModeRun = { selection: runs[0]!.selection, module: null, whole: points.map(() => []), regions: [] };
   const timed = [...runs, original];
   const profiles: CallpathEntry[][] = [];
   for (const point of points) {
-    const profile = await (def.profiler ?? profileLoops)(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs });
+    const profile = await (def.profiler ?? profileLoops)(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs },
+      def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {});
+    if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
     profiles.push(profile.callpaths);
   }
   for (let round = 0; round < rounds; round++) {

@@ -6,6 +6,8 @@ import { runModule } from '../runtime/run.js';
 import { slowestRankRepetitions } from '../runtime/spmd/slowest-rank.js';
 import { decodeRegions, type RegionStats } from './region-profile.js';
 import type { RepetitionResult, WasiConfig } from '../runtime/protocol.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import { UserError } from '../util/errors.js';
 
 export interface RegionRunOptions {
   file: string;
@@ -23,6 +25,8 @@ export interface RegionRunOptions {
   ranks?: number;
   /** A WASI command's folders, environment and standard input. */
   wasi?: WasiConfig;
+  /** Size of the region tree (default 16 MiB). */
+  treeBytes?: number;
 }
 
 export interface RegionRepetition {
@@ -35,12 +39,12 @@ export interface RegionRepetition {
 export interface RegionModule {
   bytes: Uint8Array;
   instrumentedFunctions: number;
-  run(options: Omit<RegionRunOptions, 'bytes' | 'functions' | 'trace'>): Promise<RegionRepetition[]>;
+  run(options: Omit<RegionRunOptions, 'bytes' | 'functions' | 'trace' | 'treeBytes'>): Promise<RegionRepetition[]>;
 }
 
-export function instrumentRegions(file: string, bytes: Uint8Array, functions: string[] | null, trace = 0): RegionModule {
+export function instrumentRegions(file: string, bytes: Uint8Array, functions: string[] | null, trace = 0, treeBytes?: number): RegionModule {
   const { bytes: instrumented, sites } = instrumentModule(bytes, file, ['measure'], {
-    measure: { ...(functions ? { functions } : {}), trace },
+    measure: { ...(functions ? { functions } : {}), trace, ...(treeBytes !== undefined ? { treeBytes } : {}) },
   });
   const layout = sites.passes.measure!;
   const tree = layout.tree;
@@ -52,10 +56,13 @@ export function instrumentRegions(file: string, bytes: Uint8Array, functions: st
         file: options.file, bytes: instrumented, invoke: options.invoke, args: options.args, argv: options.argv,
         repeat: options.repeat, timeoutMs: options.timeoutMs, ...(options.exports ? { exports: options.exports } : {}),
         regions: [{ name: 'measure', base: tree.base, bytes: tree.bytes, endGlobal: tree.exports.next }],
-        globals: [tree.exports.next],
+        globals: [tree.exports.next, tree.exports.overflow],
         programBase: sites.layout?.programBase ?? 0, ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
         ...(options.wasi ? { wasi: options.wasi } : {}),
       });
+      // Region statistics of a tree that filled miss call paths: refused, not stored.
+      const lost = Math.max(0, ...outcome.repetitions.map((rep) => Number(rep.globals[tree.exports.overflow] ?? 0)));
+      if (lost > 0) throw new UserError(treeFullRefusal(lost, tree.bytes));
       return slowestRankRepetitions(outcome).map((rep) => ({
         result: rep.result,
         ms: rep.ms,
@@ -66,5 +73,5 @@ export function instrumentRegions(file: string, bytes: Uint8Array, functions: st
 }
 
 export function runRegions(options: RegionRunOptions): Promise<RegionRepetition[]> {
-  return instrumentRegions(options.file, options.bytes, options.functions, options.trace).run(options);
+  return instrumentRegions(options.file, options.bytes, options.functions, options.trace, options.treeBytes).run(options);
 }

@@ -10,6 +10,8 @@ import { parseDependency } from '../model/prior.js';
 import type { WasiConfig } from '../runtime/protocol.js';
 import type { LoopProfiler } from '../profile/profile-memo.js';
 import { selectDefault, selectFiltered, selectFull, selectSelective, type MeasureMode, type RegionSelection } from './modes.js';
+import { treeFullRefusal } from '../profile/tree-full.js';
+import { fileError } from '../util/errors.js';
 
 /** What measurement needs of a taint report: per function its dependency and a call path to it. */
 export interface TaintFacts {
@@ -32,6 +34,8 @@ export interface SelectionInput {
   profiler?: LoopProfiler;
   /** A WASI command's folders, environment and standard input. */
   wasi?: WasiConfig;
+  /** Calling-context tree size of the profiling and taint runs. */
+  contextBytes?: number;
 }
 
 export async function selectRegions(input: SelectionInput): Promise<RegionSelection> {
@@ -42,7 +46,8 @@ export async function selectRegions(input: SelectionInput): Promise<RegionSelect
   if (input.mode === 'default') {
     const profile = await (input.profiler ?? profileLoops)(input.file, input.bytes, {
       invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, ...wasiOf(input),
-    });
+    }, input.contextBytes !== undefined ? { contextBytes: input.contextBytes } : {});
+    if (profile.contextsLost) throw fileError(input.file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
     return selectDefault(profile, all);
   }
   return selectSelective(await taintReportFor(input), all);
@@ -60,6 +65,7 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
     json = (await analyzeTaint({
       file: input.file, bytes: input.bytes, invoke: input.invoke, args: input.args, argv: input.argv,
       timeoutMs: input.timeoutMs, params: input.taint?.params ?? [], ...wasiOf(input),
+      ...(input.contextBytes !== undefined ? { instrument: { contextBytes: input.contextBytes } } : {}),
     })).report;
   }
   return taintFactsOf(json);

@@ -29,6 +29,8 @@ export interface LoopProfileReport extends LoopProfile, LoopSources {
   unnamedFunctions?: number;
   /** Entries into call paths that found the calling-context tree full (not counted); absent when none. */
   contextsLost?: number;
+  /** The size of that tree in bytes (present with contextsLost: the fix doubles it). */
+  contextTreeBytes?: number;
   /** SPMD runs (--ranks): the profile above is the sum over ranks; this is each rank's share. */
   spmd?: SpmdSummary;
   /** SPMD runs: per loop context, its inclusive instructions on each rank and their spread. */
@@ -68,6 +70,6 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: RunSett
     ...(spread ? { spread } : {}),
     ...(outcome.ranks && rankProfiles ? { spmd: spmdSummary(outcome.ranks, rankProfiles.map((p) => p.totalInstructions)) } : {}),
     ...(sites.unnamed ? { unnamedFunctions: sites.unnamed } : {}),
-    ...(Number(rep.globals[layout.exports.overflow]) > 0 ? { contextsLost: Number(rep.globals[layout.exports.overflow]) } : {}),
+    ...(Number(rep.globals[layout.exports.overflow]) > 0 ? { contextsLost: Number(rep.globals[layout.exports.overflow]), contextTreeBytes: layout.bytes } : {}),
   };
 }

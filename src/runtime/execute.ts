@@ -1,6 +1,6 @@
 // Runs a module inside the run worker: instantiate per repetition (fresh state, so counts repeat
 // exactly), call the export or `_start`, time only that call, and copy out what analyses need.
-import { WasiExit, WasiHost } from './wasi.js';
+import { WasiExit, WasiFatal, WasiHost } from './wasi.js';
 import { DEFAULT_MEMORY_LIMIT_MIB } from '../util/memory-limit.js';
 import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
@@ -112,6 +112,7 @@ function runInstance(
       result = fromWasmValue(value);
     }
   } catch (error) {
+    if (error instanceof WasiFatal) throw new RunFailure('abort', error.message, guestOutput(wasi));
     const outOfRoom = instance.exports[OUT_OF_ROOM_GLOBAL] as WebAssembly.Global | undefined;
     if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
       throw new OutOfRoom(`the program grew its memory past its limit (--memory-limit MiB; default: its declared maximum, else ${DEFAULT_MEMORY_LIMIT_MIB} MiB) or past what the instrumentation leaves it: run it on a smaller input, or raise --memory-limit where there is room`);
@@ -120,6 +121,9 @@ function runInstance(
     if (error instanceof WebAssembly.RuntimeError && treeFull) {
       throw new OutOfRoom('the calling-context tree is full and a function\'s context node is larger than its scratch area: raise --context-tree');
     }
+    // A WASI program that printed before it trapped (a Rust panic message) shows what it printed.
+    const output = guestOutput(wasi);
+    if (error instanceof WebAssembly.RuntimeError && output && (output.stdout || output.stderr)) throw new RunFailure('trap', `trap: ${error.message}`, output);
     throw error;
   }
   const regions: Record<string, Uint8Array> = {};

@@ -5,6 +5,7 @@ import { startWorker, workerModuleUrl } from '../util/worker-code.js';
 import { fileError } from '../util/errors.js';
 import type { ExportedFunction } from '../../instrument/exports.js';
 import { readModuleInterface } from '../../instrument/module-interface.js';
+import { foreignHost } from '../util/foreign-host.js';
 import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
 import { compileEagerly } from './spmd/eager-compile.js';
@@ -94,11 +95,15 @@ function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
 }
 
 function compile(bytes: Uint8Array, file: string, eager: boolean): WebAssembly.Module {
+  let module: WebAssembly.Module;
   try {
-    return eager ? compileEagerly(bytes) : new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    module = eager ? compileEagerly(bytes) : new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
+  const foreign = foreignHost(WebAssembly.Module.imports(module), WebAssembly.Module.exports(module).map((e) => e.name));
+  if (foreign) throw fileError(file, foreign);
+  return module;
 }
 
 function defaultExport(exports: string[], file: string): string {

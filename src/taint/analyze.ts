@@ -165,7 +165,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
     const warnings: string[] = [];
     const lost = Number(rep.globals[layout.contexts.exports.overflow]);
-    if (lost > 0) warnings.push(treeFullWarning(lost).replace(/^warning: /, ''));
+    if (lost > 0) warnings.push(treeFullWarning(lost, layout.contexts.bytes).replace(/^warning: /, ''));
     if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
     const entry = layout.exports[invoke ?? '_start'] ?? null;
     return addTaintSources(decodeTaint({

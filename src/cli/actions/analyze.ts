@@ -1,4 +1,6 @@
 // `taintlens analyze`'s action: the whole analysis from one config, its summary and report files.
+import { runHostOf, type WasiCliOptions } from '../wasi-options.js';
+import { parseContextTreeBytes } from '../instrument-options.js';
 import { emit } from '../output.js';
 import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { readAnalysisConfig } from '../../analyze/config.js';
@@ -13,7 +15,8 @@ import { keptPoints } from '../../experiment/resume.js';
 import { join } from 'node:path';
 import { parseShadowOption } from '../shadow-option.js';
 
-interface AnalyzeCliOptions extends LayoutCliOptions {
+interface AnalyzeCliOptions extends LayoutCliOptions, WasiCliOptions {
+  contextTree?: string;
   config: string;
   out: string;
   json?: boolean;
@@ -29,7 +32,7 @@ export async function analyzeAction(file: string, options: AnalyzeCliOptions): P
   claimAnalysisDir(options.out, file, bytes, config);
   const kept = () => `the finished steps and ${keptPoints(join(options.out, 'measurements.jsonl'))} measured point(s) are kept in ${options.out}; run the same command again to resume`;
   const { report, files } = await interruptible(kept, () => analyze({
-    file, bytes, config, dir: options.out, ...(shadow ? { shadow } : {}), showProgress: options.json !== true && process.stderr.isTTY === true,
+    file, bytes, config, dir: options.out, ...(shadow ? { shadow } : {}), host: runHostOf(options, parseContextTreeBytes(options)), showProgress: options.json !== true && process.stderr.isTTY === true,
   }));
   emit(options.json === true, report, () => renderSummary(report, files, tableLayout(options)));
 }

@@ -1,5 +1,7 @@
 // `taintlens experiment`'s action: runs the spec's campaign into DIR, or with --slurm submits it;
 // --status, --collect and --slurm-task go to experiment-slurm.ts.
+import { runHostOf, type WasiCliOptions } from '../wasi-options.js';
+import { parseContextTreeBytes } from '../instrument-options.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProgress } from '../../util/progress.js';
@@ -20,7 +22,8 @@ import { keptPoints } from '../../experiment/resume.js';
 import { readRounds } from '../../experiment/slurm/round.js';
 import { refuseUncollected } from '../../experiment/slurm/measured.js';
 
-interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions, LayoutCliOptions {
+interface ExperimentOptions extends ExperimentCliOptions, SlurmCliOptions, LayoutCliOptions, WasiCliOptions {
+  contextTree?: string;
   out?: string;
   slurm?: boolean;
   status?: string;
@@ -62,6 +65,8 @@ export async function experimentAction(specFile: string | undefined, options: Ex
   const cli = parseExperimentOptions({ ...options, mode: spec.mode });
   const bytes = readWasmFile(spec.module);
   refuseInstrumented(bytes, spec.module);
+  const host = runHostOf(options, parseContextTreeBytes(options));
+  if (form === 'slurm' && Object.keys(host).length > 0) throw new UserError('--dir, --dir-rw, --stdin, --env and --context-tree do not reach SLURM array tasks: run the campaign locally', 2);
   if (form === 'run') {
     refuseUncollected(out, readRounds(out), join(out, 'measurements.jsonl'));
   }
@@ -71,7 +76,7 @@ export async function experimentAction(specFile: string | undefined, options: Ex
   const definition = {
     ...spec, file: spec.module, bytes,
     trace: options.trace === undefined ? spec.trace : cli.trace,
-    design: options.design === undefined ? spec.design : cli.design,
+    design: options.design === undefined ? spec.design : cli.design, ...host,
   };
   if (form === 'slurm') return submitToSlurm(definition, specFile!, { dir: out, measurements: paths.measurements }, options.jobs === undefined ? 1 : cli.jobs, options);
   const run = await interruptible(() => keptCampaign(keptPoints(paths.measurements), paths.measurements), () => runExperiment(definition, {

@@ -40,7 +40,7 @@ export async function loopsAction(file: string, options: LoopsCliOptions, comman
       parts.push('', ranksTable(report.spmd, options.wide ? undefined : outputWidth()), '', loopRanksTable(report, Math.min(top ?? 10, 10), layout));
     }
     if (report.spread) parts.push(describeSpread(report.spread));
-    if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost));
+    if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost, report.contextTreeBytes));
     if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));
     return parts.join('\n');
   });

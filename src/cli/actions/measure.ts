@@ -1,5 +1,7 @@
 // `taintlens measure`'s action: runs the grid through the experiment engine and writes the
 // measurements (resuming a previous run).
+import { runHostOf } from '../wasi-options.js';
+import { parseContextTreeBytes } from '../instrument-options.js';
 import type { Command } from 'commander';
 import { interruptible, keptCampaign } from '../interrupt.js';
 import { keptPoints } from '../../experiment/resume.js';
@@ -18,6 +20,7 @@ import { parseParamSpec } from '../../taint/analyze.js';
 import { METRICS } from '../../experiment/campaign.js';
 
 interface MeasureCliOptions extends RunCliOptions, ExperimentCliOptions {
+  contextTree?: string;
   vary: string[];
   output: string;
   metrics: string;
@@ -46,7 +49,7 @@ export async function measureAction(file: string, options: MeasureCliOptions, co
   const result = await interruptible(() => keptCampaign(keptPoints(options.output), options.output), () => runExperiment({
     file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, parameters, repetitions: run.repeat,
     metrics: metrics as typeof METRICS[number][], mode: experiment.mode, taint, trace: experiment.trace, design: experiment.design,
-    timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+    timeoutMs: run.timeoutMs, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}), ...runHostOf(options, parseContextTreeBytes(options)),
   }, {
     output: options.output, jobs: experiment.jobs,
     progress: (points) => startProgress(points, 'measuring', !run.json && process.stderr.isTTY === true),

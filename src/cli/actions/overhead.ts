@@ -1,5 +1,7 @@
 // `taintlens overhead`'s action: measures every instrumentation mode on the spec's points and prints
 // the ratios and the models each mode's data gives.
+import { runHostOf, type WasiCliOptions } from '../wasi-options.js';
+import { parseContextTreeBytes } from '../instrument-options.js';
 import { startProgress } from '../../util/progress.js';
 import { emit } from '../output.js';
 import { renderTable } from '../../report/table.js';
@@ -11,7 +13,8 @@ import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { refuseInstrumented } from '../../../instrument/instrumented.js';
 import { measureOverhead, OVERHEAD_MODES } from '../../experiment/overhead.js';
 
-interface OverheadOptions extends LayoutCliOptions {
+interface OverheadOptions extends LayoutCliOptions, WasiCliOptions {
+  contextTree?: string;
   rounds?: string;
   json?: boolean;
 }
@@ -26,7 +29,7 @@ export async function overheadAction(specFile: string, options: OverheadOptions)
   const progress = startProgress(points === null ? 0 : points * rounds, `overhead (${OVERHEAD_MODES.join(', ')})`, options.json !== true && process.stderr.isTTY === true);
   let report: Awaited<ReturnType<typeof measureOverhead>>;
   try {
-    report = await measureOverhead({ ...spec, file: spec.module, bytes }, rounds, progress);
+    report = await measureOverhead({ ...spec, file: spec.module, bytes, ...runHostOf(options, parseContextTreeBytes(options)) }, rounds, progress);
   } finally {
     progress.stop();
   }

@@ -3,9 +3,11 @@
 import { Option, type Command } from 'commander';
 import { addExperimentOptions } from '../experiment-options.js';
 import { onDemand } from '../on-demand.js';
+import { addWasiOptions } from '../wasi-options.js';
+import { addContextTreeOption } from '../instrument-options.js';
 
 export function registerExperiment(program: Command): void {
-  addExperimentOptions(
+  addContextTreeOption(addWasiOptions(addExperimentOptions(
     program.command('experiment [spec]')
       .usage('SPEC --out DIR [--slurm [--partition P] [--time T] [--chunk N]] | --status DIR | --collect DIR')
       .description('run the measurement campaign a JSON spec describes; writes DIR/measurements.jsonl (Extra-P JSON Lines), DIR/summary.json, the spec and the environment. With --slurm, submit it as a SLURM job array; --status and --collect follow and merge it')
@@ -20,5 +22,5 @@ export function registerExperiment(program: Command): void {
       .option('--wide', 'do not shorten call paths or fit the tables to the terminal width')
       .option('--json', 'machine-readable output'),
     null,
-  ).action(onDemand(async () => (await import('../actions/experiment.js')).experimentAction));
+  ))).action(onDemand(async () => (await import('../actions/experiment.js')).experimentAction));
 }

@@ -5,11 +5,12 @@ import type { Command } from 'commander';
 import { addRunOptions } from '../run-options.js';
 import { addExperimentOptions } from '../experiment-options.js';
 import { onDemand } from '../on-demand.js';
+import { addContextTreeOption } from '../instrument-options.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerMeasure(program: Command): void {
-  addExperimentOptions(addRunOptions(
+  addContextTreeOption(addExperimentOptions(addRunOptions(
     program.command('measure <module>')
       .description('run a kernel over a parameter grid and write measurements (Extra-P JSON Lines): time, instructions and visits per call path')
       .usage('<module> --vary NAME=argK:v1,v2,... [--vary ...] [--args base,...] [--ranks P] [--repeat K] [--mode M] -o measurements.jsonl [-- argv...]')
@@ -19,5 +20,5 @@ export function registerMeasure(program: Command): void {
       .option('--param <spec>', 'selective mode / --design auto: mark a parameter for the taint analysis, NAME=argK or NAME=global:EXPORT; repeatable', collect, [])
       .option('--taint-report <file>', 'selective mode / --design auto: use this taint report (taintlens taint --json) instead of running the analysis'),
     5,
-  ), 'none').action(onDemand(async () => (await import('../actions/measure.js')).measureAction));
+  ), 'none')).action(onDemand(async () => (await import('../actions/measure.js')).measureAction));
 }
