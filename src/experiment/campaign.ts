@@ -13,7 +13,7 @@ import { runModule } from '../runtime/run.js';
 import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
-import { argumentsAt, ranksAt, gridPoints, pointKey, type Point } from './grid.js';
+import { argumentsAt, ranksAt, gridPoints, pointKey, type GridPoint } from './grid.js';
 import { identityOf, type CampaignDefinition } from './identity.js';
 import { prepareOutput } from './resume.js';
 import { UserError, withContext } from '../util/errors.js';
@@ -37,7 +37,7 @@ export interface CampaignOptions extends CampaignDefinition {
   output: string;
   progress?: Progress;
   /** The points to measure (default: the full grid of `parameters`). */
-  points?: Point[];
+  points?: GridPoint[];
   /** Concurrent points (default 1). */
   jobs?: number;
   /** Visits kept per region context in the trace ring. */
@@ -53,7 +53,7 @@ export interface CampaignOptions extends CampaignDefinition {
 }
 
 export interface MeasurementLine {
-  params: Point;
+  params: GridPoint;
   callpath: string;
   metric: string;
   value: number;
@@ -117,7 +117,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
 
 /** Every line of one point; throws (and nothing is stored) when any run at it fails. */
 async function measurePoint(
-  options: CampaignOptions, point: Point, exports: ReturnType<typeof readExports>, regions: RegionModule | null,
+  options: CampaignOptions, point: GridPoint, exports: ReturnType<typeof readExports>, regions: RegionModule | null,
 ): Promise<{ lines: MeasurementLine[]; stats: PointSummary | null }> {
   const args = argumentsAt(point, options.parameters, 'arg', options.baseArgs);
   const argv = argumentsAt(point, options.parameters, 'argv', options.baseArgv);
@@ -155,6 +155,6 @@ async function measurePoint(
   return { lines: out, stats };
 }
 
-export function describePoint(point: Point): string {
+export function describePoint(point: GridPoint): string {
   return Object.entries(point).map(([k, v]) => `${k}=${v}`).join(' ');
 }

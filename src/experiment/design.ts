@@ -2,12 +2,12 @@
 // the varied parameters, the cost is a sum of one-parameter terms, so one-parameter lines through
 // a base point (every other parameter at its first value) determine the model; the full grid is
 // only needed where parameters interact.
-import { gridPoints, pointKey, type Point, type VariedParameter } from './grid.js';
+import { gridPoints, pointKey, type GridPoint, type VariedParameter } from './grid.js';
 import type { TaintFacts } from './select.js';
 
 export interface Design {
   kind: 'grid' | 'lines';
-  points: Point[];
+  points: GridPoint[];
   /** Why this design: the interacting function, or that there is none. */
   reason: string;
   gridPoints: number;
@@ -30,8 +30,8 @@ export function autoDesign(parameters: VariedParameter[], taint: TaintFacts, rep
       }
     }
   }
-  const base: Point = Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
-  const seen = new Map<string, Point>();
+  const base: GridPoint = Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
+  const seen = new Map<string, GridPoint>();
   for (const parameter of parameters) {
     for (const value of parameter.values) {
       const point = { ...base, [parameter.name]: value };

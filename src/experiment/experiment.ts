@@ -2,7 +2,7 @@
 // region functions at the base point, choose the design (grid, or taint-guided lines), run the
 // campaign. Each front end only turns its input into an ExperimentDefinition and prints.
 import { readFileSync } from 'node:fs';
-import { argumentsAt, type Point, type VariedParameter } from './grid.js';
+import { argumentsAt, type GridPoint, type VariedParameter } from './grid.js';
 import { runCampaign, type CampaignOptions, type CampaignSummary, type Metric } from './campaign.js';
 import type { CampaignDefinition } from './identity.js';
 import { selectRegions, taintReportFor, wasiOf, type SelectionInput } from './select.js';
@@ -53,7 +53,7 @@ export interface ExperimentOutputs {
 }
 
 /** The first value of every parameter: where the profiling and taint runs happen. */
-export function basePoint(parameters: VariedParameter[]): Point {
+export function basePoint(parameters: VariedParameter[]): GridPoint {
   return Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
 }
 

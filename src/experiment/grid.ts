@@ -10,7 +10,8 @@ export interface VariedParameter {
   values: number[];
 }
 
-export type Point = Record<string, number>;
+/** A point of the parameter grid: one value per varied parameter (the model's Point holds the repetitions measured there). */
+export type GridPoint = Record<string, number>;
 
 export function parseVary(spec: string): VariedParameter {
   const match = /^([A-Za-z_][\w.]*)=(?:(arg|argv)(\d+)|(ranks)):(.+)$/.exec(spec.trim());
@@ -27,8 +28,8 @@ export function parseVary(spec: string): VariedParameter {
   return { name: match[1]!, target: { kind: 'argv', index: position - 1 }, values };
 }
 
-export function gridPoints(parameters: VariedParameter[]): Point[] {
-  let points: Point[] = [{}];
+export function gridPoints(parameters: VariedParameter[]): GridPoint[] {
+  let points: GridPoint[] = [{}];
   for (const parameter of parameters) {
     points = points.flatMap((point) => parameter.values.map((value) => ({ ...point, [parameter.name]: value })));
   }
@@ -36,7 +37,7 @@ export function gridPoints(parameters: VariedParameter[]): Point[] {
 }
 
 /** The export arguments (or argv) for one point: the base list with the varied positions filled in. */
-export function argumentsAt(point: Point, parameters: VariedParameter[], kind: 'arg' | 'argv', base: string[]): string[] {
+export function argumentsAt(point: GridPoint, parameters: VariedParameter[], kind: 'arg' | 'argv', base: string[]): string[] {
   const out = [...base];
   for (const parameter of parameters) {
     if (parameter.target.kind !== kind) continue;
@@ -47,11 +48,11 @@ export function argumentsAt(point: Point, parameters: VariedParameter[], kind: '
 }
 
 /** The SPMD rank count at a point: the `ranks` parameter's value there, else `fixed` (--ranks). */
-export function ranksAt(point: Point, parameters: VariedParameter[], fixed?: number): number | undefined {
+export function ranksAt(point: GridPoint, parameters: VariedParameter[], fixed?: number): number | undefined {
   const varied = parameters.find((p) => p.target.kind === 'ranks');
   return varied ? point[varied.name] : fixed;
 }
 
-export function pointKey(point: Point): string {
+export function pointKey(point: GridPoint): string {
   return JSON.stringify(Object.keys(point).sort().map((k) => [k, point[k]]));
 }

@@ -5,7 +5,7 @@
 // mode's region times are modeled beside the exact instruction counts of the same regions (one
 // loop-profiler run per point, folded onto the mode's regions), and a model whose growth differs
 // from the instruction-count model is flagged: instrumentation changed it.
-import { argumentsAt, type Point } from './grid.js';
+import { argumentsAt, type GridPoint } from './grid.js';
 import { basePoint, type ExperimentDefinition } from './experiment.js';
 import { selectRegions } from './select.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
@@ -151,14 +151,14 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   };
 }
 
-function runArguments(def: ExperimentDefinition, point: Point) {
+function runArguments(def: ExperimentDefinition, point: GridPoint) {
   return { invoke: def.invoke, args: argumentsAt(point, def.parameters, 'arg', def.args), argv: argumentsAt(point, def.parameters, 'argv', def.argv), ...wasiOf(def) };
 }
 
 /** Time models of a mode's regions beside the instruction-count models of the same regions. */
-function modelMode(def: ExperimentDefinition, points: Point[], run: ModeRun, profiles: CallpathEntry[][]): RegionModel[] {
+function modelMode(def: ExperimentDefinition, points: GridPoint[], run: ModeRun, profiles: CallpathEntry[][]): RegionModel[] {
   const params = def.parameters.map((p) => p.name);
-  const coords = (point: Point) => params.map((name) => point[name]!);
+  const coords = (point: GridPoint) => params.map((name) => point[name]!);
   const modeler = new Modeler('median');
   const fit = (values: number[][]) => {
     const series = { callpath: '', metric: '', params, points: points.map((point, i) => ({ coords: coords(point), values: values[i]! })) };

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileError } from '../util/errors.js';
 import { checkOutputFile, writeFileAtomic } from '../util/atomic-write.js';
 import { campaignFile, identityDifference, readIdentity, writeIdentity, type CampaignIdentity } from './identity.js';
-import { pointKey, type Point } from './grid.js';
+import { pointKey, type GridPoint } from './grid.js';
 
 /** Checks `output` can take this campaign's measurements; returns the points already measured. */
 export function prepareOutput(output: string, identity: CampaignIdentity): Set<string> {
@@ -64,7 +64,7 @@ function dropTornPoint(lines: string[], fragment: string): void {
   const head = /^\{"params":(\{[^{}]*\})/.exec(fragment);
   let key: string | null = null;
   try {
-    if (head) key = pointKey(JSON.parse(head[1]!) as Point);
+    if (head) key = pointKey(JSON.parse(head[1]!) as GridPoint);
   } catch {
     key = null;
   }
@@ -77,13 +77,13 @@ function dropTornPoint(lines: string[], fragment: string): void {
   }
 }
 
-export function measuredParams(line: string): Point | null {
+export function measuredParams(line: string): GridPoint | null {
   try {
     const entry = JSON.parse(line) as unknown;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return null;
     const params = (entry as { params?: unknown }).params;
     if (typeof params !== 'object' || params === null || Array.isArray(params)) return null;
-    return params as Point;
+    return params as GridPoint;
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@
 // over repetitions of inclusive, exclusive and first-visit time, and the later visits' statistics
 // merged over repetitions (mean, coefficient of variation, min, max); plus the data volume a
 // trace would have taken against what the summary and the bounded trace ring keep.
-import type { Point } from './grid.js';
+import type { GridPoint } from './grid.js';
 import type { RegionRepetition } from './region-run.js';
 import { coefficientOfVariation, mergeStats } from './region-profile.js';
 import { REGION_RECORD, TRACE_ENTRY_BYTES } from '../../instrument/layouts.js';
@@ -20,7 +20,7 @@ export interface RegionSummary {
 }
 
 export interface PointSummary {
-  params: Point;
+  params: GridPoint;
   repetitions: number;
   regions: RegionSummary[];
   volume: { summaryBytes: number; traceBytes: number; fullTraceBytes: number };
@@ -29,7 +29,7 @@ export interface PointSummary {
 /** Bytes of statistics per region context (visits, sums, first, mean, M2, min, max). */
 const SUMMARY_BYTES = REGION_RECORD.traced - REGION_RECORD.visits;
 
-export function summarizePoint(params: Point, repetitions: RegionRepetition[], trace: number): PointSummary {
+export function summarizePoint(params: GridPoint, repetitions: RegionRepetition[], trace: number): PointSummary {
   const paths = [...new Set(repetitions.flatMap((rep) => rep.regions.map((r) => r.callpath)))];
   const last = repetitions.at(-1)!;
   const regions = paths.map((callpath): RegionSummary => {

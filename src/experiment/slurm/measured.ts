@@ -3,13 +3,13 @@
 // mid-write leaves a torn point, which is measured again).
 import { existsSync, readFileSync } from 'node:fs';
 import { completeLines, measuredParams } from '../resume.js';
-import { pointKey, type Point } from '../grid.js';
+import { pointKey, type GridPoint } from '../grid.js';
 import { identityDifference, readIdentity, type CampaignIdentity } from '../identity.js';
 import { fileError } from '../../util/errors.js';
 import { taskFiles, type RoundRecord } from './round.js';
 
 export interface MeasuredPoint {
-  params: Point;
+  params: GridPoint;
   /** The point's JSON Lines, as written. */
   lines: string[];
 }

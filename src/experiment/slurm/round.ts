@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileError } from '../../util/errors.js';
 import { writeJsonAtomic } from '../../util/atomic-write.js';
 import type { CampaignIdentity } from '../identity.js';
-import type { Point } from '../grid.js';
+import type { GridPoint } from '../grid.js';
 import type { ExperimentDefinition } from '../experiment.js';
 import type { Design } from '../design.js';
 import type { RegionSelection } from '../modes.js';
@@ -43,7 +43,7 @@ export interface RoundRecord {
   design: Design;
   sbatch: { partition: string | null; time: string | null };
   /** The points of each array task, by task index. */
-  tasks: Point[][];
+  tasks: GridPoint[][];
 }
 
 export interface TaskFiles {

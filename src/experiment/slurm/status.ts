@@ -3,7 +3,7 @@
 // missing: the task's state file, else sacct, says which), unsubmitted (in the design, in no task).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pointKey, type Point } from '../grid.js';
+import { pointKey, type GridPoint } from '../grid.js';
 import { fileError } from '../../util/errors.js';
 import { accountedTasks, queuedTasks } from './queue.js';
 import { checkRounds, pointsInFile, taskPoints } from './measured.js';
@@ -27,7 +27,7 @@ export interface TaskStatus {
 }
 
 export interface PointStatus {
-  params: Point;
+  params: GridPoint;
   state: PointState;
   /** The task that measured it or, when it is not measured, the last task given it. */
   round: number | null;
@@ -88,7 +88,7 @@ export function campaignStatus(dir: string): CampaignStatus {
     tasks.push(status);
   }));
 
-  const all = new Map<string, Point>();
+  const all = new Map<string, GridPoint>();
   for (const point of latest.design.points) all.set(pointKey(point), point);
   for (const record of rounds) for (const points of record.tasks) for (const point of points) all.set(pointKey(point), point);
   const points: PointStatus[] = [...all].map(([key, params]) => {

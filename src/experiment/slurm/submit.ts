@@ -10,7 +10,7 @@ import { packageRoot } from '../../util/package-root.js';
 import { campaignOf, planExperiment, type ExperimentDefinition } from '../experiment.js';
 import { identityOf } from '../identity.js';
 import { prepareOutput } from '../resume.js';
-import { pointKey, type Point } from '../grid.js';
+import { pointKey, type GridPoint } from '../grid.js';
 import type { Design } from '../design.js';
 import type { RegionSelection } from '../modes.js';
 import { sbatch } from './queue.js';
@@ -71,7 +71,7 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   if (todo.length === 0) return { ...base, round: null, jobId: null, tasks: 0, submitted: 0, resubmitted: 0 };
 
   const chunk = Math.max(options.chunk, Math.ceil(todo.length / MAX_ARRAY_TASKS));
-  const tasks: Point[][] = [];
+  const tasks: GridPoint[][] = [];
   for (let i = 0; i < todo.length; i += chunk) tasks.push(todo.slice(i, i + chunk));
   const round = (rounds.at(-1)?.round ?? 0) + 1;
   const { file, bytes: _bytes, taint: _taint, design: _design, wasi: _wasi, profiler: _profiler, ...experiment } = def;
