@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { argumentsAt, type GridPoint, type VariedParameter } from './grid.js';
 import { runCampaign, type CampaignOptions, type CampaignSummary, type Metric } from './campaign.js';
 import type { CampaignDefinition } from './identity.js';
-import { selectRegions, taintReportFor, wasiOf, type SelectionInput } from './select.js';
+import { selectRegions, taintReportFor, type SelectionInput } from './select.js';
 import { autoDesign, gridDesign, type Design } from './design.js';
 import type { MeasureMode, RegionSelection } from './modes.js';
 import type { Progress } from '../util/progress.js';

@@ -42,7 +42,7 @@ export interface Figure {
   leading: string | null;
 }
 
-const FIGURE = /^#\s*([\w.$<>\/-]+(?:->[\w.$<>\/-]+)*):\s*(.+)$/;
+const FIGURE = /^#\s*([\w.$<>/-]+(?:->[\w.$<>/-]+)*):\s*(.+)$/;
 
 /**
  * The figures the README's sh blocks print beside an example, as `# CALLPATH: MODEL[, exact][,
