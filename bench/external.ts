@@ -5,7 +5,9 @@
 // profiling, sampling, taint-selective measurement and taint analysis, all measured in the same
 // alternating rounds (every variant runs once per round, the order rotating from round to round;
 // per variant the median over rounds of its median-of-`repeat` time), and the loop profiler's exact
-// count of the original instructions per call, which says how call-heavy the kernel is. Geometric
+// count of the original instructions per call, which says how call-heavy the kernel is, and the
+// loop profiler's instructions executed per original instruction (bench/instruction-ratio.ts), for
+// the whole run and the hottest loop: exact where the wall time of a loaded machine is not. Geometric
 // means per mode close the table. A variant whose result differs from the original fails the run.
 // --only a,b keeps the named kernels; --rounds R, --repeat K.
 import { instrumentModule } from '../instrument/pipeline.js';
@@ -18,6 +20,7 @@ import { renderTable } from '../src/report/table.js';
 import { median } from '../src/util/stats.js';
 import type { BenchKernel } from './suite.js';
 import { geomean, loadKernels, repeatFromArgs, timeModule, timeTaint, type Timed } from './harness.js';
+import { instructionRatio, type InstructionRatio } from './instruction-ratio.js';
 
 const O0_AND_O2: Array<{ name: string; source: string; args: string[] }> = [
   { name: 'gemm', source: 'gemm', args: ['200'] },
@@ -73,7 +76,7 @@ async function variantsOf(kernel: BenchKernel & { bytes: Uint8Array }): Promise<
   };
 }
 
-interface Row { kernel: string; plainMs: number; ratios: Record<Mode, number>; instructionsPerCall: number; selected: number; same: boolean }
+interface Row { kernel: string; plainMs: number; ratios: Record<Mode, number>; instructionsPerCall: number; loopsInstructions: InstructionRatio; selected: number; same: boolean }
 const rows: Row[] = [];
 for (const kernel of loadKernels(externalSuite)) {
   const { variants, selected } = await variantsOf(kernel);
@@ -94,7 +97,7 @@ for (const kernel of loadKernels(externalSuite)) {
   const profile = await profileLoops(kernel.file, kernel.bytes, { invoke: kernel.invoke, args: kernel.args, argv: [], repeat: 1, timeoutMs: 600_000 });
   const calls = profile.functions.reduce((sum, f) => sum + f.calls, 0);
   rows.push({
-    kernel: kernel.name, plainMs: at('plain'), selected, same,
+    kernel: kernel.name, plainMs: at('plain'), selected, same, loopsInstructions: await instructionRatio(kernel, 'loops'),
     instructionsPerCall: profile.totalInstructions / Math.max(1, calls),
     ratios: { loops: at('loops') / at('plain'), sample: at('sample') / at('plain'), selective: at('selective') / at('none'), taint: at('taint') / at('plain') },
   });
@@ -109,8 +112,12 @@ console.log(renderTable(rows, [
   { header: 'instr/call', value: (r) => r.instructionsPerCall.toFixed(0), align: 'right' },
   ...MODES.map((mode) => ({ header: mode, value: (r: Row) => ratio(r.ratios[mode]), align: 'right' as const })),
   { header: 'regions', value: (r) => String(r.selected), align: 'right' },
+  { header: 'loops instr', value: (r) => ratio(r.loopsInstructions.whole), align: 'right' },
+  { header: 'hot loop', value: (r) => r.loopsInstructions.hot },
+  { header: 'hot instr', value: (r) => ratio(r.loopsInstructions.hotLoop), align: 'right' },
   { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
 ]));
+console.log(`geomean loops instructions (exact counts, instrumented ÷ original): whole run ${ratio(geomean(rows.map((r) => r.loopsInstructions.whole)))}, hot loops ${ratio(geomean(rows.map((r) => r.loopsInstructions.hotLoop)))}`);
 for (const mode of MODES) {
   const g = geomean(rows.map((r) => r.ratios[mode]));
   console.log(`geomean ${mode}: ${ratio(g)} (target <= ${TARGETS[mode]}×: ${g <= TARGETS[mode] ? 'met' : 'NOT met'})`);
