@@ -47,6 +47,6 @@ export async function instructionRatio(kernel: BenchKernel & { bytes: Uint8Array
   return {
     whole: counted.totalInstructions / original.totalInstructions,
     hotLoop: hot ? inclusiveOf(counted, hot.function, hot.loop) / inclusiveOf(original, hot.function, hot.loop) : NaN,
-    hot: hot ? `${hot.function.replace(/\(.*$/, '').replace(/^\(anonymous namespace\)::/, '')}/${hot.loop}` : '-',
+    hot: hot ? `${hot.function.replaceAll('(anonymous namespace)::', '').replace(/\(.*$/, '')}/${hot.loop}` : '-',
   };
 }
