@@ -3,6 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { runModule } from '../src/runtime/run.js';
 import { median } from '../src/util/stats.js';
+import { taintPluginUrl } from '../src/taint/analyze.js';
+import type { TaintPluginOptions } from '../src/taint/plugin.js';
+import type { TaintLayout } from '../instrument/passes/taint.js';
 import type { BenchKernel } from './suite.js';
 
 export interface Timed {
@@ -13,6 +16,16 @@ export interface Timed {
 export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat: number): Promise<Timed> {
   const outcome = await runModule({
     file: kernel.file, bytes, invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat, timeoutMs: 300_000,
+  });
+  return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
+}
+
+/** Times a taint-instrumented module with the taint plugin attached (no parameter marked: the shadow work is all there is). */
+export async function timeTaint(kernel: BenchKernel, bytes: Uint8Array, layout: TaintLayout, programBase: number, repeat: number): Promise<Timed> {
+  const options: TaintPluginOptions = { shadow: layout.shadow, names: layout.names, args: [], globals: [], maxLabels: 32 };
+  const outcome = await runModule({
+    file: kernel.file, bytes, invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat, timeoutMs: 600_000,
+    plugins: [{ url: taintPluginUrl, options }], programBase,
   });
   return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
 }

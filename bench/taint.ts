@@ -7,13 +7,9 @@
 import { instrumentModule } from '../instrument/pipeline.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
 import type { ShadowGranularity } from '../instrument/passes/shadow-placement.js';
-import { runModule } from '../src/runtime/run.js';
-import { median } from '../src/util/stats.js';
 import { renderTable } from '../src/report/table.js';
-import { taintPluginUrl } from '../src/taint/analyze.js';
-import type { TaintPluginOptions } from '../src/taint/plugin.js';
-import { benchSuite, type BenchKernel } from './suite.js';
-import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, type Timed } from './harness.js';
+import { benchSuite } from './suite.js';
+import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, timeTaint } from './harness.js';
 
 const repeat = repeatFromArgs(7);
 const ROUNDS = 5;
@@ -21,15 +17,6 @@ interface Variant { name: string; granularity: ShadowGranularity; noVersioning: 
 const variants: Variant[] = [{ name: 'word', granularity: 'word', noVersioning: false }];
 if (process.argv.includes('--unversioned')) variants.push({ name: 'word, unversioned', granularity: 'word', noVersioning: true });
 if (process.argv.includes('--byte')) variants.push({ name: 'byte', granularity: 'byte', noVersioning: false });
-
-async function timeTaint(kernel: BenchKernel, bytes: Uint8Array, layout: TaintLayout, programBase: number): Promise<Timed> {
-  const options: TaintPluginOptions = { shadow: layout.shadow, names: layout.names, args: [], globals: [], maxLabels: 32 };
-  const outcome = await runModule({
-    file: kernel.file, bytes, invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat, timeoutMs: 600_000,
-    plugins: [{ url: taintPluginUrl, options }], programBase,
-  });
-  return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
-}
 
 interface Row { kernel: string; plainMs: number; ratios: Record<string, number>; same: boolean }
 const rows: Row[] = [];
@@ -39,7 +26,7 @@ for (const kernel of loadKernels(benchSuite)) {
     const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096, taint: { granularity, noVersioning } } as Parameters<typeof instrumentModule>[3]);
     const layout = instrumented.sites.passes.taint as TaintLayout;
     const programBase = instrumented.sites.layout?.programBase ?? 0;
-    const timing = await compareTimings(ROUNDS, () => timeModule(kernel, kernel.bytes, repeat), () => timeTaint(kernel, instrumented.bytes, layout, programBase));
+    const timing = await compareTimings(ROUNDS, () => timeModule(kernel, kernel.bytes, repeat), () => timeTaint(kernel, instrumented.bytes, layout, programBase, repeat));
     row.plainMs = Math.min(row.plainMs, timing.baselineMs);
     row.ratios[name] = timing.candidateMs / timing.baselineMs;
     row.same &&= timing.same;

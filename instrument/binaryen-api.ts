@@ -47,6 +47,7 @@ interface BinaryenRuntime {
   Const: ConstApi; Unary: UnaryApi; Binary: BinaryApi; Select: SelectApi; TupleMake: OperandsApi; Function: FunctionApi;
   /** binaryen.js has the C call but no wrapper for it. */
   _BinaryenFunctionAddVar(func: number, type: Type): number;
+  _BinaryenGetStart(module: number): number;
 }
 
 const runtime = binaryen as unknown as BinaryenRuntime & Record<string, unknown>;
@@ -98,6 +99,12 @@ export function childAccessors(kind: string, field: string): [get: ExprMethod, s
 /** Adds a local to a function and returns its index. */
 export function addVar(func: number, type: Type): number {
   return runtime._BinaryenFunctionAddVar(func, type);
+}
+
+/** The name of the module's start function, or null when it has none. */
+export function startFunctionName(module: binaryen.Module): string | null {
+  const start = runtime._BinaryenGetStart((module as unknown as { ptr: number }).ptr);
+  return start === 0 ? null : binaryen.getFunctionInfo(start).name;
 }
 
 /** `i64.const` from one bigint (binaryen 132 takes it whole). */

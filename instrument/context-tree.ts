@@ -43,6 +43,8 @@ export function treeRootBytes(rootSlots: number, functions: number): number {
 
 export class ContextTree {
   readonly layout: ContextTreeLayout;
+  /** Nodes at or above this address are scratch (handed out when the tree is full). */
+  private readonly scratchStart: number;
 
   constructor(
     private readonly module: binaryen.Module,
@@ -60,7 +62,8 @@ export class ContextTree {
     module.addGlobal(names.overflow, i32, true, module.i32.const(0));
     module.addGlobalExport(names.next, names.next);
     module.addGlobalExport(names.overflow, names.overflow);
-    this.addEnterFunction(region.base + region.bytes - scratchBytes(region.bytes), region.base + region.bytes);
+    this.scratchStart = region.base + region.bytes - scratchBytes(region.bytes);
+    this.addEnterFunction(this.scratchStart, region.base + region.bytes);
   }
 
   /**
@@ -72,11 +75,93 @@ export class ContextTree {
     const i32 = binaryen.i32;
     return [
       m.local.set(parentLocal, m.global.get(this.names.ctx, i32)),
-      m.local.set(nodeLocal, m.call(this.names.enter, [
-        m.local.get(parentLocal, i32), m.global.get(this.names.site, i32), m.i32.const(functionIndex + 1), m.i32.const(nodeBytes),
-      ], i32)),
+      m.local.set(nodeLocal, this.enterCall(parentLocal, functionIndex, nodeBytes)),
+      ...this.makeCurrent(nodeLocal),
+    ];
+  }
+
+  /**
+   * The same as `prologue`, with the common case inline: a call from a site of a real (not root,
+   * not scratch) node whose child list starts with this function's node. The list is per call
+   * site, so a direct call's list holds one function and after its first call the lookup is one
+   * load and one compare; everything else (first call, indirect call to another function, entry
+   * from outside, full tree) calls `enter` as before. Same nodes, same tree.
+   */
+  inlinePrologue(parentLocal: number, nodeLocal: number, functionIndex: number, nodeBytes: number): Expr[] {
+    const m = this.module;
+    const i32 = binaryen.i32;
+    const parent = () => m.local.get(parentLocal, i32);
+    const site = () => m.global.get(this.names.site, i32);
+    const fromRealNode = m.i32.and(
+      m.i32.and(m.i32.ne(site(), m.i32.const(EXTERNAL_SITE)), m.i32.ne(parent(), m.i32.const(this.layout.base))),
+      m.i32.lt_u(parent(), m.i32.const(this.scratchStart)),
+    );
+    return [
+      m.local.set(parentLocal, m.global.get(this.names.ctx, i32)),
+      m.if(fromRealNode, this.lookup(parentLocal, site, nodeLocal, functionIndex, nodeBytes), m.local.set(nodeLocal, this.enterCall(parentLocal, functionIndex, nodeBytes, site()))),
+      ...this.makeCurrent(nodeLocal),
+    ];
+  }
+
+  /**
+   * Into `nodeLocal`: the node of function number `functionIndex` (0-based) called from the call
+   * site at `siteOffset` of the node in `parentLocal` (a function's own node, never the root), as
+   * its prologue would find or create it; the current node and the announced site stay as they are.
+   */
+  childNode(parentLocal: number, siteOffset: number, nodeLocal: number, functionIndex: number, nodeBytes: number): Expr {
+    const m = this.module;
+    const site = () => m.i32.const(siteOffset);
+    return m.if(
+      m.i32.lt_u(m.local.get(parentLocal, binaryen.i32), m.i32.const(this.scratchStart)),
+      this.lookup(parentLocal, site, nodeLocal, functionIndex, nodeBytes),
+      m.local.set(nodeLocal, this.enterCall(parentLocal, functionIndex, nodeBytes, site())),
+    );
+  }
+
+  /** Whether `node` is a scratch node (handed out when the tree was full: its calls are lost). */
+  isScratch(node: Expr): Expr {
+    return this.module.i32.ge_u(node, this.module.i32.const(this.scratchStart));
+  }
+
+  /** Counts `entries` more entries into call paths that found the tree full. */
+  countLost(entries: Expr): Expr {
+    const m = this.module;
+    return m.global.set(this.names.overflow, m.i32.add(m.global.get(this.names.overflow, binaryen.i32), entries));
+  }
+
+  /** The head of the site's child list when it is this function's node, else `enter`. */
+  private lookup(parentLocal: number, site: () => Expr, nodeLocal: number, functionIndex: number, nodeBytes: number): Expr {
+    const m = this.module;
+    const i32 = binaryen.i32;
+    const node = () => m.local.get(nodeLocal, i32);
+    const enter = () => m.local.set(nodeLocal, this.enterCall(parentLocal, functionIndex, nodeBytes, site()));
+    return m.block(null, [
+      m.local.set(nodeLocal, m.i32.load(0, 4, m.i32.add(m.local.get(parentLocal, i32), site()))),
+      m.if(
+        node(),
+        m.if(
+          m.i32.eq(m.i32.load(NODE_HEADER.func, 4, node()), m.i32.const(functionIndex + 1)),
+          m.local.set(nodeLocal, m.i32.load(NODE_HEADER.target, 4, node())),
+          enter(),
+        ),
+        enter(),
+      ),
+    ]);
+  }
+
+  private enterCall(parentLocal: number, functionIndex: number, nodeBytes: number, site?: Expr): Expr {
+    const m = this.module;
+    const i32 = binaryen.i32;
+    return m.call(this.names.enter, [
+      m.local.get(parentLocal, i32), site ?? m.global.get(this.names.site, i32), m.i32.const(functionIndex + 1), m.i32.const(nodeBytes),
+    ], i32);
+  }
+
+  private makeCurrent(nodeLocal: number): Expr[] {
+    const m = this.module;
+    return [
       m.global.set(this.names.site, m.i32.const(EXTERNAL_SITE)),
-      m.global.set(this.names.ctx, m.local.get(nodeLocal, i32)),
+      m.global.set(this.names.ctx, m.local.get(nodeLocal, binaryen.i32)),
     ];
   }
 

@@ -116,7 +116,7 @@ build_variant() {
   shift 5
   local defines=() exports=() arg
   for arg in "$@"; do
-    if [[ "$arg" == -D* ]]; then defines+=("$arg"); else exports+=("$arg"); fi
+    if [[ "$arg" == -D* || "$arg" == -O* ]]; then defines+=("$arg"); else exports+=("$arg"); fi
   done
   local object="$tmp/$name${dwarf:+.g}.o" output="$dir/$name.wasm" debug=()
   if [[ -n "$dwarf" ]]; then
@@ -194,6 +194,15 @@ build_plain() {
   loopflags=("${one_to_one[@]}")
 }
 
+# build_O0 NAME SOURCE reactor|command [EXPORTS...]: unoptimised, as a debug build leaves it (into NAME_O0.wasm).
+build_O0() {
+  local name="$1" source="$2"
+  shift 2
+  loopflags=()
+  build "${name}_O0" "$source" "$@" -O0
+  loopflags=("${one_to_one[@]}")
+}
+
 echo "Building native kernels with $("$CLANG" --version | head -n 1)"
 build matmul matmul.c reactor run
 build miniapp miniapp.c reactor run
@@ -216,6 +225,12 @@ build_plain heat3d heat3d.c reactor run
 build_plain lu lu.c reactor run
 build_plain gemm_cmd gemm_cmd.c command
 build hot_helper hot_helper.c reactor run
+# The overhead suite (issue 27, bench/external-suite.ts): third-party-shaped kernels at -O0 and -O2.
+build_plain elements elements.cpp reactor run
+for kernel in gemm trmm jacobi2d elements; do
+  case "$kernel" in elements) source=elements.cpp ;; *) source="$kernel.c" ;; esac
+  build_O0 "$kernel" "$source" reactor run
+done
 # SPMD kernels (taintlens_mp / mpi.h): run with --ranks P.
 build spmd_stencil spmd_stencil.c reactor run
 build spmd_sweep spmd_sweep.c reactor run

@@ -24,6 +24,7 @@ import { LOOP_PROFILE_NODE, LOOP_PROFILE_RECORD, align8 } from '../layouts.js';
 import { buildCfg } from '../cfg.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import type { PassDescriptor } from '../pass-contract.js';
+import { directCallLeaves } from '../direct-leaves.js';
 
 const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: CONTEXT_OVERFLOW_GLOBALS[0]!, enter: 'taintlens$enter' };
 const ENTER = TREE_NAMES.enter;
@@ -68,10 +69,17 @@ export function applyLoopProfiler(
 ): LoopProfileLayout {
   const tree = new ContextTree(module, TREE_NAMES, region, LOOP_PROFILE_NODE.loops, analysis.functions.length);
   const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
+  const leaves = directCallLeaves(module, analysis.functions, ownFunctions);
   const functions = analysis.functions.map((fn) => {
     if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
+    const leafInstructions = leaves.get(Func.getName(fn.func));
+    if (leafInstructions !== undefined) {
+      // Its callers count its calls (below); every call runs its `leafInstructions` entry instructions.
+      ownLocals?.set(fn.func, new Set());
+      return { name: fn.site.name, nodeBytes: nodeBytes(0, 0), entryInstructions: leafInstructions, loopHeaderInstructions: [] };
+    }
     const counters = new Set<number>();
-    const result = instrumentFunction(module, tree, fn, definedIndex, counters);
+    const result = instrumentFunction(module, tree, fn, definedIndex, leaves, counters);
     ownLocals?.set(fn.func, counters);
     return result;
   });
@@ -86,7 +94,9 @@ interface Region {
 }
 
 /** `counters` receives the locals that hold only counts and node addresses (not the temporaries, which carry program values). */
-function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: FunctionAnalysis, definedIndex: Map<string, number>, counters: Set<number>) {
+function instrumentFunction(
+  module: binaryen.Module, tree: ContextTree, fn: FunctionAnalysis, definedIndex: Map<string, number>, leaves: Map<string, number>, counters: Set<number>,
+) {
   const func = fn.func;
   const body = Func.getBody(func);
   const loopCount = fn.loopExprs.length;
@@ -113,6 +123,9 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
     if (local === undefined) temps.set(type, (local = addVar(func, type)));
     return local;
   };
+  /** Per call site of a direct-call leaf (direct-leaves.ts): the callee's node, found at the site's first call, and the calls. */
+  const leafSites: Array<{ siteOffset: number; node: number; calls: number }> = [];
+  const siteOffsetOf = (call: Expr) => LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loopCount + 4 * callIndex.get(call)!;
   const bump = (local: number, by: Expr) =>
     module.local.set(local, module.i64.add(module.local.get(local, i64), by));
   const newCountedRegion = (loop: number): Region => {
@@ -139,6 +152,26 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
     return region;
   };
 
+  /** After the leaf call in `slot` returns: its node at the site's first call, one more call. */
+  const countLeafCall = (slot: ChildSlot, call: Expr) => {
+    const target = Call.getTarget(call);
+    const site = { siteOffset: siteOffsetOf(call), node: addVar(func, binaryen.i32), calls: addVar(func, i64) };
+    leafSites.push(site);
+    counters.add(site.node).add(site.calls);
+    const after = [
+      module.if(
+        module.i32.eqz(module.local.get(site.node, binaryen.i32)),
+        tree.childNode(nodeLocal, site.siteOffset, site.node, definedIndex.get(target)!, nodeBytes(0, 0)),
+      ),
+      bump(site.calls, i64Const(module, 1)),
+    ];
+    const type = typeOf(call);
+    if (type === binaryen.none) slot.replace(module.block(null, [call, ...after], binaryen.none));
+    else {
+      const temp = tempOf(type);
+      slot.replace(module.block(null, [module.local.set(temp, call), ...after, module.local.get(temp, type)], type));
+    }
+  };
   let current: Region | null = entryRegion;
   const dead = (expr: Expr) => typeOf(expr) === binaryen.unreachable;
 
@@ -201,8 +234,10 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
       const value = childSlots(expr)[0]?.expr;
       slot.replace(module.br(EXIT_LABEL, 0, value));
     }
-    if ((id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) || id === Id.CallIndirect) {
-      tree.announceBefore(slot, expr, LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loopCount + 4 * callIndex.get(expr)!, tempOf);
+    if (id === Id.Call && leaves.has(Call.getTarget(expr)) && !dead(expr)) {
+      countLeafCall(slot, expr);
+    } else if ((id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) || id === Id.CallIndirect) {
+      tree.announceBefore(slot, expr, siteOffsetOf(expr), tempOf);
     }
     if (dead(expr)) current = null;
     else if (id === Id.Break && escapes.size > 0 && current) current = startAfter(slot, expr, loop);
@@ -236,8 +271,17 @@ function instrumentFunction(module: binaryen.Module, tree: ContextTree, fn: Func
       addInto(at + LOOP_PROFILE_RECORD.instructions, module.local.get(locals.acc, i64)),
     );
   });
+  for (const site of leafSites) {
+    const leafNode = () => module.local.get(site.node, i32);
+    const calls = () => module.local.get(site.calls, i64);
+    flush.push(module.if(leafNode(), module.block(null, [
+      module.i64.store(LOOP_PROFILE_NODE.calls, 8, leafNode(), module.i64.add(module.i64.load(LOOP_PROFILE_NODE.calls, 8, leafNode()), calls())),
+      // A full tree lost every one of these calls (each would have failed to get a node), not just the first.
+      module.if(tree.isScratch(leafNode()), tree.countLost(module.i32.sub(module.i32.wrap(calls()), module.i32.const(1)))),
+    ])));
+  }
   flush.push(tree.epilogue(parentLocal));
-  const prologue = tree.prologue(parentLocal, nodeLocal, fn.site.index, size);
+  const prologue = tree.inlinePrologue(parentLocal, nodeLocal, fn.site.index, size);
   const exitBlock = module.block(EXIT_LABEL, [walkedBody], resultType);
   let newBody: Expr;
   if (resultType === binaryen.none) {
