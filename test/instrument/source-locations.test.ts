@@ -54,6 +54,36 @@ describe('AssemblyScript source maps (--sourceMap)', () => {
   });
 });
 
+describe('AssemblyScript: inlined helpers keep their own lines out of the kernel\'s', () => {
+  const lines = (file: string, fns: Record<string, number[]>) => {
+    const t = table(`build/kernels/${file}.wasm`);
+    const name = (fn: string) => `assembly/kernels/${file}/${fn}`;
+    for (const [fn, expected] of Object.entries(fns)) {
+      expect(where(t, name(fn)), fn).toEqual(expected.map((line) => `assembly/kernels/${file}.ts:${line}`));
+    }
+    return t;
+  };
+
+  it('miniapp: every loop at its for line, run in miniapp.ts rather than the inlined param() of taintlens.ts', () => {
+    const t = lines('miniapp', {
+      initDomain: [53, 54, 55], computeForces: [74, 75, 76], integrate: [98], updateRegions: [117, 121, 122],
+      computeTimeStep: [136], reduce: [145], run: [161],
+    });
+    // run's first instructions are the inlined param(): its own first line is `size = param(...)`.
+    expect(fnLine(t, 'assembly/kernels/miniapp/run')).toEqual({ file: 'assembly/kernels/miniapp.ts', line: 152 });
+    // encodeName's loop is its `while`, not the last statement of the body before the back-edge.
+    expect(where(t, 'assembly/taintlens/encodeName')).toEqual(['assembly/taintlens.ts:30']);
+  });
+
+  it('mergesort and cg: every loop at its for line (checksum\'s rotated loop test has no position of its own)', () => {
+    lines('mergesort', { init: [13], merge: [23, 32], checksum: [49] });
+    const t = lines('cg', {
+      buildMatrix: [33, 36], initVectors: [57], spmv: [70, 73], dot: [83], axpy: [91], xpby: [98], checksum: [106], run: [129],
+    });
+    expect(fnLine(t, 'assembly/kernels/cg/run')?.file).toBe('assembly/kernels/cg.ts');
+  });
+});
+
 describe('without debug info', () => {
   it('keeps working and says where locations would come from', () => {
     const t = table('native/wasm/matmul.wasm');
