@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { siteTableOf } from '../../instrument/pipeline.js';
 import { readModuleLocations } from '../../instrument/debug/locations.js';
+import { readStaticVariables, staticVariableAt } from '../../instrument/debug/dwarf-variables.js';
 import type { SiteTable } from '../../instrument/sites.js';
 import { cli } from '../helpers/cli.js';
 
@@ -81,6 +82,30 @@ describe('AssemblyScript: inlined helpers keep their own lines out of the kernel
       buildMatrix: [33, 36], initVectors: [57], spmv: [70, 73], dot: [83], axpy: [91], xpby: [98], checksum: [106], run: [129],
     });
     expect(fnLine(t, 'assembly/kernels/cg/run')?.file).toBe('assembly/kernels/cg.ts');
+  });
+});
+
+describe('static variables from .debug_info (blame names C globals by them)', () => {
+  const variables = (file: string) => readStaticVariables(new Uint8Array(readFileSync(file)));
+
+  it('DWARF 5 (DW_OP_addrx, string offsets): the program\'s globals with their sizes', () => {
+    const found = variables('native/wasm/debug/blame_globals.wasm');
+    const byName = (name: string) => found.find((v) => v.name === name);
+    expect(byName('grid')?.bytes).toBe(96 * 96 * 8);
+    expect(byName('next')?.bytes).toBe(96 * 96 * 8);
+    expect(byName('histogram')?.bytes).toBe(64);
+    const grid = byName('grid')!;
+    expect(staticVariableAt(found, grid.address + 8 * 97)?.name).toBe('grid');
+    expect(staticVariableAt(found, grid.address + grid.bytes)?.name).toBe('next');
+    const ints = variables('native/wasm/debug/taint_examples.wasm').filter((v) => v.name.startsWith('global_bound') || v.name.startsWith('implicit_'));
+    expect(ints.map((v) => `${v.name}:${v.bytes}`).sort()).toEqual(['global_bound:4', 'implicit_branches_taken:4']);
+  });
+
+  it('DWARF 4 (DW_OP_addr, .debug_str): wasi-libc\'s statics in the mini-app; none without -g', () => {
+    const found = variables('native/wasm/debug/miniapp_cmd.wasm');
+    expect(found.find((v) => v.name === 'xdigits')?.bytes).toBe(16);
+    expect(found.find((v) => v.name === 'errmsgstr')?.bytes).toBe(1552);
+    expect(variables('native/wasm/blame_globals.wasm')).toEqual([]);
   });
 });
 
