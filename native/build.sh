@@ -246,4 +246,7 @@ build_debug taint_examples taint_examples.c reactor 5 \
   via_memory via_global via_return via_indirect callee_in_loop
 build_debug miniapp_cmd miniapp.c command 4 -DMINIAPP_COMMAND
 build_debug blame_kernels blame_kernels.c reactor 4 fill_then_produce sparse_solve through_callee struct_fields
+# C globals by name need -g: blame reads their names and sizes from .debug_info (DWARF 5 here, 4 works too).
+build blame_globals blame_globals.c command
+build_debug blame_globals blame_globals.c command 5
 build textstat textstat.c command

@@ -70,7 +70,7 @@ export function readModuleLocations(bytes: Uint8Array, file: string, sourceMap?:
     }
   }
   rows?.sort((a, b) => a.address - b.address);
-  const functions = code.functions.map((fn) => locateFunction(fn, rows ?? []));
+  const functions = code.functions.map((fn) => locateFunction(fn, rows ?? [], origin));
   return { origin, note, functions };
 }
 
@@ -86,27 +86,60 @@ function sourceMapFile(bytes: Uint8Array, sections: ReturnType<typeof readSectio
   return candidates.find((c) => existsSync(c)) ?? null;
 }
 
-function locateFunction(fn: FunctionOffsets, allRows: LineRow[]): FunctionLocations {
+function locateFunction(fn: FunctionOffsets, allRows: LineRow[], origin: LocationOrigin | null): FunctionLocations {
   const rows = rowsIn(allRows, fn.bodyStart, fn.bodyEnd).filter((r) => r.line > 0);
+  // Inlined code (a helper from another file, the AS standard library) has rows of its own file in
+  // the body; the function's own lines are those of its own file.
+  const file = ownFile(rows);
+  const ownRows = rows.filter((r) => r.file === file);
   // A call's or branch's line: the position covering its opcode.
-  const covering = (at: number) => {
+  const covering = (at: number, among: LineRow[]) => {
     let found: LineRow | null = null;
-    for (const row of rows) {
+    for (const row of among) {
       if (row.address > at) break;
       found = row;
     }
     return found;
   };
   const strip = (row: LineRow | null): SourceLocation | null => (row ? { file: row.file, line: row.line } : null);
-  return {
-    location: strip(rows[0] ?? null),
-    files: [...new Set(rows.map((r) => r.file))],
-    // A loop's line: that of its last back-edge, which tests the loop condition (the `for`/`while`
+  const loopRow = (at: number, backEdges: number[]): LineRow | null => {
+    const lastBackEdge = backEdges.at(-1);
+    if (origin === 'source-map') {
+      // Binaryen maps a Loop expression to its `for`/`while` statement; after optimization the
+      // header's condition may have lost its position, and then the loop's first own-file row
+      // (the condition or increment it was rotated into) carries the header line.
+      const first = ownRows.find((r) => r.address >= at && r.address <= (lastBackEdge ?? at));
+      if (first) return first;
+    }
+    // DWARF: the line of the last back-edge, which tests the loop condition (the `for`/`while`
     // line) in the rotated loops compilers emit; a loop without one, its opening position.
-    loops: fn.loops.map((at, i) => strip(covering(fn.backEdges[i]!.at(-1) ?? at))),
-    calls: fn.calls.map((at) => strip(covering(at))),
-    branches: fn.branches.map((at) => strip(covering(at))),
+    return covering(lastBackEdge ?? at, ownRows) ?? covering(lastBackEdge ?? at, rows);
   };
+  return {
+    location: strip(ownRows[0] ?? null),
+    files: [...new Set(rows.map((r) => r.file))],
+    loops: fn.loops.map((at, i) => strip(loopRow(at, fn.backEdges[i] ?? []))),
+    calls: fn.calls.map((at) => strip(covering(at, rows))),
+    branches: fn.branches.map((at) => strip(covering(at, rows))),
+  };
+}
+
+/** The file with the most distinct lines in the body (inlined helpers repeat few lines); ties: the first seen. */
+function ownFile(rows: LineRow[]): string | null {
+  const lines = new Map<string, Set<number>>();
+  for (const row of rows) {
+    const seen = lines.get(row.file) ?? new Set<number>();
+    seen.add(row.line);
+    lines.set(row.file, seen);
+  }
+  let best: string | null = null, most = 0;
+  for (const [file, seen] of lines) {
+    if (seen.size > most) {
+      best = file;
+      most = seen.size;
+    }
+  }
+  return best;
 }
 
 function rowsIn(rows: LineRow[], start: number, end: number): LineRow[] {

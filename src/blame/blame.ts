@@ -77,7 +77,7 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
   const allocatorName = (frame: { function: number } | undefined) => (frame ? shortName(names[frame.function] ?? '?') : '?');
   // SPMD: every rank's samples, each against its own memory's containers; variables merge by name.
   const runs = sampled.ranks ?? [sampled];
-  const contexts = runs.map((run) => ({ layout, relations, containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null), table: sites }));
+  const contexts = runs.map((run) => ({ layout, relations, containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null), table: sites, staticVariables: sampled.staticVariables }));
   const blamePoints: BlamePoint[] = points.map((point) => {
     const rows = new Map<string, Row>();
     let total = 0;
@@ -131,7 +131,7 @@ function tableRows(
   const rest = named.slice(top).reduce((sum, r) => sum + r.samples, 0) + rows.filter((r) => !significant(r)).reduce((sum, r) => sum + r.samples, 0);
   const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
     const list = [...containers.values()];
-    const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : null;
+    const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : ref.bytes ?? null;
     const sitesOf = [...new Set(list.map((c) => allocationSite(c, context)))];
     return {
       name: ref.name, kind: ref.kind, bytes, allocationSite: sitesOf.length ? sitesOf.join(', ') : null,

@@ -1,6 +1,7 @@
 // Runs a module under the sampling pass and decodes what it left in memory: the samples (region,
 // calling-context node, allocation-log length, stack pointer, store addresses), the allocation
 // log and the calling-context tree, as call paths of functions and call sites.
+import { readStaticVariables, type StaticVariable } from '../../instrument/debug/dwarf-variables.js';
 import type { InstrumentOptions, InstrumentedSites } from '../../instrument/pipeline.js';
 import { instrumentCached } from '../../instrument/cache.js';
 import { readExports } from '../../instrument/exports.js';
@@ -54,6 +55,8 @@ export interface SampledRun {
   stdout: string;
   stderr: string;
   invoke: string | null;
+  /** The program's static variables (DWARF .debug_info of a -g build; else empty): blame names static data by them. */
+  staticVariables: StaticVariable[];
   /** SPMD runs (--ranks): every rank's run, rank 0 first (the fields above are rank 0's). */
   ranks?: SampledRun[];
 }
@@ -81,6 +84,15 @@ export async function runSampled(file: string, bytes: Uint8Array, run: RunSettin
   return runSampledOnce(file, bytes, run, { ...options, maxSamples: Math.min(MAX_GROWN_SAMPLES, Math.ceil(needed * 1.25)) });
 }
 
+/** Debug info only adds names: unreadable .debug_info leaves static data unnamed, never fails the run. */
+function staticVariablesOf(bytes: Uint8Array): StaticVariable[] {
+  try {
+    return readStaticVariables(bytes);
+  } catch {
+    return [];
+  }
+}
+
 async function runSampledOnce(file: string, bytes: Uint8Array, run: RunSettings, options: SampleRunOptions): Promise<SampledRun> {
   const exports = readExports(bytes, file);
   const sample: SampleOptions = { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.maxSamples !== undefined ? { maxSamples: options.maxSamples } : {}) };
@@ -97,6 +109,7 @@ async function runSampledOnce(file: string, bytes: Uint8Array, run: RunSettings,
     globals: [layout.tree.exports.next, layout.tree.exports.overflow, layout.exports.samples, layout.exports.dropped, layout.exports.allocations, layout.exports.allocationsDropped],
     programBase: sites.layout?.programBase ?? 0, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
+  const staticVariables = staticVariablesOf(bytes);
   const invoke = run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run');
   const decode = (rep: RepetitionResult): SampledRun => {
     const paths = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
@@ -108,7 +121,7 @@ async function runSampledOnce(file: string, bytes: Uint8Array, run: RunSettings,
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
       contextsLost: Number(rep.globals[layout.tree.exports.overflow]),
-      result: rep.result, ms: rep.ms, stdout: rep.stdout, stderr: rep.stderr, invoke,
+      result: rep.result, ms: rep.ms, stdout: rep.stdout, stderr: rep.stderr, invoke, staticVariables,
     };
   };
   const first = decode(outcome.repetitions[0]!);

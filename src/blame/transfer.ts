@@ -12,6 +12,7 @@ import type { BlameVariableKind } from './types.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 import type { CallSite, SiteTable } from '../../instrument/sites.js';
 import type { SourceLocation } from '../../instrument/debug/locations.js';
+import { staticVariableAt, type StaticVariable } from '../../instrument/debug/dwarf-variables.js';
 import { ALLOCATING, assignedName, fieldName } from './source-names.js';
 
 export interface VariableRef {
@@ -22,12 +23,16 @@ export interface VariableRef {
   kind: BlameVariableKind;
   /** The heap container behind it (bytes, allocation site), if any. */
   container: HeapContainer | null;
+  /** A named static variable's size (DWARF), when it has no container. */
+  bytes?: number;
 }
 
 export interface TransferContext {
   layout: SampleLayout;
   table: SiteTable;
   relations: (fn: number) => FunctionRelations;
+  /** Named static variables (DWARF), sorted by address. */
+  staticVariables?: readonly StaticVariable[];
 }
 
 const OTHER: VariableRef = { key: 'other', name: 'other', kind: 'other', container: null };
@@ -48,6 +53,8 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
     case 'container': {
       const c = target.container;
       if (c.kind === 'static') {
+        const named = staticVariableAt(context.staticVariables ?? [], c.address);
+        if (named) return { key: `static:${named.name}@${named.address}`, name: named.name, kind: 'static', container: null, ...(named.bytes > 0 ? { bytes: named.bytes } : {}) };
         const base = target.staticBase;
         return { key: `static:${base ?? 'data'}`, name: base === null ? 'static data' : `static data at 0x${base.toString(16)}`, kind: 'static', container: null };
       }

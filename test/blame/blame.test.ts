@@ -86,6 +86,34 @@ describe('variable blame', () => {
   }, 60_000);
 });
 
+describe('C globals', () => {
+  const GLOBALS = join(root, 'native/wasm/debug/blame_globals.wasm');
+  const GLOBALS_STRIPPED = join(root, 'native/wasm/blame_globals.wasm');
+
+  test('-g: samples in static arrays are charged to the globals by name, with their sizes (DWARF .debug_info)', async () => {
+    const report = await blameModule(GLOBALS, { argv: ['64', '20'] });
+    expect(report.stdout).toBe('3.945745 12\n');
+    const point = report.blamePoints[0]!;
+    expect(point.function).toBe('main');
+    const grid = byName(point, 'grid'), next = byName(point, 'next'), histogram = byName(point, 'histogram');
+    expect(grid).toMatchObject({ kind: 'static', bytes: 96 * 96 * 8 });
+    expect(next).toMatchObject({ kind: 'static', bytes: 96 * 96 * 8 });
+    expect(histogram).toMatchObject({ kind: 'static', bytes: 16 * 4 });
+    // The sweep writes next and copies it back to grid: both take a large share; the histogram little.
+    expect(grid.percent).toBeGreaterThan(15);
+    expect(next.percent).toBeGreaterThan(15);
+    expect(histogram.percent).toBeLessThan(2);
+    expect(point.variables.some((v) => v.name.startsWith('static data'))).toBe(false);
+  }, 60_000);
+
+  test('without -g the same samples stay "static data at 0x…" (no names in the module)', async () => {
+    const point = (await blameModule(GLOBALS_STRIPPED, { argv: ['64', '20'] })).blamePoints[0]!;
+    expect(point.variables.some((v) => v.name === 'grid' || v.name === 'next')).toBe(false);
+    expect(point.variables.filter((v) => v.kind === 'static').length).toBeGreaterThan(0);
+    expect(point.variables.filter((v) => v.kind === 'static').every((v) => v.name.startsWith('static data'))).toBe(true);
+  }, 60_000);
+});
+
 describe('taintlens blame / sample', () => {
   test('blame on the mini-app: a table, and JSON with the contract', async () => {
     const text = await cli(['blame', 'build/kernels/miniapp.wasm', '--args', '8,3,4,2,3']);

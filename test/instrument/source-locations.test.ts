@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { siteTableOf } from '../../instrument/pipeline.js';
 import { readModuleLocations } from '../../instrument/debug/locations.js';
+import { readStaticVariables, staticVariableAt } from '../../instrument/debug/dwarf-variables.js';
 import type { SiteTable } from '../../instrument/sites.js';
 import { cli } from '../helpers/cli.js';
 
@@ -51,6 +52,60 @@ describe('AssemblyScript source maps (--sourceMap)', () => {
     expect(where(t, name('fill'))).toEqual(['assembly/kernels/matmul.ts:11']);
     expect(where(t, name('multiply'))).toEqual(['assembly/kernels/matmul.ts:19', 'assembly/kernels/matmul.ts:20', 'assembly/kernels/matmul.ts:22']);
     expect(where(t, name('checksum'))).toEqual(['assembly/kernels/matmul.ts:33']);
+  });
+});
+
+describe('AssemblyScript: inlined helpers keep their own lines out of the kernel\'s', () => {
+  const lines = (file: string, fns: Record<string, number[]>) => {
+    const t = table(`build/kernels/${file}.wasm`);
+    const name = (fn: string) => `assembly/kernels/${file}/${fn}`;
+    for (const [fn, expected] of Object.entries(fns)) {
+      expect(where(t, name(fn)), fn).toEqual(expected.map((line) => `assembly/kernels/${file}.ts:${line}`));
+    }
+    return t;
+  };
+
+  it('miniapp: every loop at its for line, run in miniapp.ts rather than the inlined param() of taintlens.ts', () => {
+    const t = lines('miniapp', {
+      initDomain: [53, 54, 55], computeForces: [74, 75, 76], integrate: [98], updateRegions: [117, 121, 122],
+      computeTimeStep: [136], reduce: [145], run: [161],
+    });
+    // run's first instructions are the inlined param(): its own first line is `size = param(...)`.
+    expect(fnLine(t, 'assembly/kernels/miniapp/run')).toEqual({ file: 'assembly/kernels/miniapp.ts', line: 152 });
+    // encodeName's loop is its `while`, not the last statement of the body before the back-edge.
+    expect(where(t, 'assembly/taintlens/encodeName')).toEqual(['assembly/taintlens.ts:30']);
+  });
+
+  it('mergesort and cg: every loop at its for line (checksum\'s rotated loop test has no position of its own)', () => {
+    lines('mergesort', { init: [13], merge: [23, 32], checksum: [49] });
+    const t = lines('cg', {
+      buildMatrix: [33, 36], initVectors: [57], spmv: [70, 73], dot: [83], axpy: [91], xpby: [98], checksum: [106], run: [129],
+    });
+    expect(fnLine(t, 'assembly/kernels/cg/run')?.file).toBe('assembly/kernels/cg.ts');
+  });
+});
+
+describe('static variables from .debug_info (blame names C globals by them)', () => {
+  const variables = (file: string) => readStaticVariables(new Uint8Array(readFileSync(file)));
+
+  it('DWARF 5 (DW_OP_addrx, string offsets): the program\'s globals with their sizes', () => {
+    const found = variables('native/wasm/debug/blame_globals.wasm');
+    const byName = (name: string) => found.find((v) => v.name === name);
+    expect(byName('grid')?.bytes).toBe(96 * 96 * 8);
+    expect(byName('next')?.bytes).toBe(96 * 96 * 8);
+    expect(byName('histogram')?.bytes).toBe(64);
+    const grid = byName('grid')!;
+    expect(staticVariableAt(found, grid.address + 8 * 97)?.name).toBe('grid');
+    expect(staticVariableAt(found, grid.address + grid.bytes)?.name).toBe('next');
+    const ints = variables('native/wasm/debug/taint_examples.wasm').filter((v) => v.name.startsWith('global_bound') || v.name.startsWith('implicit_'));
+    expect(ints.map((v) => `${v.name}:${v.bytes}`).sort()).toEqual(['global_bound:4', 'implicit_branches_taken:4']);
+  });
+
+  it('DWARF 4 (DW_OP_addr, .debug_str): wasi-libc\'s statics in the mini-app; none without -g', () => {
+    const found = variables('native/wasm/debug/miniapp_cmd.wasm');
+    expect(found.find((v) => v.name === 'xdigits')?.bytes).toBe(16);
+    expect(found.find((v) => v.name === 'errmsgstr')?.bytes).toBe(1552);
+    expect(variables('native/wasm/blame_globals.wasm')).toEqual([]);
   });
 });
 
