@@ -3,8 +3,8 @@
 // compete on the bounded likelihood plus the same structure penalties.
 import { boundedShapes, type RepetitionBounds } from './bounded.js';
 import type { PointSet } from './pointset.js';
-import { popcount, rareShapes, unionOf } from './search-fit.js';
-import type { Hypotheses } from './search-hypotheses.js';
+import { rareShapes } from './search-fit.js';
+import { structurePenalty, type Hypotheses } from './search-hypotheses.js';
 import type { SearchOptions } from './search.js';
 
 /** Per parameter the shapes the bounded choice may take: of all, and within the loop depths. */
@@ -46,11 +46,11 @@ export class BoundedChooser {
     let pickScore = Infinity;
     for (const { h } of ranked) {
       const masks = records.list[records.structure[h]!]!;
-      const structurePenalty = options.boundedPenaltyScale * (options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length);
+      const penalty = options.boundedPenaltyScale * structurePenalty(masks, options);
       const result = this.boundedOf(records.structure[h]!, restricted);
       if (!result) continue;
-      if (result.score + structurePenalty < pickScore) {
-        pickScore = result.score + structurePenalty;
+      if (result.score + penalty < pickScore) {
+        pickScore = result.score + penalty;
         pick = { h, choice: result.choice };
       }
     }

@@ -136,13 +136,18 @@ export function noiseScale(h: Hypotheses, n: number, noiseVar: number): number {
   return Math.max(Number.isFinite(noiseVar) ? Math.max(noiseVar, fitVar) : fitVar, MIN_SIGMA2);
 }
 
+/** What a structure costs in the score: per parameter it uses and per term. */
+export function structurePenalty(masks: readonly number[], options: SearchOptions): number {
+  return options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length;
+}
+
 /** The penalized score of a record: RSS (or PRESS) over σ², plus parameter, term and rare-shape penalties. */
 export function hypothesisScorer(ps: PointSet, h: Hypotheses, sigma2: number, options: SearchOptions): (r: number) => number {
   const { m } = ps;
   const rare = rareShapes(ps.shapes);
   return (r) => {
     const masks = h.list[h.structure[r]!]!;
-    let penalty = options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length;
+    let penalty = structurePenalty(masks, options);
     for (let l = 0; l < m; l++) {
       const s = h.shapes[r * m + l]!;
       if (s >= 0 && rare[s]) penalty += options.rareShapePenalty;
