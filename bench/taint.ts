@@ -23,7 +23,7 @@ const rows: Row[] = [];
 for (const kernel of loadKernels(benchSuite)) {
   const row: Row = { kernel: kernel.name, plainMs: Infinity, ratios: {}, same: true };
   for (const { name, granularity, noVersioning } of variants) {
-    const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096, taint: { granularity, noVersioning } } as Parameters<typeof instrumentModule>[3]);
+    const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096, taint: { granularity, noVersioning } });
     const layout = instrumented.sites.passes.taint as TaintLayout;
     const programBase = instrumented.sites.layout?.programBase ?? 0;
     const timing = await compareTimings(ROUNDS, () => timeModule(kernel, kernel.bytes, repeat), () => timeTaint(kernel, instrumented.bytes, layout, programBase, repeat));

@@ -15,12 +15,10 @@
 // = 1-based function number) for entries from the host, indirect-call-free exports and callbacks.
 //
 // The node header, the tree's layout and its reader are in layouts.ts (no Binaryen there, for the
-// decoders); NODE_HEADER, align8 and ContextTreeLayout are re-exported for the taint pass's sinks.
+// decoders).
 import binaryen from 'binaryen';
 import { childSlots, typeOf, type Expr, type ChildSlot } from './ir.js';
 import { ALIAS_BYTES, EXTERNAL_SITE, NODE_HEADER, align8, type ContextTreeLayout } from './layouts.js';
-
-export { NODE_HEADER, align8, type ContextTreeLayout } from './layouts.js';
 
 /** The scratch area at the end of the region: the largest node a full tree can still hand out. */
 export function scratchBytes(regionBytes: number): number {

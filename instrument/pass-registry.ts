@@ -6,7 +6,7 @@
 // passes reserving the same memory region) is rejected with one message saying why.
 import { PIPELINE_INPUTS, type PassDescriptor, type PassInput } from './pass-contract.js';
 import { loopsPass } from './passes/loops.js';
-import { taintPass } from './passes/taint-descriptor.js';
+import { taintPass } from './passes/taint.js';
 import { measurePass } from './passes/measure.js';
 import { samplePass } from './passes/sample.js';
 

@@ -19,7 +19,7 @@
 // shows every zero local stays ≡ 0 mod 4 at every point of the loop.
 import binaryen from 'binaryen';
 import {
-  Binary, Block, Break, Const, Func, Id, If, LocalGet, LocalSet, Loop, Switch, childSlots, idOf, typeOf, type Expr,
+  Binary, Block, Break, Const, Func, Id, If, LocalGet, LocalSet, Loop, Switch, childSlots, idOf, runtimeNumber, typeOf, type Expr,
 } from '../ir.js';
 
 /** What versioning needs to know about the shadow code (shadow-memory.ts). */
@@ -31,7 +31,11 @@ export interface AlignmentChecks {
   markLabelLoad(expr: Expr): void;
 }
 
-const b = binaryen as unknown as Record<string, number>;
+/** The i32 operations the proof reasons about, as the running binaryen numbers them. */
+const Op = {
+  AddInt32: runtimeNumber('AddInt32'), SubInt32: runtimeNumber('SubInt32'), MulInt32: runtimeNumber('MulInt32'), AndInt32: runtimeNumber('AndInt32'),
+  OrInt32: runtimeNumber('OrInt32'), XorInt32: runtimeNumber('XorInt32'), ShlInt32: runtimeNumber('ShlInt32'),
+};
 
 /** Versions every innermost loop of `func` that has provably-aligned label accesses; returns how many. */
 export function versionAlignedLoops(module: binaryen.Module, func: number, checks: AlignmentChecks): number {
@@ -133,12 +137,12 @@ function localType(func: number, index: number): number {
 /** `if ((local.get p [+ r]) & 3)` or with a constant address: the pointer local and the residue r. */
 function parseCheck(expr: Expr): Check | null {
   const cond = If.getCondition(expr);
-  if (idOf(cond) !== Id.Binary || Binary.getOp(cond) !== b.AndInt32) return null;
+  if (idOf(cond) !== Id.Binary || Binary.getOp(cond) !== Op.AndInt32) return null;
   const mask = Binary.getRight(cond);
   if (idOf(mask) !== Id.Const || Const.getValueI32(mask) !== 3) return null;
   let address = Binary.getLeft(cond);
   let residue = 0;
-  if (idOf(address) === Id.Binary && Binary.getOp(address) === b.AddInt32 && idOf(Binary.getRight(address)) === Id.Const) {
+  if (idOf(address) === Id.Binary && Binary.getOp(address) === Op.AddInt32 && idOf(Binary.getRight(address)) === Id.Const) {
     residue = Const.getValueI32(Binary.getRight(address)) & 3;
     address = Binary.getLeft(address);
   }
@@ -184,15 +188,15 @@ function zeroMod4Reliance(expr: Expr, zero: Set<number>, assignments: Map<number
   const op = Binary.getOp(expr);
   const left = Binary.getLeft(expr);
   const right = Binary.getRight(expr);
-  if (op === b.AddInt32 || op === b.SubInt32 || op === b.OrInt32 || op === b.XorInt32) {
+  if (op === Op.AddInt32 || op === Op.SubInt32 || op === Op.OrInt32 || op === Op.XorInt32) {
     const l = zeroMod4Reliance(left, zero, assignments);
     if (l === null) return null;
     const r = zeroMod4Reliance(right, zero, assignments);
     return r === null ? null : l.concat(r);
   }
   // Either operand zero suffices: rely on the first that is.
-  if (op === b.MulInt32 || op === b.AndInt32) return zeroMod4Reliance(left, zero, assignments) ?? zeroMod4Reliance(right, zero, assignments);
-  if (op === b.ShlInt32) {
+  if (op === Op.MulInt32 || op === Op.AndInt32) return zeroMod4Reliance(left, zero, assignments) ?? zeroMod4Reliance(right, zero, assignments);
+  if (op === Op.ShlInt32) {
     if (idOf(right) === Id.Const && (Const.getValueI32(right) & 31) >= 2) return [];
     return zeroMod4Reliance(left, zero, assignments);
   }
@@ -231,26 +235,22 @@ function renameLabels(root: Expr): void {
       if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); Block.setName(expr, fresh); }
     } else if (id === Id.Loop) {
       const name = Loop.getName(expr);
-      if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); loopApi.setName(expr, fresh); }
+      if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); Loop.setName(expr, fresh); }
     }
   });
   walk(root, (expr) => {
     const id = idOf(expr);
     if (id === Id.Break) {
       const fresh = renamed.get(Break.getName(expr));
-      if (fresh) breakApi.setName(expr, fresh);
+      if (fresh) Break.setName(expr, fresh);
     } else if (id === Id.Switch) {
       const names = Switch.getNames(expr);
-      names.forEach((name, i) => { const fresh = renamed.get(name); if (fresh) switchApi.setNameAt(expr, i, fresh); });
+      names.forEach((name, i) => { const fresh = renamed.get(name); if (fresh) Switch.setNameAt(expr, i, fresh); });
       const fresh = renamed.get(Switch.getDefaultName(expr));
-      if (fresh) switchApi.setDefaultName(expr, fresh);
+      if (fresh) Switch.setDefaultName(expr, fresh);
     }
   });
 }
-
-const loopApi = (binaryen as unknown as { Loop: { setName(e: Expr, n: string): void } }).Loop;
-const breakApi = (binaryen as unknown as { Break: { setName(e: Expr, n: string): void } }).Break;
-const switchApi = (binaryen as unknown as { Switch: { setNameAt(e: Expr, i: number, n: string): void; setDefaultName(e: Expr, n: string): void } }).Switch;
 
 function walk(root: Expr, visit: (expr: Expr) => void): void {
   const stack = [root];

@@ -2,7 +2,7 @@
 // updates after a store, a SIMD lane store and memory.copy/fill/init (a store writes its value's
 // label joined with the control label). The layout of shadow memory itself is shadow-memory.ts.
 import binaryen from 'binaryen';
-import { Id, Load, LocalGet, Store, idOf, type Expr } from '../ir.js';
+import { Id, Load, LocalGet, MemoryCopy, MemoryFill, MemoryInit, SIMDLoad, SIMDLoadStoreLane, Store, idOf, runtimeNumber, type Expr } from '../ir.js';
 import { copyOperand, isDead, operandLabel, orAll, orZero, programAddress, programOffset, type FunctionTaint } from './taint-function.js';
 
 /** Statements that write linear memory. */
@@ -11,13 +11,18 @@ export const MEMORY_STATEMENTS = new Set<number>([Id.Store, Id.SIMDLoadStoreLane
 /** Reads of linear memory in value position. */
 export const MEMORY_LOADS = new Set<number>([Id.Load, Id.SIMDLoad, Id.SIMDLoadStoreLane]);
 
-type LaneApi = { isStore(e: Expr): boolean; getPtr(e: Expr): Expr; getVec(e: Expr): Expr; getOffset(e: Expr): number; getOp(e: Expr): number };
+/** The SIMD load and lane operations whose width is not 8 bytes, as the running binaryen numbers them. */
+const SimdOp = {
+  Load8SplatVec128: runtimeNumber('Load8SplatVec128'), Load16SplatVec128: runtimeNumber('Load16SplatVec128'),
+  Load32SplatVec128: runtimeNumber('Load32SplatVec128'), Load32ZeroVec128: runtimeNumber('Load32ZeroVec128'),
+  Load8LaneVec128: runtimeNumber('Load8LaneVec128'), Load16LaneVec128: runtimeNumber('Load16LaneVec128'), Load32LaneVec128: runtimeNumber('Load32LaneVec128'),
+  Store8LaneVec128: runtimeNumber('Store8LaneVec128'), Store16LaneVec128: runtimeNumber('Store16LaneVec128'), Store32LaneVec128: runtimeNumber('Store32LaneVec128'),
+};
 
 function bytesOfSimdLoad(op: number): number {
-  const b = binaryen as unknown as Record<string, number>;
-  if (op === b.Load8SplatVec128) return 1;
-  if (op === b.Load16SplatVec128) return 2;
-  if (op === b.Load32SplatVec128 || op === b.Load32ZeroVec128) return 4;
+  if (op === SimdOp.Load8SplatVec128) return 1;
+  if (op === SimdOp.Load16SplatVec128) return 2;
+  if (op === SimdOp.Load32SplatVec128 || op === SimdOp.Load32ZeroVec128) return 4;
   return 8;
 }
 
@@ -36,27 +41,26 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
     return [s, ...c.m.shadowMemory.store(c.codegen, ptr, programOffset(c, Store.getOffset(s)), Store.getBytes(s), label)];
   }
   if (id === Id.SIMDLoadStoreLane) {
-    const api = (binaryen as unknown as { SIMDLoadStoreLane: LaneApi }).SIMDLoadStoreLane;
+    const api = SIMDLoadStoreLane;
     if (api.isStore(s) && !isDead(s)) {
-      const b = binaryen as unknown as Record<string, number>;
       const op = api.getOp(s);
-      const bytes = op === b.Store8LaneVec128 ? 1 : op === b.Store16LaneVec128 ? 2 : op === b.Store32LaneVec128 ? 4 : 8;
+      const bytes = op === SimdOp.Store8LaneVec128 ? 1 : op === SimdOp.Store16LaneVec128 ? 2 : op === SimdOp.Store32LaneVec128 ? 4 : 8;
       const label = orZero(c, orAll(c, [operandLabel(c, api.getVec(s)), module.local.get(c.control.label, i32)]));
       return [s, ...c.m.shadowMemory.store(c.codegen, api.getPtr(s), programOffset(c, api.getOffset(s)), bytes, label)];
     }
     return [s];
   }
   if (id === Id.MemoryCopy && !isDead(s)) {
-    const api = (binaryen as unknown as { MemoryCopy: { getDest(e: Expr): Expr; getSource(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryCopy;
+    const api = MemoryCopy;
     return [s, c.m.shadowMemory.copy(c.codegen, programAddress(c, api.getDest(s)), programAddress(c, api.getSource(s)), copyOperand(c, api.getSize(s)))];
   }
   if (id === Id.MemoryFill && !isDead(s)) {
-    const api = (binaryen as unknown as { MemoryFill: { getDest(e: Expr): Expr; getValue(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryFill;
+    const api = MemoryFill;
     const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), module.local.get(c.control.label, i32)]));
     return [s, c.m.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s)))];
   }
   if (id === Id.MemoryInit && !isDead(s)) {
-    const api = (binaryen as unknown as { MemoryInit: { getDest(e: Expr): Expr; getSize(e: Expr): Expr } }).MemoryInit;
+    const api = MemoryInit;
     return [s, c.m.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), module.local.get(c.control.label, i32), copyOperand(c, api.getSize(s)))];
   }
   return [s];
@@ -70,8 +74,7 @@ export function loadLabel(c: FunctionTaint, value: Expr): Expr | null {
   const label = dataLabel(c, value);
   if (c.m.options.pointerLabels !== 'join') return label;
   const id = idOf(value);
-  const api = binaryen as unknown as { SIMDLoad: { getPtr(e: Expr): Expr }; SIMDLoadStoreLane: LaneApi };
-  const ptr = id === Id.Load ? Load.getPtr(value) : id === Id.SIMDLoad ? api.SIMDLoad.getPtr(value) : api.SIMDLoadStoreLane.getPtr(value);
+  const ptr = id === Id.Load ? Load.getPtr(value) : id === Id.SIMDLoad ? SIMDLoad.getPtr(value) : SIMDLoadStoreLane.getPtr(value);
   return orAll(c, [label, operandLabel(c, ptr)]);
 }
 
@@ -82,12 +85,11 @@ function dataLabel(c: FunctionTaint, value: Expr): Expr | null {
     return c.m.shadowMemory.load(c.codegen, Load.getPtr(value), programOffset(c, Load.getOffset(value)), Load.getBytes(value));
   }
   if (id === Id.SIMDLoad) {
-    const api = (binaryen as unknown as { SIMDLoad: { getOp(e: Expr): number; getPtr(e: Expr): Expr; getOffset(e: Expr): number } }).SIMDLoad;
+    const api = SIMDLoad;
     return c.m.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytesOfSimdLoad(api.getOp(value)));
   }
-  const api = (binaryen as unknown as { SIMDLoadStoreLane: LaneApi }).SIMDLoadStoreLane;
-  const b = binaryen as unknown as Record<string, number>;
+  const api = SIMDLoadStoreLane;
   const op = api.getOp(value);
-  const bytes = op === b.Load8LaneVec128 ? 1 : op === b.Load16LaneVec128 ? 2 : op === b.Load32LaneVec128 ? 4 : 8;
+  const bytes = op === SimdOp.Load8LaneVec128 ? 1 : op === SimdOp.Load16LaneVec128 ? 2 : op === SimdOp.Load32LaneVec128 ? 4 : 8;
   return orAll(c, [operandLabel(c, api.getVec(value)), c.m.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytes)]);
 }

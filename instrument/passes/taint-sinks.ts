@@ -9,13 +9,12 @@
 // or call (directly or through a table) functions that keep a node, keep one: a leaf helper
 // without loops costs nothing, and its callers' paths stay exact.
 import binaryen from 'binaryen';
-import { Call, Id, addVar, i64Const, idOf, type Expr } from '../ir.js';
+import { Block, Call, Id, addVar, i64Const, idOf, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
-import { ContextTree, NODE_HEADER, align8, type ContextTreeLayout } from '../context-tree.js';
+import { ContextTree } from '../context-tree.js';
+import { NODE_HEADER, TAINT_LOOP_RECORD, align8, type ContextTreeLayout } from '../layouts.js';
 import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
 
-/** A loop's record in a context node: header executions and entries (i64 each). */
-export const LOOP_RECORD = { headers: 0, entries: 8, bytes: 16 } as const;
 /** A node's child-slot lists (one i32 per call site of the function) start after the header. */
 export const CALL_SLOTS = NODE_HEADER.bytes;
 
@@ -117,15 +116,15 @@ export class FunctionSinks {
       return { nodeBytes: 0, prologue: [], epilogue: [] };
     }
     const recordsAt = align8(CALL_SLOTS + 4 * this.calls);
-    let exitAt = recordsAt + LOOP_RECORD.bytes * this.loops.length;
+    let exitAt = recordsAt + TAINT_LOOP_RECORD.bytes * this.loops.length;
     this.loops.forEach((loop, k) => {
-      loop.site.record = recordsAt + LOOP_RECORD.bytes * k;
+      loop.site.record = recordsAt + TAINT_LOOP_RECORD.bytes * k;
       loop.site.exitLabels = exitAt;
       exitAt += 4 * loop.site.exitConditions;
     });
     const nodeBytes = align8(exitAt);
     for (const { holder, reset } of this.pending) {
-      for (const expr of this.flushCode(reset)) (binaryen as unknown as { Block: { appendChild(b: Expr, c: Expr): void } }).Block.appendChild(holder, expr);
+      for (const expr of this.flushCode(reset)) Block.appendChild(holder, expr);
     }
     return {
       nodeBytes,
@@ -143,7 +142,7 @@ export class FunctionSinks {
     const or32 = (at: number, local: number) => module.i32.store(at, 4, node(), module.i32.or(module.i32.load(at, 4, node()), module.local.get(local, i32)));
     const out: Expr[] = [];
     for (const loop of this.loops) {
-      out.push(add64(loop.site.record + LOOP_RECORD.headers, loop.headers), add64(loop.site.record + LOOP_RECORD.entries, loop.entries));
+      out.push(add64(loop.site.record + TAINT_LOOP_RECORD.headers, loop.headers), add64(loop.site.record + TAINT_LOOP_RECORD.entries, loop.entries));
       loop.exits.forEach((local, i) => out.push(or32(loop.site.exitLabels + 4 * i, local)));
       if (reset) {
         out.push(module.local.set(loop.headers, i64Const(module, 0)), module.local.set(loop.entries, i64Const(module, 0)));

@@ -4,7 +4,7 @@
 // shadow code of the others comes from value flow (taint-values.ts), memory (taint-memory.ts) and
 // calls (taint-calls.ts).
 import binaryen from 'binaryen';
-import { Block, Break, Drop, Id, If, LocalSet, Loop, Switch, addVar, i64Const, idOf, typeOf, type Expr } from '../ir.js';
+import { Block, Break, Drop, Id, If, LocalSet, Loop, Return, Switch, addVar, i64Const, idOf, typeOf, type Expr } from '../ir.js';
 import type { TaintLoopSite } from './taint-sinks.js';
 import { EXIT_LABEL, isDead, operandLabel, orZero, type FunctionTaint } from './taint-function.js';
 import { backEdges, conditional, nodeStart } from './taint-control.js';
@@ -107,7 +107,7 @@ function switchStmt(c: FunctionTaint, s: Expr): Expr[] {
 
 function returnStmt(c: FunctionTaint, s: Expr): Expr[] {
   const { module } = c.m;
-  const value = (binaryen as unknown as { Return: { getValue(e: Expr): Expr } }).Return.getValue(s);
+  const value = Return.getValue(s);
   const out: Expr[] = [];
   if (value && c.result !== null) {
     if (isDead(value)) return [s];

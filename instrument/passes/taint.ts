@@ -1,6 +1,6 @@
 // Dynamic taint analysis (Perf-Taint on WebAssembly): which marked parameters reach which loop exit
-// conditions and conditional branches. This is the pass's entry (registered as `taint`); its
-// concepts live in their own files:
+// conditions and conditional branches. This is the pass's entry and its descriptor (`taintPass`,
+// registered as `taint`, as every pass file exports its own); its concepts live in their own files:
 //   - taint-layout.ts: what the pass hands to the runtime (label globals, site records, options);
 //   - taint-values.ts: value flow: every local has a shadow local, every mutable global a shadow
 //     global; a value's label is the union (`or`) of its operands' labels (i32 bitsets, one bit
@@ -23,6 +23,7 @@
 // blocks carry no values); after the rewrite Binaryen's function optimizer removes the copies
 // flattening introduced.
 import binaryen from 'binaryen';
+import type { PassDescriptor } from '../pass-contract.js';
 import { Drop, Func, Id, addVar, childSlots, idOf, type Expr } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { planControl } from '../control-plan.js';
@@ -33,7 +34,7 @@ import { versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS, type ShadowMemory } from './shadow-memory.js';
 import {
-  ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, TAINT_SCHEMA, type TaintLayout, type TaintOptions,
+  ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, TAINT_SCHEMA, taintRegions, type TaintLayout, type TaintOptions,
 } from './taint-layout.js';
 import { EXIT_LABEL, copyFlat, tempIn, type FunctionTaint, type ModuleTaint } from './taint-function.js';
 import { nodeStart, readCounts } from './taint-control.js';
@@ -295,3 +296,17 @@ function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: Shado
   }
   return found;
 }
+
+export const taintPass: PassDescriptor<TaintLayout> = {
+  name: 'taint',
+  describe: 'dynamic taint: which marked parameters reach each loop exit condition and branch',
+  requires: ['site-analysis', 'reserved-memory', 'program-expressions'],
+  uses: ['instrumentation-locals'],
+  provides: [],
+  order: { last: 'it flattens code the other passes cannot follow, and must see their code to leave it alone' },
+  reserves: ['taint', 'taint-contexts', 'shadow'],
+  siteRecord: 'TaintLayout: shadow placement, sink and context-tree regions, loop, branch and import sink sites, argument-label and shadow globals',
+  regions: (options) => taintRegions(options.taint?.sinkBytes ?? 4 << 20, options.taint?.granularity, options.taint?.contextBytes ?? options.contextBytes),
+  apply: ({ module, analysis, layout, options, program, instrumentationLocals }) =>
+    applyTaint(module, analysis, layout, options.taint, program && { expressions: program, locals: instrumentationLocals }),
+};

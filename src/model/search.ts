@@ -19,14 +19,20 @@
 //    refinement of exponents off the grid.
 // Hypotheses that differ only in trailing terms share one QR factorization (prefix RSS), and all
 // columns come from the PointSet's caches, so a two-parameter call path costs 86 small QRs.
-import { EXTRAP_SHAPES, loopDepth, sameExponent, type Shape } from './exponents.js';
-import { boundedShapes, type RepetitionBounds } from './bounded.js';
-import { LeastSquares } from './linalg.js';
+// searchModel runs the stages: rankCandidates (1, here), fitHypotheses and the scores (2-3,
+// search-hypotheses.ts), the bounded choice (search-bounded-choice.ts), finishing and refinement
+// (4, search-fit/local/refine.ts), and the checks against a prior (search-prior.ts).
+import { loopDepth } from './exponents.js';
+import type { RepetitionBounds } from './bounded.js';
+import { BoundedChooser, type BoundedCandidates } from './search-bounded-choice.js';
+import { bestHypotheses, fitHypotheses, hypothesisScorer, noiseScale, structures } from './search-hypotheses.js';
+import { priorVerdict } from './search-prior.js';
 import type { PointSet } from './pointset.js';
-import { finishFit, getWorkspace, popcount, relativeWeights, unionOf, leaveOneOutError, MIN_SIGMA2, normalizeShared, refit, scoreFit, fitColumns, isCommonShape, rareShapes, type Workspace } from './search-fit.js';
+import { finishFit, getWorkspace, relativeWeights, MIN_SIGMA2 } from './search-fit.js';
 import { localSearch } from './search-local.js';
 import { maybeRefine } from './search-refine.js';
 export { leaveOneOutError, popcount, relativeWeights } from './search-fit.js';
+export { structures } from './search-hypotheses.js';
 
 export interface SearchOptions {
   /** Candidate shapes kept per parameter after the single-parameter stage. */
@@ -215,65 +221,6 @@ export function rankShapes(ps: PointSet, l: number, y: Float64Array, weights: Fl
   return order.slice(0, k);
 }
 
-const structureCache = new Map<string, number[][]>();
-const planCache = new WeakMap<number[][], { fitted: number[]; records: number[][] }>();
-
-/**
- * Which structures to fit: a structure whose longer extension (same parameters, more terms) is
- * fitted anyway needs no fit of its own, since the QR of the longer one yields the RSS of every
- * prefix. `records[si]` lists the structures (by index, prefixes in order) read off fit si.
- */
-function fitPlan(list: number[][]): { fitted: number[]; records: number[][] } {
-  let plan = planCache.get(list);
-  if (plan) return plan;
-  const cover = new Array<number>(list.length).fill(-1);
-  const index = new Map(list.map((masks, si) => [masks.join(','), si]));
-  for (let si = 0; si < list.length; si++) {
-    const masks = list[si]!;
-    if (masks.length === 0) continue;
-    const union = unionOf(masks);
-    for (let k = 1; k < masks.length; k++) {
-      const prefix = index.get(masks.slice(0, k).join(','));
-      if (prefix !== undefined && cover[prefix] === -1 && unionOf(masks.slice(0, k)) === union) cover[prefix] = si;
-    }
-  }
-  // Follow chains: the prefix of a prefix is read off the longest fit.
-  const root = (si: number): number => (cover[si] === -1 ? si : root(cover[si]!));
-  const records: number[][] = list.map(() => []);
-  const fitted: number[] = [];
-  for (let si = 0; si < list.length; si++) {
-    if (cover[si] === -1) fitted.push(si);
-    records[root(si)]!.push(si);
-  }
-  plan = { fitted, records };
-  planCache.set(list, plan);
-  return plan;
-}
-
-/** Every set of at most maxTerms distinct non-empty subsets of `usableMask`, the empty set first. */
-export function structures(usableMask: number, maxTerms: number): number[][] {
-  const key = `${usableMask}:${maxTerms}`;
-  let list = structureCache.get(key);
-  if (list) return list;
-  const subsets: number[] = [];
-  for (let mask = 1; mask <= usableMask; mask++) if ((mask & usableMask) === mask) subsets.push(mask);
-  // Larger products first inside a structure: the order of columns does not change the fit.
-  subsets.sort((a, b) => popcount(b) - popcount(a) || a - b);
-  list = [[]];
-  const choose = (start: number, current: number[]) => {
-    for (let i = start; i < subsets.length; i++) {
-      const next = [...current, subsets[i]!];
-      list!.push(next);
-      if (next.length < maxTerms) choose(i + 1, next);
-    }
-  };
-  choose(0, []);
-  structureCache.set(key, list);
-  return list;
-}
-
-
-
 /**
  * Searches the hypothesis space for the aggregated values `y` at the points of `ps`.
  * `noiseVar` is the relative variance of the aggregated values estimated from the repetitions
@@ -291,11 +238,7 @@ export function searchModel(
 ): SearchResult {
   const { n, m } = ps;
   const ws = getWorkspace(n, options.maxTerms + 2, m);
-  const { ls, columns, weights } = ws;
-  relativeWeights(y, weights, n);
-
-  let usableMask = 0;
-  for (let l = 0; l < m; l++) if (ps.usable[l]) usableMask |= 1 << l;
+  relativeWeights(y, ws.weights, n);
 
   // Nothing varies: the constant is exact.
   let constantData = true;
@@ -304,168 +247,39 @@ export function searchModel(
     const fit: Fit = { masks: [], factors: new Array(m).fill(null), own: [], coefficients: [y[0]!], rss: 0, score: 0, refined: [] };
     return { fit, ...(prior ? { unrestricted: fit } : {}), contention: [], interaction: false, sigma2: MIN_SIGMA2 };
   }
-  if (n < 3) usableMask = 0;
 
-  // With bounds, more shapes go on to the bounded choice than into the hypotheses' product.
-  // With loop depths, the prior's model draws on the best shapes within them, so those join the
-  // product too (the unrestricted model keeps the best shapes of all).
   const depths = prior?.depths?.some((d) => d > 0) ? prior.depths : undefined;
   const withinDepth = (l: number, s: number): boolean => {
     const depth = depths?.[l] ?? 0;
     return depth <= 0 || loopDepth(ps.shapes[s]!.exponent, ps.shapes[s]!.log) <= depth;
   };
-  const ranked: number[][] = [];
-  const rankedWithin: number[][] = [];
-  const productTopK = bounds ? options.boundedProductTopK : options.topK;
-  const keep = bounds ? Math.max(productTopK, options.boundedTopK) : productTopK;
-  for (let l = 0; l < m; l++) {
-    const all = usableMask & (1 << l) ? rankShapes(ps, l, y, weights, depths ? ps.shapes.length : keep) : [];
-    ranked.push(all.slice(0, keep));
-    rankedWithin.push(depths ? all.filter((s) => withinDepth(l, s)).slice(0, keep) : ranked[l]!);
-  }
-  const candidates = ranked.map((list, l) => [...new Set([...list.slice(0, productTopK), ...rankedWithin[l]!.slice(0, productTopK)])]);
-  for (let l = 0; l < m; l++) if (candidates[l]!.length === 0) usableMask &= ~(1 << l);
-  const boundedCandidates = bounds ? ranked.map((list) => list.slice(0, options.boundedTopK)) : undefined;
-  const boundedWithin = bounds ? rankedWithin.map((list) => list.slice(0, options.boundedTopK)) : undefined;
-  const sameBoundedCandidates = boundedWithin?.every((list, l) => list.length === boundedCandidates![l]!.length && list.every((s, k) => s === boundedCandidates![l]![k])) ?? false;
+  const { usableMask, product, bounded } = rankCandidates(ps, y, ws.weights, depths ? withinDepth : undefined, options, bounds !== undefined);
+  const records = fitHypotheses(ps, y, ws, structures(usableMask, options.maxTerms), product);
   /** The record's shapes keep to the loop depths. */
   const recordWithin = (h: number): boolean => {
-    if (!depths) return true;
     for (let l = 0; l < m; l++) {
-      const s = recShapes[h * m + l]!;
+      const s = records.shapes[h * m + l]!;
       if (s >= 0 && !withinDepth(l, s)) return false;
     }
     return true;
   };
-
-  const list = structures(usableMask, options.maxTerms);
-  // Records of every hypothesis fitted: structure index, shapes, rss.
-  const recStructure: number[] = [];
-  const recShapes: number[] = [];
-  const recRss: number[] = [];
-  const recPress: number[] = [];
-  const shapes = ws.shapes;
-  const params: number[] = [];
-  const odometer: number[] = [];
-
-  const plan = fitPlan(list);
-  for (const si of plan.fitted) {
-    const masks = list[si]!;
-    const k = Math.min(masks.length + 1, n - 1);
-    if (k < 1) continue;
-    const union = unionOf(masks);
-    const covered = plan.records[si]!;
-    params.length = 0;
-    for (let l = 0; l < m; l++) if (union & (1 << l)) params.push(l);
-    odometer.length = params.length;
-    odometer.fill(0);
-    for (;;) {
-      shapes.fill(-1);
-      for (let t = 0; t < params.length; t++) shapes[params[t]!] = candidates[params[t]!]![odometer[t]!]!;
-      columns[0] = ps.ones;
-      for (let t = 0; t < k - 1; t++) columns[t + 1] = ps.product(masks[t]!, shapes);
-      ls.fit(columns, k, weights, y, n);
-      for (const record of covered) {
-        const terms = list[record]!.length;
-        if (terms + 1 > ls.okCols || terms + 1 > n - 1) continue;
-        recStructure.push(record);
-        for (let l = 0; l < m; l++) recShapes.push(shapes[l]!);
-        recRss.push(ls.prefixRss[terms]!);
-        recPress.push(ls.prefixPress[terms]!);
-      }
-      // Next combination of candidate shapes.
-      let t = 0;
-      while (t < params.length) {
-        odometer[t]!++;
-        if (odometer[t]! < candidates[params[t]!]!.length) break;
-        odometer[t] = 0;
-        t++;
-      }
-      if (t === params.length) break;
-    }
-  }
-
-  // The noise scale: repetitions where available, but never below what the best hypothesis
-  // leaves unexplained (the grid may not contain the true model).
-  let fitVar = Infinity;
-  for (let h = 0; h < recRss.length; h++) {
-    const dof = n - (list[recStructure[h]!]!.length + 1);
-    if (dof >= 1) fitVar = Math.min(fitVar, recRss[h]! / dof);
-  }
-  if (!Number.isFinite(fitVar)) fitVar = 0;
-  const sigma2 = Math.max(Number.isFinite(noiseVar) ? Math.max(noiseVar, fitVar) : fitVar, MIN_SIGMA2);
-
-  const rare = rareShapes(ps.shapes);
-  const scoreOf = (h: number): number => {
-    const masks = list[recStructure[h]!]!;
-    let penalty = options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length;
-    for (let l = 0; l < m; l++) {
-      const s = recShapes[h * m + l]!;
-      if (s >= 0 && rare[s]) penalty += options.rareShapePenalty;
-    }
-    return (options.crossValidate ? recPress[h]! : recRss[h]!) / sigma2 + penalty;
-  };
+  const sigma2 = noiseScale(records, n, noiseVar);
+  const scoreOf = hypothesisScorer(ps, records, sigma2, options);
   const allowedSet = prior ? new Set(prior.allowed) : undefined;
-  let bestAll = -1;
-  let bestAllowed = -1;
-  let bestAllScore = Infinity;
-  let bestAllowedScore = Infinity;
-  for (let h = 0; h < recRss.length; h++) {
-    const score = scoreOf(h);
-    if (score < bestAllScore) {
-      bestAllScore = score;
-      bestAll = h;
-    }
-    if (allowedSet && score < bestAllowedScore && list[recStructure[h]!]!.every((mask) => allowedSet.has(mask)) && recordWithin(h)) {
-      bestAllowedScore = score;
-      bestAllowed = h;
-    }
+  const withinPrior = (masks: readonly number[]) => masks.every((mask) => allowedSet!.has(mask));
+  const best = bestHypotheses(records, scoreOf, allowedSet && ((h) => withinPrior(records.list[records.structure[h]!]!) && (!depths || recordWithin(h))));
+  if (best.all < 0) {
+    // Not even the constant could be fitted (fewer than two points): the mean.
+    const mean = y.reduce((a, b) => a + b, 0) / Math.max(1, n);
+    const fit: Fit = { masks: [], factors: new Array(m).fill(null), own: [], coefficients: [mean], rss: 0, score: 0, refined: [] };
+    return { fit, contention: [], interaction: false, sigma2 };
   }
 
-  const shapePenalty = (_: number, s: number) => (rare[s] ? options.rareShapePenalty : 0);
-  // Under bounded noise: the few best structures by least squares, each with its best-covering
-  // shapes, compete on the bounded likelihood plus the same structure penalties.
-  const boundedCaches = [new Map<number, ReturnType<typeof boundedShapes>>(), new Map<number, ReturnType<typeof boundedShapes>>()];
-  const boundedPick = (allowed: ((masks: readonly number[]) => boolean) | undefined): { h: number; choice: Int32Array | null } => {
-    const bestOf = new Map<number, { h: number; score: number }>();
-    const restricted = allowed !== undefined && depths !== undefined;
-    const boundedCache = boundedCaches[restricted ? 1 : 0]!;
-    for (let h = 0; h < recRss.length; h++) {
-      const si = recStructure[h]!;
-      if (allowed && !allowed(list[si]!)) continue;
-      if (restricted && !recordWithin(h)) continue;
-      const score = scoreOf(h);
-      const current = bestOf.get(si);
-      if (!current || score < current.score) bestOf.set(si, { h, score });
-    }
-    const ranked = [...bestOf.values()].sort((a, b) => a.score - b.score).slice(0, options.boundedStructures);
-    let pick = { h: ranked[0]?.h ?? -1, choice: null as Int32Array | null };
-    let pickScore = Infinity;
-    for (const { h } of ranked) {
-      const masks = list[recStructure[h]!]!;
-      const structurePenalty = options.boundedPenaltyScale * (options.paramPenalty * popcount(unionOf(masks)) + options.termPenalty * masks.length);
-      let result = boundedCache.get(recStructure[h]!);
-      // The unrestricted choice for the structure, when it keeps to the depths, is the restricted one too.
-      const shared = restricted ? boundedCaches[0]!.get(recStructure[h]!) : undefined;
-      if (result === undefined && shared && sameBoundedCandidates && [...shared.choice].every((s, l) => s < 0 || withinDepth(l, s))) result = shared;
-      if (result === undefined) {
-        result = restricted
-          ? boundedShapes(ps, masks, boundedWithin!, bounds!, shapePenalty, withinDepth)
-          : boundedShapes(ps, masks, boundedCandidates!, bounds!, shapePenalty);
-        boundedCache.set(recStructure[h]!, result);
-      }
-      if (!result) continue;
-      if (result.score + structurePenalty < pickScore) {
-        pickScore = result.score + structurePenalty;
-        pick = { h, choice: result.choice };
-      }
-    }
-    return pick;
-  };
-
+  const chooser = bounded && new BoundedChooser(ps, records, scoreOf, bounded, bounds!, options, depths ? recordWithin : undefined, withinDepth);
+  /** The fit of record h (or of its bounded choice of shapes), completed and searched locally. */
   const materialize = (h: number, allowedMasks: readonly number[], preset: Int32Array | null, shapeOk?: (l: number, s: number) => boolean): Fit => {
-    const masks = list[recStructure[h]!]!;
-    const indices = preset ? Int32Array.from(preset) : Int32Array.from(recShapes.slice(h * m, h * m + m));
+    const masks = records.list[records.structure[h]!]!;
+    const indices = preset ? Int32Array.from(preset) : Int32Array.from(records.shapes.slice(h * m, h * m + m));
     const factors = Array.from(indices, (s) => (s >= 0 ? { exponent: ps.shapes[s]!.exponent, log: ps.shapes[s]!.log } : null));
     const fit = finishFit(ps, y, ws, { masks: [...masks], factors, own: masks.map(() => null), coefficients: [], rss: 0, score: 0, refined: [] }, sigma2, options);
     if (options.localSearch) {
@@ -479,21 +293,13 @@ export function searchModel(
     return fit;
   };
 
-  if (bestAll < 0) {
-    // Not even the constant could be fitted (fewer than two points): the mean.
-    const mean = y.reduce((a, b) => a + b, 0) / Math.max(1, n);
-    const fit: Fit = { masks: [], factors: new Array(m).fill(null), own: [], coefficients: [mean], rss: 0, score: 0, refined: [] };
-    return { fit, contention: [], interaction: false, sigma2 };
-  }
   const allMasks: number[] = [];
   for (let mask = 1; mask <= usableMask; mask++) if ((mask & usableMask) === mask) allMasks.push(mask);
-  const pickAll = boundedCandidates ? boundedPick(undefined) : { h: bestAll, choice: null };
+  const pickAll = chooser ? chooser.pick(undefined) : { h: best.all, choice: null };
   const unrestricted = refine(materialize(pickAll.h, allMasks, pickAll.choice));
   if (!prior) return { fit: unrestricted, contention: [], interaction: false, sigma2 };
 
-  const pickAllowed = boundedCandidates
-    ? boundedPick((masks) => masks.every((mask) => allowedSet!.has(mask)))
-    : { h: bestAllowed, choice: null };
+  const pickAllowed = chooser ? chooser.pick(withinPrior) : { h: best.allowed, choice: null };
   if (pickAllowed.h === pickAll.h) return { fit: unrestricted, unrestricted, contention: [], interaction: false, sigma2 };
   const restricted = materialize(
     pickAllowed.h >= 0 ? pickAllowed.h : 0,
@@ -501,26 +307,53 @@ export function searchModel(
     pickAllowed.choice,
     depths ? withinDepth : undefined,
   );
-  const contention: number[] = [];
-  const beyondNest: number[] = [];
-  let interaction = false;
-  if (restricted.score - unrestricted.score > options.contentionThreshold) {
-    const allowedParams = unionOf(prior.allowed);
-    const used = unionOf(unrestricted.masks);
-    for (let l = 0; l < m; l++) if (used & (1 << l) && !(allowedParams & (1 << l))) contention.push(l);
-    const combines = unrestricted.masks.some((mask) => !prior.allowed.includes(mask));
-    if (contention.length === 0 && combines) interaction = true;
-    if (contention.length === 0 && !combines && depths) {
-      for (let l = 0; l < m; l++) {
-        const factor = unrestricted.factors[l];
-        if (factor && depths[l]! > 0 && loopDepth(factor.exponent, factor.log) > depths[l]!) beyondNest.push(l);
-      }
-    }
-    if (contention.length === 0 && !combines && beyondNest.length === 0) interaction = true;
-  } else {
-    // The prior's model explains the data: only then may its exponents be refined (refining a
-    // model the measurements contradict would only bend it towards the missing term).
-    refine(restricted, depths ? (l, log) => (depths[l]! > 0 ? depths[l]! - log : Infinity) : undefined);
-  }
+  const verdict = priorVerdict(restricted, unrestricted, prior, depths, m, options);
+  // The prior's model explains the data: only then may its exponents be refined (refining a
+  // model the measurements contradict would only bend it towards the missing term).
+  if (verdict.explains) refine(restricted, depths ? (l, log) => (depths[l]! > 0 ? depths[l]! - log : Infinity) : undefined);
+  const { contention, interaction, beyondNest } = verdict;
   return { fit: restricted, unrestricted, contention, interaction, ...(beyondNest.length > 0 ? { beyondNest } : {}), sigma2 };
+}
+
+/** Per parameter, the shapes the search combines into products, and those the bounded choice may take. */
+interface ShapeCandidates {
+  /** The parameters that vary enough to be fitted and have candidates. */
+  usableMask: number;
+  product: number[][];
+  bounded: BoundedCandidates | undefined;
+}
+
+/**
+ * Ranks each usable parameter's shapes (rankShapes). With bounds, more shapes go on to the bounded
+ * choice than into the hypotheses' product. With loop depths (`withinDepth`), the prior's model
+ * draws on the best shapes within them, so those join the product too (the unrestricted model
+ * keeps the best shapes of all).
+ */
+function rankCandidates(
+  ps: PointSet,
+  y: Float64Array,
+  weights: Float64Array,
+  withinDepth: ((l: number, s: number) => boolean) | undefined,
+  options: SearchOptions,
+  withBounds: boolean,
+): ShapeCandidates {
+  const { n, m } = ps;
+  let usableMask = 0;
+  if (n >= 3) for (let l = 0; l < m; l++) if (ps.usable[l]) usableMask |= 1 << l;
+  const ranked: number[][] = [];
+  const rankedWithin: number[][] = [];
+  const productTopK = withBounds ? options.boundedProductTopK : options.topK;
+  const keep = withBounds ? Math.max(productTopK, options.boundedTopK) : productTopK;
+  for (let l = 0; l < m; l++) {
+    const all = usableMask & (1 << l) ? rankShapes(ps, l, y, weights, withinDepth ? ps.shapes.length : keep) : [];
+    ranked.push(all.slice(0, keep));
+    rankedWithin.push(withinDepth ? all.filter((s) => withinDepth(l, s)).slice(0, keep) : ranked[l]!);
+  }
+  const product = ranked.map((list, l) => [...new Set([...list.slice(0, productTopK), ...rankedWithin[l]!.slice(0, productTopK)])]);
+  for (let l = 0; l < m; l++) if (product[l]!.length === 0) usableMask &= ~(1 << l);
+  if (!withBounds) return { usableMask, product, bounded: undefined };
+  const all = ranked.map((list) => list.slice(0, options.boundedTopK));
+  const within = rankedWithin.map((list) => list.slice(0, options.boundedTopK));
+  const same = within.every((list, l) => list.length === all[l]!.length && list.every((s, k) => s === all[l]![k]));
+  return { usableMask, product, bounded: { all, within, same } };
 }

@@ -1,7 +1,7 @@
 // The taint analysis end to end: validate `--param` specs against the module, instrument with the
 // taint pass, run under the host plugin, decode the sink table into the report.
 import binaryen from 'binaryen';
-import { instrumentModule, type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
+import { type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
 import { instrumentCached } from '../../instrument/cache.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
@@ -138,7 +138,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
     taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity ?? defaultGranularity(params), implicitFlow: options.implicitFlow, pointerLabels: options.pointerLabels },
-  } as Parameters<typeof instrumentModule>[3]);
+  });
   const layout = instrumented.sites.passes.taint as TaintLayout;
   const pluginOptions: TaintPluginOptions = {
     shadow: layout.shadow,
