@@ -3,7 +3,7 @@
 // adding terms, greedily.
 import type { PointSet } from './pointset.js';
 import type { Fit, SearchOptions } from './search.js';
-import { fitColumns, normalizeShared, popcount, rareShapes, refit, scoreFit, type Workspace } from './search-fit.js';
+import { normalizeShared, popcount, rareShapes, refit, scoreFit, type Workspace } from './search-fit.js';
 /**
  * When the best grid hypothesis misfits well beyond the repetition noise, its structure may be
  * outside the tied space (one shape per parameter): p·n + n^2 has two shapes of n. A greedy local

@@ -4,7 +4,7 @@
 import { sameExponent } from './exponents.js';
 import type { PointSet } from './pointset.js';
 import type { Fit, SearchOptions } from './search.js';
-import { fitColumns, refit, scoreFit, MIN_SIGMA2, type Workspace } from './search-fit.js';
+import { refit, scoreFit, MIN_SIGMA2, type Workspace } from './search-fit.js';
 /** Refines exponents when the model misfits well beyond the repetition noise. */
 export function maybeRefine(
   ps: PointSet,
