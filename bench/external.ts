@@ -43,10 +43,15 @@ const rounds = (() => {
   return flag >= 0 ? Number(process.argv[flag + 1]) : 5;
 })();
 
-interface Variant { name: 'plain' | 'none' | Mode; time: () => Promise<Timed> }
+interface Variant {
+  name: 'plain' | 'none' | Mode;
+  time: () => Promise<Timed>;
+}
 
 /** The variants of one kernel; `none` is the measurement pass with no region (selective's baseline, as in `taintlens overhead`). */
-async function variantsOf(kernel: BenchKernel & { bytes: Uint8Array }): Promise<{ variants: Variant[]; selected: number }> {
+async function variantsOf(
+  kernel: BenchKernel & { bytes: Uint8Array },
+): Promise<{ variants: Variant[]; selected: number }> {
   const time = (bytes: Uint8Array) => () => timeModule(kernel, bytes, repeat);
   const loops = instrumentModule(kernel.bytes, kernel.file, ['loops']).bytes;
   const sample = instrumentModule(kernel.bytes, kernel.file, ['sample']).bytes;
@@ -54,11 +59,24 @@ async function variantsOf(kernel: BenchKernel & { bytes: Uint8Array }): Promise<
   const layout = taint.sites.passes.taint as TaintLayout;
   const programBase = taint.sites.layout?.programBase ?? 0;
   const selection = await selectRegions({
-    file: kernel.file, bytes: kernel.bytes, mode: 'selective', invoke: kernel.invoke, args: kernel.args, argv: [], timeoutMs: 600_000,
+    file: kernel.file,
+    bytes: kernel.bytes,
+    mode: 'selective',
+    invoke: kernel.invoke,
+    args: kernel.args,
+    argv: [],
+    timeoutMs: 600_000,
     taint: { params: kernel.args.map((_, arg) => ({ name: `p${arg}`, arg })) },
   });
   const regionTime = (module: RegionModule) => async (): Promise<Timed> => {
-    const reps = await module.run({ file: kernel.file, invoke: kernel.invoke, args: kernel.args, argv: [], repeat, timeoutMs: 600_000 });
+    const reps = await module.run({
+      file: kernel.file,
+      invoke: kernel.invoke,
+      args: kernel.args,
+      argv: [],
+      repeat,
+      timeoutMs: 600_000,
+    });
     return { medianMs: median(reps.map((r) => r.ms)), result: reps[0]!.result };
   };
   const none = instrumentRegions(kernel.file, kernel.bytes, []);
@@ -76,7 +94,15 @@ async function variantsOf(kernel: BenchKernel & { bytes: Uint8Array }): Promise<
   };
 }
 
-interface Row { kernel: string; plainMs: number; ratios: Record<Mode, number>; instructionsPerCall: number; loopsInstructions: InstructionRatio; selected: number; same: boolean }
+interface Row {
+  kernel: string;
+  plainMs: number;
+  ratios: Record<Mode, number>;
+  instructionsPerCall: number;
+  loopsInstructions: InstructionRatio;
+  selected: number;
+  same: boolean;
+}
 const rows: Row[] = [];
 for (const kernel of loadKernels(externalSuite)) {
   const { variants, selected } = await variantsOf(kernel);
@@ -94,30 +120,51 @@ for (const kernel of loadKernels(externalSuite)) {
     }
   }
   const at = (name: string) => median(times.get(name)!);
-  const profile = await profileLoops(kernel.file, kernel.bytes, { invoke: kernel.invoke, args: kernel.args, argv: [], repeat: 1, timeoutMs: 600_000 });
+  const profile = await profileLoops(kernel.file, kernel.bytes, {
+    invoke: kernel.invoke,
+    args: kernel.args,
+    argv: [],
+    repeat: 1,
+    timeoutMs: 600_000,
+  });
   const calls = profile.functions.reduce((sum, f) => sum + f.calls, 0);
   rows.push({
-    kernel: kernel.name, plainMs: at('plain'), selected, same, loopsInstructions: await instructionRatio(kernel, 'loops'),
+    kernel: kernel.name,
+    plainMs: at('plain'),
+    selected,
+    same,
+    loopsInstructions: await instructionRatio(kernel, 'loops'),
     instructionsPerCall: profile.totalInstructions / Math.max(1, calls),
-    ratios: { loops: at('loops') / at('plain'), sample: at('sample') / at('plain'), selective: at('selective') / at('none'), taint: at('taint') / at('plain') },
+    ratios: {
+      loops: at('loops') / at('plain'),
+      sample: at('sample') / at('plain'),
+      selective: at('selective') / at('none'),
+      taint: at('taint') / at('plain'),
+    },
   });
   console.error(`${kernel.name}: done`);
 }
 
 const ratio = (v: number) => `${v.toFixed(3)}×`;
-console.log(`overhead on third-party-shaped kernels: time ÷ uninstrumented (selective: ÷ the measurement pass without regions); median over ${rounds} alternating rounds of median-of-${repeat}; sampling period ${DEFAULT_PERIOD}`);
-console.log(renderTable(rows, [
-  { header: 'kernel', value: (r) => r.kernel },
-  { header: 'plain ms', value: (r) => r.plainMs.toFixed(1), align: 'right' },
-  { header: 'instr/call', value: (r) => r.instructionsPerCall.toFixed(0), align: 'right' },
-  ...MODES.map((mode) => ({ header: mode, value: (r: Row) => ratio(r.ratios[mode]), align: 'right' as const })),
-  { header: 'regions', value: (r) => String(r.selected), align: 'right' },
-  { header: 'loops instr', value: (r) => ratio(r.loopsInstructions.whole), align: 'right' },
-  { header: 'hot loop', value: (r) => r.loopsInstructions.hot },
-  { header: 'hot instr', value: (r) => ratio(r.loopsInstructions.hotLoop), align: 'right' },
-  { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
-]));
-console.log(`geomean loops instructions (exact counts, instrumented ÷ original): whole run ${ratio(geomean(rows.map((r) => r.loopsInstructions.whole)))}, hot loops ${ratio(geomean(rows.map((r) => r.loopsInstructions.hotLoop)))}`);
+console.log(
+  `overhead on third-party-shaped kernels: time ÷ uninstrumented (selective: ÷ the measurement pass without regions); median over ${rounds} alternating rounds of median-of-${repeat}; sampling period ${DEFAULT_PERIOD}`,
+);
+console.log(
+  renderTable(rows, [
+    { header: 'kernel', value: (r) => r.kernel },
+    { header: 'plain ms', value: (r) => r.plainMs.toFixed(1), align: 'right' },
+    { header: 'instr/call', value: (r) => r.instructionsPerCall.toFixed(0), align: 'right' },
+    ...MODES.map((mode) => ({ header: mode, value: (r: Row) => ratio(r.ratios[mode]), align: 'right' as const })),
+    { header: 'regions', value: (r) => String(r.selected), align: 'right' },
+    { header: 'loops instr', value: (r) => ratio(r.loopsInstructions.whole), align: 'right' },
+    { header: 'hot loop', value: (r) => r.loopsInstructions.hot },
+    { header: 'hot instr', value: (r) => ratio(r.loopsInstructions.hotLoop), align: 'right' },
+    { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
+  ]),
+);
+console.log(
+  `geomean loops instructions (exact counts, instrumented ÷ original): whole run ${ratio(geomean(rows.map((r) => r.loopsInstructions.whole)))}, hot loops ${ratio(geomean(rows.map((r) => r.loopsInstructions.hotLoop)))}`,
+);
 for (const mode of MODES) {
   const g = geomean(rows.map((r) => r.ratios[mode]));
   console.log(`geomean ${mode}: ${ratio(g)} (target <= ${TARGETS[mode]}×: ${g <= TARGETS[mode] ? 'met' : 'NOT met'})`);

@@ -15,17 +15,42 @@ export interface Timed {
 
 export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat: number): Promise<Timed> {
   const outcome = await runModule({
-    file: kernel.file, bytes, invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat, timeoutMs: 300_000,
+    file: kernel.file,
+    bytes,
+    invoke: kernel.invoke,
+    args: kernel.args,
+    argv: kernel.argv ?? [],
+    repeat,
+    timeoutMs: 300_000,
   });
   return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
 }
 
 /** Times a taint-instrumented module with the taint plugin attached (no parameter marked: the shadow work is all there is). */
-export async function timeTaint(kernel: BenchKernel, bytes: Uint8Array, layout: TaintLayout, programBase: number, repeat: number): Promise<Timed> {
-  const options: TaintPluginOptions = { shadow: layout.shadow, names: layout.names, args: [], globals: [], maxLabels: 32 };
+export async function timeTaint(
+  kernel: BenchKernel,
+  bytes: Uint8Array,
+  layout: TaintLayout,
+  programBase: number,
+  repeat: number,
+): Promise<Timed> {
+  const options: TaintPluginOptions = {
+    shadow: layout.shadow,
+    names: layout.names,
+    args: [],
+    globals: [],
+    maxLabels: 32,
+  };
   const outcome = await runModule({
-    file: kernel.file, bytes, invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat, timeoutMs: 600_000,
-    plugins: [{ url: taintPluginUrl, options }], programBase,
+    file: kernel.file,
+    bytes,
+    invoke: kernel.invoke,
+    args: kernel.args,
+    argv: kernel.argv ?? [],
+    repeat,
+    timeoutMs: 600_000,
+    plugins: [{ url: taintPluginUrl, options }],
+    programBase,
   });
   return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
 }
@@ -34,7 +59,9 @@ export async function timeTaint(kernel: BenchKernel, bytes: Uint8Array, layout: 
 export function loadKernels(suite: BenchKernel[]): Array<BenchKernel & { bytes: Uint8Array }> {
   const flag = process.argv.indexOf('--only');
   const only = flag >= 0 ? new Set((process.argv[flag + 1] ?? '').split(',')) : null;
-  return suite.filter((k) => existsSync(k.file) && (only === null || only.has(k.name))).map((k) => ({ ...k, bytes: readFileSync(k.file) }));
+  return suite
+    .filter((k) => existsSync(k.file) && (only === null || only.has(k.name)))
+    .map((k) => ({ ...k, bytes: readFileSync(k.file) }));
 }
 
 export function geomean(values: number[]): number {
@@ -56,7 +83,11 @@ export interface Comparison {
  * Times a baseline and a candidate in alternating rounds (a noisy neighbour slows both alike) and
  * keeps the best median of each; `same` says whether both returned the same result every time.
  */
-export async function compareTimings(rounds: number, baseline: () => Promise<Timed>, candidate: () => Promise<Timed>): Promise<Comparison> {
+export async function compareTimings(
+  rounds: number,
+  baseline: () => Promise<Timed>,
+  candidate: () => Promise<Timed>,
+): Promise<Comparison> {
   const a: number[] = [];
   const b: number[] = [];
   let same = true;

@@ -34,16 +34,22 @@ function renameReserved(bytes: Uint8Array): Uint8Array {
 }
 
 const inclusiveOf = (profile: LoopProfile, fn: string, loop: string) =>
-  profile.loops.filter((l) => l.function === fn && l.loop === loop).reduce((sum, l) => sum + l.inclusiveInstructions, 0);
+  profile.loops
+    .filter((l) => l.function === fn && l.loop === loop)
+    .reduce((sum, l) => sum + l.inclusiveInstructions, 0);
 
 /** `mode`'s instruction ratios on `kernel` (a mode whose module needs a host plugin to run is not supported). */
-export async function instructionRatio(kernel: BenchKernel & { bytes: Uint8Array }, mode: string): Promise<InstructionRatio> {
+export async function instructionRatio(
+  kernel: BenchKernel & { bytes: Uint8Array },
+  mode: string,
+): Promise<InstructionRatio> {
   const run = { invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat: 1, timeoutMs: 600_000 };
   const original = await profileLoops(kernel.file, kernel.bytes, run);
   const hot = [...original.loops].sort((a, b) => b.instructions - a.instructions)[0];
   const instrumented = renameReserved(instrumentModule(kernel.bytes, kernel.file, [mode]).bytes);
   const counted = await profileLoops(kernel.file, instrumented, run);
-  if (JSON.stringify(counted.result) !== JSON.stringify(original.result)) throw new Error(`${kernel.file}: ${mode} changed the result`);
+  if (JSON.stringify(counted.result) !== JSON.stringify(original.result))
+    throw new Error(`${kernel.file}: ${mode} changed the result`);
   return {
     whole: counted.totalInstructions / original.totalInstructions,
     hotLoop: hot ? inclusiveOf(counted, hot.function, hot.loop) / inclusiveOf(original, hot.function, hot.loop) : NaN,

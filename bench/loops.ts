@@ -2,4 +2,9 @@
 // geometric mean.
 import { benchModeOverhead } from './mode-overhead.js';
 
-await benchModeOverhead({ mode: 'loops', label: 'loops', title: 'loop profiling overhead (time of the invoked export', target: 1.2 });
+await benchModeOverhead({
+  mode: 'loops',
+  label: 'loops',
+  title: 'loop profiling overhead (time of the invoked export',
+  target: 1.2,
+});

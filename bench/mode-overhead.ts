@@ -20,17 +20,25 @@ export async function benchModeOverhead(bench: ModeOverheadBench): Promise<void>
   const rows: Array<{ kernel: string; plainMs: number; modeMs: number; same: boolean }> = [];
   for (const kernel of loadKernels(benchSuite)) {
     const instrumented = instrumentModule(kernel.bytes, kernel.file, [bench.mode]).bytes;
-    const timing = await compareTimings(3, () => timeModule(kernel, kernel.bytes, repeat), () => timeModule(kernel, instrumented, repeat));
+    const timing = await compareTimings(
+      3,
+      () => timeModule(kernel, kernel.bytes, repeat),
+      () => timeModule(kernel, instrumented, repeat),
+    );
     rows.push({ kernel: kernel.name, plainMs: timing.baselineMs, modeMs: timing.candidateMs, same: timing.same });
   }
   console.log(`${bench.title}; best of 3 rounds of median-of-${repeat})`);
-  console.log(renderTable(rows, [
-    { header: 'kernel', value: (r) => r.kernel },
-    { header: 'plain ms', value: (r) => Number(r.plainMs.toFixed(2)) },
-    { header: `${bench.label} ms`, value: (r) => Number(r.modeMs.toFixed(2)) },
-    { header: `${bench.label}/plain`, value: (r) => Number((r.modeMs / r.plainMs).toFixed(3)) },
-    { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
-  ]));
-  console.log(`geomean ${bench.label}/plain: ${geomean(rows.map((r) => r.modeMs / r.plainMs)).toFixed(3)} (target <= ${bench.target})`);
+  console.log(
+    renderTable(rows, [
+      { header: 'kernel', value: (r) => r.kernel },
+      { header: 'plain ms', value: (r) => Number(r.plainMs.toFixed(2)) },
+      { header: `${bench.label} ms`, value: (r) => Number(r.modeMs.toFixed(2)) },
+      { header: `${bench.label}/plain`, value: (r) => Number((r.modeMs / r.plainMs).toFixed(3)) },
+      { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
+    ]),
+  );
+  console.log(
+    `geomean ${bench.label}/plain: ${geomean(rows.map((r) => r.modeMs / r.plainMs)).toFixed(3)} (target <= ${bench.target})`,
+  );
   if (rows.some((r) => !r.same)) process.exitCode = 1;
 }

@@ -27,10 +27,26 @@ import {
   type Rates,
 } from './model/benchmark.js';
 import { DEFAULT_GROWTH, modelExperiment } from '../src/model/modeler.js';
-import { FAMILY_TEXT, NAMED_DESIGNS, rng, syntheticFunction, syntheticSeries, syntheticTaintReport, type Family } from './model/synthetic.js';
+import {
+  FAMILY_TEXT,
+  NAMED_DESIGNS,
+  rng,
+  syntheticFunction,
+  syntheticSeries,
+  syntheticTaintReport,
+  type Family,
+} from './model/synthetic.js';
 import type { Experiment, Series } from '../src/model/types.js';
 import {
-  NEST_DESIGN_2, NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNests, scoreNestTimes, type NestDesign, type NestOutcome,
+  NEST_DESIGN_2,
+  NEST_DESIGN_3,
+  nestCases,
+  nestTaintReport,
+  nestTimeSeries,
+  scoreNests,
+  scoreNestTimes,
+  type NestDesign,
+  type NestOutcome,
   type NestTimeOutcome,
 } from './model/nest-bench.js';
 
@@ -69,7 +85,10 @@ const ceiling = (r: Row) => r.method.startsWith('best-fit');
 const pct = (part: number, whole: number) => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
 
 function methodsFor(cases: Parameters<Method>[0]): Array<[string, Method]> {
-  const taintJson = syntheticTaintReport(cases.map((c) => c.fn), DESIGN) as Record<string, unknown>;
+  const taintJson = syntheticTaintReport(
+    cases.map((c) => c.fn),
+    DESIGN,
+  ) as Record<string, unknown>;
   const withLoops = parseTaintReport(taintJson, 'synthetic-taint.json');
   const dependencyOnly = parseTaintReport({ ...taintJson, loops: [] }, 'synthetic-taint.json');
   return [
@@ -100,14 +119,23 @@ function exactDataRows(runSeed: number): ExactRow[] {
   for (const [data, design] of NEST_DESIGNS) {
     const cases = nestCases(runSeed + 11, perFamily, design);
     const nestTaint = parseTaintReport(nestTaintReport(cases, design), 'nest-taint.json');
-    for (const [method, prior] of [['ours', undefined], ['ours + prior (dependency)', nestTaint]] as const) {
+    for (const [method, prior] of [
+      ['ours', undefined],
+      ['ours + prior (dependency)', nestTaint],
+    ] as const) {
       const start = performance.now();
       const report = modelExperiment(
         { source: 'nests', params: [...design.params], series: cases.map((c) => c.series) },
         { aggregate: 'median', growth: DEFAULT_GROWTH, ...(prior ? { taint: prior } : {}) },
       );
       const msPerPath = (performance.now() - start) / cases.length;
-      result.push({ seed: runSeed, data, method, outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))), msPerPath });
+      result.push({
+        seed: runSeed,
+        data,
+        method,
+        outcome: scoreNests(cases, new Map(report.models.map((m) => [m.callpath, m]))),
+        msPerPath,
+      });
     }
   }
   return result;
@@ -170,9 +198,15 @@ if (exactSeedsAt >= 0) {
     process.exit(2);
   }
   const all = seeds.flatMap(exactDataRows);
-  if (json) process.stdout.write(JSON.stringify({ schema: schemaId('bench'), benchmark: 'model-exact', perFamily, exactData: all }, null, 2) + '\n');
+  if (json)
+    process.stdout.write(
+      JSON.stringify({ schema: schemaId('bench'), benchmark: 'model-exact', perFamily, exactData: all }, null, 2) +
+        '\n',
+    );
   else {
-    console.log(`Exact data, ${perFamily} random loop nests per row and seed (nests of seed s are drawn with seed s + 11):`);
+    console.log(
+      `Exact data, ${perFamily} random loop nests per row and seed (nests of seed s are drawn with seed s + 11):`,
+    );
     console.log(exactTable(all, true));
   }
   process.exit(0);
@@ -189,9 +223,24 @@ if (process.argv.includes('--calibrate')) {
     }
   }
   if (json) {
-    process.stdout.write(JSON.stringify({ schema: schemaId('bench'), benchmark: 'model-calibration', seed, perFamily, designs: NAMED_DESIGNS, calibration }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        {
+          schema: schemaId('bench'),
+          benchmark: 'model-calibration',
+          seed,
+          perFamily,
+          designs: NAMED_DESIGNS,
+          calibration,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   } else {
-    console.log(`Extra-P-like baseline per design (${perFamily} functions per family, seed ${seed}); Extra-P 4.2.5 (issue): 80 / 65 / 56% exact, ~20% false dep.\n`);
+    console.log(
+      `Extra-P-like baseline per design (${perFamily} functions per family, seed ${seed}); Extra-P 4.2.5 (issue): 80 / 65 / 56% exact, ~20% false dep.\n`,
+    );
     const designs = Object.keys(NAMED_DESIGNS);
     const cell = (name: string, noise: number, pick: (r: Rates) => number) => {
       const r = calibration.find((c) => c.design === name && c.noise === noise)!.rates;
@@ -202,8 +251,16 @@ if (process.argv.includes('--calibrate')) {
         { header: 'design', value: (d) => d },
         { header: 'p values', value: (d) => NAMED_DESIGNS[d]!.values[0].join(',') },
         { header: 'n values', value: (d) => NAMED_DESIGNS[d]!.values[1].join(',') },
-        ...NOISES.map((noise) => ({ header: `exact ±${Math.round(noise * 100)}%`, value: (d: string) => cell(d, noise, (r) => r.exact), align: 'right' as const })),
-        ...NOISES.map((noise) => ({ header: `false ±${Math.round(noise * 100)}%`, value: (d: string) => cell(d, noise, (r) => r.falseDependency), align: 'right' as const })),
+        ...NOISES.map((noise) => ({
+          header: `exact ±${Math.round(noise * 100)}%`,
+          value: (d: string) => cell(d, noise, (r) => r.exact),
+          align: 'right' as const,
+        })),
+        ...NOISES.map((noise) => ({
+          header: `false ±${Math.round(noise * 100)}%`,
+          value: (d: string) => cell(d, noise, (r) => r.falseDependency),
+          align: 'right' as const,
+        })),
         ...(['constant', 'multiplicative'] as Family[]).map((family) => ({
           header: `${family} ±1%`,
           value: (d: string) => {
@@ -223,14 +280,17 @@ const extraRows: Row[] = [];
 const normalRows: Row[] = [];
 for (const noise of NOISES) {
   const cases = syntheticCases(seed + Math.round(noise * 1000), perFamily, noise, DESIGN);
-  for (const [method, run] of methodsFor(cases)) rows.push({ noise, method, rates: recoveryRates(cases, run, method.startsWith('Extra-P') ? 'mean' : 'median') });
+  for (const [method, run] of methodsFor(cases))
+    rows.push({ noise, method, rates: recoveryRates(cases, run, method.startsWith('Extra-P') ? 'mean' : 'median') });
   // What no modeler choosing exponents by fit can beat: the true structure given, the best-fitting shapes.
   rows.push({ noise, method: 'best-fit ceiling (median)', rates: bestFitCeiling(cases, 'median') });
   rows.push({ noise, method: 'best-fit ceiling (mean)', rates: bestFitCeiling(cases, 'mean') });
   // The same functions' shapes under unbounded (normal) noise of the same variance: the noise is
   // not bounded, so the modeler stays with least squares.
   const gaussian = syntheticCases(seed + 3 + Math.round(noise * 1000), perFamily, noise, DESIGN, FAMILIES, 'normal');
-  for (const [method, run] of methodsFor(gaussian).filter(([name]) => name === 'ours' || name === 'ours + prior (loop nests)')) {
+  for (const [method, run] of methodsFor(gaussian).filter(
+    ([name]) => name === 'ours' || name === 'ours + prior (loop nests)',
+  )) {
     normalRows.push({ noise, method, rates: recoveryRates(gaussian, run, 'median') });
   }
   normalRows.push({ noise, method: 'best-fit ceiling (median)', rates: bestFitCeiling(gaussian, 'median') });
@@ -255,7 +315,10 @@ function timingExperiment(count: number): { experiment: Experiment; taint: unkno
     functions.push(fn);
     series.push(syntheticSeries(random, fn, 0.05, DESIGN));
   }
-  return { experiment: { source: 'synthetic', params: [...DESIGN.params], series }, taint: syntheticTaintReport(functions, DESIGN) };
+  return {
+    experiment: { source: 'synthetic', params: [...DESIGN.params], series },
+    taint: syntheticTaintReport(functions, DESIGN),
+  };
 }
 const { experiment, taint } = timingExperiment(paths);
 const taintReport = parseTaintReport(taint, 'synthetic-taint.json');
@@ -291,7 +354,14 @@ try {
   for (const s of experiment.series) {
     for (const point of s.points) {
       for (const value of point.values) {
-        lines.push(JSON.stringify({ params: { p: point.coords[0], n: point.coords[1] }, callpath: s.callpath, metric: s.metric, value }));
+        lines.push(
+          JSON.stringify({
+            params: { p: point.coords[0], n: point.coords[1] },
+            callpath: s.callpath,
+            metric: s.metric,
+            value,
+          }),
+        );
       }
     }
   }
@@ -345,11 +415,13 @@ if (json) {
       `${DESIGN.repetitions} repetitions, uniform ±noise; seed ${seed}.`,
   );
   console.log(
-    'ours: the noise shape is read off all call paths\' repetitions; bounded noise (as here) picks shapes by how tightly ' +
+    "ours: the noise shape is read off all call paths' repetitions; bounded noise (as here) picks shapes by how tightly " +
       'they cover every repetition (minimax), other noise by least squares on the medians ("ours, least squares" forces that).',
   );
   console.log('exact: the same terms with the same exponents; structure: the same parameter sets per term.');
-  console.log('wrong fits better: misses where the true terms, refitted, fit the aggregated data worse than the chosen model.');
+  console.log(
+    'wrong fits better: misses where the true terms, refitted, fit the aggregated data worse than the chosen model.',
+  );
   console.log(
     'best-fit ceiling: the true term structure given, the true shapes fit the aggregated values best (least squares) among all ' +
       'assignments of the 42 shapes: no modeler that chooses exponents by least squares on aggregates does better on average.\n',
@@ -360,11 +432,31 @@ if (json) {
       { header: 'method', value: (r) => r.method },
       { header: 'exact', value: (r) => pct(r.rates.exact, r.rates.count), align: 'right' },
       { header: 'structure', value: (r) => (ceiling(r) ? '-' : pct(r.rates.structure, r.rates.count)), align: 'right' },
-      { header: 'false dep.', value: (r) => (ceiling(r) ? '-' : pct(r.rates.falseDependency, r.rates.count)), align: 'right' },
-      { header: 'missed dep.', value: (r) => (ceiling(r) ? '-' : pct(r.rates.missedDependency, r.rates.count)), align: 'right' },
-      { header: 'wrong fits better', value: (r) => (ceiling(r) ? '-' : pct(r.rates.dataFavorWrong, r.rates.count - r.rates.exact)), align: 'right' },
-      { header: 'contention flags', value: (r) => (r.method.includes('prior') ? pct(r.rates.contentionFlags, r.rates.count) : '-'), align: 'right' },
-      { header: 'too-narrow flags', value: (r) => (r.method.includes('prior') ? pct(r.rates.tooNarrowFlags, r.rates.count) : '-'), align: 'right' },
+      {
+        header: 'false dep.',
+        value: (r) => (ceiling(r) ? '-' : pct(r.rates.falseDependency, r.rates.count)),
+        align: 'right',
+      },
+      {
+        header: 'missed dep.',
+        value: (r) => (ceiling(r) ? '-' : pct(r.rates.missedDependency, r.rates.count)),
+        align: 'right',
+      },
+      {
+        header: 'wrong fits better',
+        value: (r) => (ceiling(r) ? '-' : pct(r.rates.dataFavorWrong, r.rates.count - r.rates.exact)),
+        align: 'right',
+      },
+      {
+        header: 'contention flags',
+        value: (r) => (r.method.includes('prior') ? pct(r.rates.contentionFlags, r.rates.count) : '-'),
+        align: 'right',
+      },
+      {
+        header: 'too-narrow flags',
+        value: (r) => (r.method.includes('prior') ? pct(r.rates.tooNarrowFlags, r.rates.count) : '-'),
+        align: 'right',
+      },
       {
         header: 'Extra-P 4.2.5 (issue)',
         value: (r) =>
@@ -394,11 +486,21 @@ if (json) {
       { header: 'method', value: (r) => r.method },
       { header: 'exact', value: (r) => pct(r.rates.exact, r.rates.count), align: 'right' },
       { header: 'structure', value: (r) => (ceiling(r) ? '-' : pct(r.rates.structure, r.rates.count)), align: 'right' },
-      { header: 'false dep.', value: (r) => (ceiling(r) ? '-' : pct(r.rates.falseDependency, r.rates.count)), align: 'right' },
-      { header: 'missed dep.', value: (r) => (ceiling(r) ? '-' : pct(r.rates.missedDependency, r.rates.count)), align: 'right' },
+      {
+        header: 'false dep.',
+        value: (r) => (ceiling(r) ? '-' : pct(r.rates.falseDependency, r.rates.count)),
+        align: 'right',
+      },
+      {
+        header: 'missed dep.',
+        value: (r) => (ceiling(r) ? '-' : pct(r.rates.missedDependency, r.rates.count)),
+        align: 'right',
+      },
     ]),
   );
-  console.log(`\nBeyond Extra-P's hypothesis space (${EXTRA_FAMILIES.map((f) => `${f}: ${FAMILY_TEXT[f]}`).join('; ')}):`);
+  console.log(
+    `\nBeyond Extra-P's hypothesis space (${EXTRA_FAMILIES.map((f) => `${f}: ${FAMILY_TEXT[f]}`).join('; ')}):`,
+  );
   console.log(
     renderTable(extraRows, [
       { header: 'noise', value: (r) => `±${Math.round(r.noise * 100)}%` },
@@ -417,7 +519,7 @@ if (json) {
   console.log(exactTable(exactRows, false));
   console.log(
     `\nThe same nests' time (${TIME_NESTS} per row: counts × a cost per instruction, ±5% uniform jitter, 5 repetitions); ` +
-      'leading: the leading terms grow like the count\'s (coefficients aside); counts-shaped: fitted with the counts\' term set:',
+      "leading: the leading terms grow like the count's (coefficients aside); counts-shaped: fitted with the counts' term set:",
   );
   console.log(
     renderTable(timeRows, [
@@ -452,10 +554,15 @@ if (json) {
       { header: 'first wall ms', value: (t) => fmt(t.ms[0]!), align: 'right' },
       { header: 'first cpu ms', value: (t) => (t.what.startsWith('CLI') ? '-' : fmt(t.cpuMs[0]!)), align: 'right' },
       { header: 'best wall ms', value: (t) => fmt(Math.min(...t.ms)), align: 'right' },
-      { header: 'best cpu ms', value: (t) => (t.what.startsWith('CLI') ? '-' : fmt(Math.min(...t.cpuMs))), align: 'right' },
+      {
+        header: 'best cpu ms',
+        value: (t) => (t.what.startsWith('CLI') ? '-' : fmt(Math.min(...t.cpuMs))),
+        align: 'right',
+      },
       { header: 'all wall ms', value: (t) => t.ms.map(fmt).join(' ') },
     ]),
   );
   const load = loadavg()[0]!;
-  if (load > cpus().length) console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs; wall times include waiting for them.`);
+  if (load > cpus().length)
+    console.log(`note: load average ${load.toFixed(1)} on ${cpus().length} CPUs; wall times include waiting for them.`);
 }

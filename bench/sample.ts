@@ -3,4 +3,9 @@
 import { DEFAULT_PERIOD } from '../instrument/passes/sample.js';
 import { benchModeOverhead } from './mode-overhead.js';
 
-await benchModeOverhead({ mode: 'sample', label: 'sampled', title: `sampling overhead at the default period (${DEFAULT_PERIOD} instructions`, target: 1.5 });
+await benchModeOverhead({
+  mode: 'sample',
+  label: 'sampled',
+  title: `sampling overhead at the default period (${DEFAULT_PERIOD} instructions`,
+  target: 1.5,
+});

@@ -23,7 +23,21 @@ function functionBody(index: number, statements: number): number[] {
   code.push(0x20, 1, 0x20, 0, 0x4f, 0x0d, 1); // br_if 1 (j >= n)
   for (let s = 0; s < statements; s++) {
     // acc = rotl(acc * k ^ j, r)
-    code.push(0x20, 2, 0x41, ...sleb(((index * 131 + s * 7) % 1000) + 3), 0x6c, 0x20, 1, 0x73, 0x41, ...sleb((s % 31) + 1), 0x77, 0x21, 2);
+    code.push(
+      0x20,
+      2,
+      0x41,
+      ...sleb(((index * 131 + s * 7) % 1000) + 3),
+      0x6c,
+      0x20,
+      1,
+      0x73,
+      0x41,
+      ...sleb((s % 31) + 1),
+      0x77,
+      0x21,
+      2,
+    );
   }
   if (index % 16 !== 0) {
     // acc += f(index - 1)(j & 1)
@@ -42,11 +56,24 @@ export function syntheticModule(targetBytes: number, statementsPerFunction = 100
   const bodies: number[][] = [];
   for (let i = 0; i < count; i++) bodies.push(functionBody(i, statementsPerFunction));
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vector([[0x60, 1, 0x7f, 1, 0x7f]])),
     ...section(3, vector(bodies.map(() => [0]))),
     ...section(5, vector([[0x00, 1]])),
-    ...section(7, vector([[...name('run'), 0x00, ...uleb(count - 1)], [...name('memory'), 0x02, 0]])),
+    ...section(
+      7,
+      vector([
+        [...name('run'), 0x00, ...uleb(count - 1)],
+        [...name('memory'), 0x02, 0],
+      ]),
+    ),
   ];
   const code = vector(bodies);
   return new Uint8Array([...bytes, 10, ...uleb(code.length), ...code]);

@@ -13,32 +13,57 @@ import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, timeT
 
 const repeat = repeatFromArgs(7);
 const ROUNDS = 5;
-interface Variant { name: string; granularity: ShadowGranularity; noVersioning: boolean }
+interface Variant {
+  name: string;
+  granularity: ShadowGranularity;
+  noVersioning: boolean;
+}
 const variants: Variant[] = [{ name: 'word', granularity: 'word', noVersioning: false }];
-if (process.argv.includes('--unversioned')) variants.push({ name: 'word, unversioned', granularity: 'word', noVersioning: true });
+if (process.argv.includes('--unversioned'))
+  variants.push({ name: 'word, unversioned', granularity: 'word', noVersioning: true });
 if (process.argv.includes('--byte')) variants.push({ name: 'byte', granularity: 'byte', noVersioning: false });
 
-interface Row { kernel: string; plainMs: number; ratios: Record<string, number>; same: boolean }
+interface Row {
+  kernel: string;
+  plainMs: number;
+  ratios: Record<string, number>;
+  same: boolean;
+}
 const rows: Row[] = [];
 for (const kernel of loadKernels(benchSuite)) {
   const row: Row = { kernel: kernel.name, plainMs: Infinity, ratios: {}, same: true };
   for (const { name, granularity, noVersioning } of variants) {
-    const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096, taint: { granularity, noVersioning } });
+    const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], {
+      programLimitPages: 4096,
+      taint: { granularity, noVersioning },
+    });
     const layout = instrumented.sites.passes.taint as TaintLayout;
     const programBase = instrumented.sites.layout?.programBase ?? 0;
-    const timing = await compareTimings(ROUNDS, () => timeModule(kernel, kernel.bytes, repeat), () => timeTaint(kernel, instrumented.bytes, layout, programBase, repeat));
+    const timing = await compareTimings(
+      ROUNDS,
+      () => timeModule(kernel, kernel.bytes, repeat),
+      () => timeTaint(kernel, instrumented.bytes, layout, programBase, repeat),
+    );
     row.plainMs = Math.min(row.plainMs, timing.baselineMs);
     row.ratios[name] = timing.candidateMs / timing.baselineMs;
     row.same &&= timing.same;
   }
   rows.push(row);
 }
-console.log(`taint analysis overhead (time of the invoked export; best of ${ROUNDS} alternating rounds of median-of-${repeat})`);
-console.log(renderTable(rows, [
-  { header: 'kernel', value: (r) => r.kernel },
-  { header: 'plain ms', value: (r) => Number(r.plainMs.toFixed(2)) },
-  ...variants.map(({ name }) => ({ header: `taint/plain (${name})`, value: (r: Row) => Number(r.ratios[name]!.toFixed(3)) })),
-  { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
-]));
-for (const { name } of variants) console.log(`geomean taint/plain (${name} shadow): ${geomean(rows.map((r) => r.ratios[name]!)).toFixed(3)}`);
+console.log(
+  `taint analysis overhead (time of the invoked export; best of ${ROUNDS} alternating rounds of median-of-${repeat})`,
+);
+console.log(
+  renderTable(rows, [
+    { header: 'kernel', value: (r) => r.kernel },
+    { header: 'plain ms', value: (r) => Number(r.plainMs.toFixed(2)) },
+    ...variants.map(({ name }) => ({
+      header: `taint/plain (${name})`,
+      value: (r: Row) => Number(r.ratios[name]!.toFixed(3)),
+    })),
+    { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
+  ]),
+);
+for (const { name } of variants)
+  console.log(`geomean taint/plain (${name} shadow): ${geomean(rows.map((r) => r.ratios[name]!)).toFixed(3)}`);
 if (rows.some((r) => !r.same)) process.exitCode = 1;

@@ -84,12 +84,25 @@ export async function runUnderTaintlens(wasm: string, spec: TestSpec): Promise<T
   const root = freshRoot(wasm, spec);
   try {
     const response: RunResponse = await execute({
-      file: basename(wasm), module: new WebAssembly.Module(readFileSync(wasm)), invoke: null, args: [], argv: spec.args,
-      repeat: 1, regions: [], plugins: [], globals: [], programBase: 0,
-      wasi: { preopens: root === null ? [] : [{ host: root, guest: '/', writable: true }], env: spec.env, clock: 'real' },
+      file: basename(wasm),
+      module: new WebAssembly.Module(readFileSync(wasm)),
+      invoke: null,
+      args: [],
+      argv: spec.args,
+      repeat: 1,
+      regions: [],
+      plugins: [],
+      globals: [],
+      programBase: 0,
+      wasi: {
+        preopens: root === null ? [] : [{ host: root, guest: '/', writable: true }],
+        env: spec.env,
+        clock: 'real',
+      },
     });
     if (response.ok) return { exitCode: 0, stdout: response.repetitions[0]?.stdout ?? '' };
-    if (response.failure === 'exit') return { exitCode: response.exitCode ?? null, stdout: response.output?.stdout ?? '' };
+    if (response.failure === 'exit')
+      return { exitCode: response.exitCode ?? null, stdout: response.output?.stdout ?? '' };
     return { exitCode: null, stdout: response.output?.stdout ?? '', failure: response.message };
   } finally {
     if (root !== null) rmSync(root, { recursive: true, force: true });
@@ -109,8 +122,20 @@ process.exitCode = wasi.start(instance);
 export function runUnderNodeWasi(wasm: string, spec: TestSpec): TestOutcome {
   const root = freshRoot(wasm, spec);
   try {
-    const child = spawnSync(process.execPath, ['--no-warnings', '-e', NODE_WASI_RUNNER, wasm, JSON.stringify({ ...spec, root })], { encoding: 'utf8', timeout: 60_000 });
-    const failure = child.status === null ? `killed (${child.signal})` : child.stderr.includes('Error') ? child.stderr.trim().split('\n').find((l) => /Error/.test(l)) : undefined;
+    const child = spawnSync(
+      process.execPath,
+      ['--no-warnings', '-e', NODE_WASI_RUNNER, wasm, JSON.stringify({ ...spec, root })],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    const failure =
+      child.status === null
+        ? `killed (${child.signal})`
+        : child.stderr.includes('Error')
+          ? child.stderr
+              .trim()
+              .split('\n')
+              .find((l) => /Error/.test(l))
+          : undefined;
     return { exitCode: child.status, stdout: child.stdout, ...(failure ? { failure } : {}) };
   } finally {
     if (root !== null) rmSync(root, { recursive: true, force: true });
@@ -118,7 +143,11 @@ export function runUnderNodeWasi(wasm: string, spec: TestSpec): TestOutcome {
 }
 
 export function passes(outcome: TestOutcome, spec: TestSpec): boolean {
-  return outcome.failure === undefined && outcome.exitCode === spec.exitCode && (spec.stdout === null || outcome.stdout === spec.stdout);
+  return (
+    outcome.failure === undefined &&
+    outcome.exitCode === spec.exitCode &&
+    (spec.stdout === null || outcome.stdout === spec.stdout)
+  );
 }
 
 /** Every `*.wasm` test under tests/*\/testsuite/wasm32-wasip1 of a suite checkout. */
@@ -135,10 +164,16 @@ export function listTests(suite: string): string[] {
 
 /** A checkout of the built tests: PATH itself, or prod/testsuite-base unpacked from a git directory. */
 function checkout(path: string): string {
-  if (existsSync(join(path, 'tests')) && statSync(join(path, 'tests')).isDirectory() && listTests(path).length > 0) return path;
+  if (existsSync(join(path, 'tests')) && statSync(join(path, 'tests')).isDirectory() && listTests(path).length > 0)
+    return path;
   const target = mkdtempSync(join(tmpdir(), 'taintlens-wasi-testsuite-'));
-  const archive = spawnSync('git', ['--git-dir', path, 'archive', 'prod/testsuite-base', 'tests'], { maxBuffer: 1 << 30 });
-  if (archive.status !== 0) throw new Error(`${path}: neither a checkout with built tests nor a wasi-testsuite git directory (${archive.stderr.toString().trim()})`);
+  const archive = spawnSync('git', ['--git-dir', path, 'archive', 'prod/testsuite-base', 'tests'], {
+    maxBuffer: 1 << 30,
+  });
+  if (archive.status !== 0)
+    throw new Error(
+      `${path}: neither a checkout with built tests nor a wasi-testsuite git directory (${archive.stderr.toString().trim()})`,
+    );
   spawnSync('tar', ['-x', '-C', target], { input: archive.stdout });
   return target;
 }
@@ -158,20 +193,33 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const filterAt = argv.indexOf('--filter');
-  const filter = filterAt >= 0 ? argv[filterAt + 1] ?? '' : '';
+  const filter = filterAt >= 0 ? (argv[filterAt + 1] ?? '') : '';
   const suite = checkout(path);
   const rows: Array<{ test: string; taintlens: string; node: string }> = [];
   for (const wasm of listTests(suite).filter((t) => t.includes(filter))) {
     const spec = readSpec(wasm);
     const test = `${wasm.split('/tests/')[1]!.split('/')[0]}/${basename(wasm, '.wasm')}`;
-    const row = { test, taintlens: describe(await runUnderTaintlens(wasm, spec), spec), node: describe(runUnderNodeWasi(wasm, spec), spec) };
+    const row = {
+      test,
+      taintlens: describe(await runUnderTaintlens(wasm, spec), spec),
+      node: describe(runUnderNodeWasi(wasm, spec), spec),
+    };
     rows.push(row);
     if (!argv.includes('--json')) console.log(`${row.test.padEnd(48)} ${row.taintlens.padEnd(40)} ${row.node}`);
   }
   const count = (key: 'taintlens' | 'node') => rows.filter((r) => r[key] === 'pass').length;
-  const summary = { schema: 'taintlens/wasi-testsuite@1', tests: rows.length, taintlensPasses: count('taintlens'), nodeWasiPasses: count('node'), rows };
+  const summary = {
+    schema: 'taintlens/wasi-testsuite@1',
+    tests: rows.length,
+    taintlensPasses: count('taintlens'),
+    nodeWasiPasses: count('node'),
+    rows,
+  };
   if (argv.includes('--json')) console.log(JSON.stringify(summary, null, 2));
-  else console.log(`\n${rows.length} tests: Taintlens's host passes ${summary.taintlensPasses}, node:wasi passes ${summary.nodeWasiPasses}`);
+  else
+    console.log(
+      `\n${rows.length} tests: Taintlens's host passes ${summary.taintlensPasses}, node:wasi passes ${summary.nodeWasiPasses}`,
+    );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

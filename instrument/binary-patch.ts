@@ -17,11 +17,19 @@ export function finishBinary(bytes: Uint8Array, layout: MemoryLayout): Uint8Arra
 }
 
 function withContent(bytes: Uint8Array, section: Section, content: Uint8Array): Uint8Array {
-  return concat([bytes.subarray(0, section.offset), Uint8Array.of(section.id), leb(content.length), content, bytes.subarray(section.end)]);
+  return concat([
+    bytes.subarray(0, section.offset),
+    Uint8Array.of(section.id),
+    leb(content.length),
+    content,
+    bytes.subarray(section.end),
+  ]);
 }
 
 /** The limits memory 0 is defined with (null when the module defines no memory: none, or imported). */
-export function readMemoryLimits(bytes: Uint8Array): { flags: number; initialPages: number; maxPages: number | null } | null {
+export function readMemoryLimits(
+  bytes: Uint8Array,
+): { flags: number; initialPages: number; maxPages: number | null } | null {
   for (const section of readSections(bytes)) {
     if (section.id !== SECTION.memory) continue;
     const inner = new ByteReader(bytes, section.contentStart);
@@ -79,13 +87,20 @@ function relocateDataSegments(bytes: Uint8Array, base: number): Uint8Array {
       }
       if (flags === 2 && inner.uleb() !== 0) throw new Error('data segments for a second memory are not supported');
       const headerEnd = inner.pos;
-      if (bytes[inner.pos++] !== 0x41) throw new Error('data segments placed by a global (relocatable modules) are not supported');
+      if (bytes[inner.pos++] !== 0x41)
+        throw new Error('data segments placed by a global (relocatable modules) are not supported');
       const offset = inner.sleb() >>> 0;
       if (bytes[inner.pos++] !== 0x0b) throw new Error('data segment offsets other than a constant are not supported');
       const dataStart = inner.pos;
       const length = inner.uleb();
       inner.pos += length;
-      parts.push(bytes.subarray(segmentStart, headerEnd), Uint8Array.of(0x41), Uint8Array.from(sleb(offset + base)), Uint8Array.of(0x0b), bytes.subarray(dataStart, inner.pos));
+      parts.push(
+        bytes.subarray(segmentStart, headerEnd),
+        Uint8Array.of(0x41),
+        Uint8Array.from(sleb(offset + base)),
+        Uint8Array.of(0x0b),
+        bytes.subarray(dataStart, inner.pos),
+      );
     }
     return withContent(bytes, section, concat(parts));
   }
@@ -94,7 +109,11 @@ function relocateDataSegments(bytes: Uint8Array, base: number): Uint8Array {
 
 /** Exports memory 0 under MEMORY_EXPORT when the module does not export a memory. */
 export function ensureMemoryExport(bytes: Uint8Array): Uint8Array {
-  const entry = concat([leb(MEMORY_EXPORT.length), new TextEncoder().encode(MEMORY_EXPORT), Uint8Array.of(EXTERNAL_MEMORY, 0)]);
+  const entry = concat([
+    leb(MEMORY_EXPORT.length),
+    new TextEncoder().encode(MEMORY_EXPORT),
+    Uint8Array.of(EXTERNAL_MEMORY, 0),
+  ]);
   for (const section of readSections(bytes)) {
     if (section.id === SECTION.export) {
       const inner = new ByteReader(bytes, section.contentStart);

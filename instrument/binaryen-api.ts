@@ -8,43 +8,184 @@ import binaryen from 'binaryen';
 export type Expr = number;
 export type Type = number;
 
-export interface BlockApi { getName(e: Expr): string | null; setName(e: Expr, n: string): void; getNumChildren(e: Expr): number; getChildAt(e: Expr, i: number): Expr; setChildAt(e: Expr, i: number, c: Expr): void; appendChild(e: Expr, c: Expr): number; }
-export interface LoopApi { getName(e: Expr): string; setName(e: Expr, n: string): void; getBody(e: Expr): Expr; setBody(e: Expr, c: Expr): void; }
-export interface IfApi { getCondition(e: Expr): Expr; getIfTrue(e: Expr): Expr; getIfFalse(e: Expr): Expr; setCondition(e: Expr, c: Expr): void; setIfTrue(e: Expr, c: Expr): void; setIfFalse(e: Expr, c: Expr): void; }
-export interface BreakApi { getName(e: Expr): string; setName(e: Expr, n: string): void; getCondition(e: Expr): Expr; getValue(e: Expr): Expr; setCondition(e: Expr, c: Expr): void; setValue(e: Expr, c: Expr): void; }
-export interface SwitchApi { getNames(e: Expr): string[]; getDefaultName(e: Expr): string; setNameAt(e: Expr, i: number, n: string): void; setDefaultName(e: Expr, n: string): void; getCondition(e: Expr): Expr; getValue(e: Expr): Expr; setCondition(e: Expr, c: Expr): void; setValue(e: Expr, c: Expr): void; }
-export interface OperandsApi { getNumOperands(e: Expr): number; getOperandAt(e: Expr, i: number): Expr; setOperandAt(e: Expr, i: number, c: Expr): void; }
-export interface CallApi extends OperandsApi { getTarget(e: Expr): string; setTarget(e: Expr, t: string): void; isReturn(e: Expr): boolean; appendOperand(e: Expr, o: Expr): number; }
-export interface CallIndirectApi extends OperandsApi { getTarget(e: Expr): Expr; setTarget(e: Expr, c: Expr): void; getTable(e: Expr): string; isReturn(e: Expr): boolean; getParams(e: Expr): Type; getResults(e: Expr): Type; }
-export interface LocalApi { getIndex(e: Expr): number; isTee(e: Expr): boolean; getValue(e: Expr): Expr; setValue(e: Expr, c: Expr): void; }
-export interface GlobalApi { getName(e: Expr): string; getValue(e: Expr): Expr; setValue(e: Expr, c: Expr): void; }
-export interface MemAccessApi { getOffset(e: Expr): number; setOffset(e: Expr, o: number): void; getBytes(e: Expr): number; getPtr(e: Expr): Expr; setPtr(e: Expr, c: Expr): void; getValue(e: Expr): Expr; setValue(e: Expr, c: Expr): void; isSigned(e: Expr): boolean; isAtomic(e: Expr): boolean; getAlign(e: Expr): number; }
-export interface SIMDLoadApi { getOp(e: Expr): number; getPtr(e: Expr): Expr; getOffset(e: Expr): number; setOffset(e: Expr, o: number): void; }
-export interface SIMDLoadStoreLaneApi extends SIMDLoadApi { isStore(e: Expr): boolean; getVec(e: Expr): Expr; }
-export interface MemoryGrowApi { getDelta(e: Expr): Expr; }
-export interface MemoryCopyApi { getDest(e: Expr): Expr; getSource(e: Expr): Expr; getSize(e: Expr): Expr; }
-export interface MemoryFillApi { getDest(e: Expr): Expr; getValue(e: Expr): Expr; getSize(e: Expr): Expr; }
-export interface MemoryInitApi { getDest(e: Expr): Expr; getOffset(e: Expr): Expr; getSize(e: Expr): Expr; }
-export interface ValueApi { getValue(e: Expr): Expr; }
-export interface ConstApi { getValueI32(e: Expr): number; getValueI64(e: Expr): bigint; setValueI64(e: Expr, v: bigint): void; getValueF32(e: Expr): number; getValueF64(e: Expr): number; }
-export interface UnaryApi { getOp(e: Expr): number; getValue(e: Expr): Expr; }
-export interface BinaryApi { getOp(e: Expr): number; getLeft(e: Expr): Expr; getRight(e: Expr): Expr; }
-export interface SelectApi { getIfTrue(e: Expr): Expr; getIfFalse(e: Expr): Expr; getCondition(e: Expr): Expr; }
+export interface BlockApi {
+  getName(e: Expr): string | null;
+  setName(e: Expr, n: string): void;
+  getNumChildren(e: Expr): number;
+  getChildAt(e: Expr, i: number): Expr;
+  setChildAt(e: Expr, i: number, c: Expr): void;
+  appendChild(e: Expr, c: Expr): number;
+}
+export interface LoopApi {
+  getName(e: Expr): string;
+  setName(e: Expr, n: string): void;
+  getBody(e: Expr): Expr;
+  setBody(e: Expr, c: Expr): void;
+}
+export interface IfApi {
+  getCondition(e: Expr): Expr;
+  getIfTrue(e: Expr): Expr;
+  getIfFalse(e: Expr): Expr;
+  setCondition(e: Expr, c: Expr): void;
+  setIfTrue(e: Expr, c: Expr): void;
+  setIfFalse(e: Expr, c: Expr): void;
+}
+export interface BreakApi {
+  getName(e: Expr): string;
+  setName(e: Expr, n: string): void;
+  getCondition(e: Expr): Expr;
+  getValue(e: Expr): Expr;
+  setCondition(e: Expr, c: Expr): void;
+  setValue(e: Expr, c: Expr): void;
+}
+export interface SwitchApi {
+  getNames(e: Expr): string[];
+  getDefaultName(e: Expr): string;
+  setNameAt(e: Expr, i: number, n: string): void;
+  setDefaultName(e: Expr, n: string): void;
+  getCondition(e: Expr): Expr;
+  getValue(e: Expr): Expr;
+  setCondition(e: Expr, c: Expr): void;
+  setValue(e: Expr, c: Expr): void;
+}
+export interface OperandsApi {
+  getNumOperands(e: Expr): number;
+  getOperandAt(e: Expr, i: number): Expr;
+  setOperandAt(e: Expr, i: number, c: Expr): void;
+}
+export interface CallApi extends OperandsApi {
+  getTarget(e: Expr): string;
+  setTarget(e: Expr, t: string): void;
+  isReturn(e: Expr): boolean;
+  appendOperand(e: Expr, o: Expr): number;
+}
+export interface CallIndirectApi extends OperandsApi {
+  getTarget(e: Expr): Expr;
+  setTarget(e: Expr, c: Expr): void;
+  getTable(e: Expr): string;
+  isReturn(e: Expr): boolean;
+  getParams(e: Expr): Type;
+  getResults(e: Expr): Type;
+}
+export interface LocalApi {
+  getIndex(e: Expr): number;
+  isTee(e: Expr): boolean;
+  getValue(e: Expr): Expr;
+  setValue(e: Expr, c: Expr): void;
+}
+export interface GlobalApi {
+  getName(e: Expr): string;
+  getValue(e: Expr): Expr;
+  setValue(e: Expr, c: Expr): void;
+}
+export interface MemAccessApi {
+  getOffset(e: Expr): number;
+  setOffset(e: Expr, o: number): void;
+  getBytes(e: Expr): number;
+  getPtr(e: Expr): Expr;
+  setPtr(e: Expr, c: Expr): void;
+  getValue(e: Expr): Expr;
+  setValue(e: Expr, c: Expr): void;
+  isSigned(e: Expr): boolean;
+  isAtomic(e: Expr): boolean;
+  getAlign(e: Expr): number;
+}
+export interface SIMDLoadApi {
+  getOp(e: Expr): number;
+  getPtr(e: Expr): Expr;
+  getOffset(e: Expr): number;
+  setOffset(e: Expr, o: number): void;
+}
+export interface SIMDLoadStoreLaneApi extends SIMDLoadApi {
+  isStore(e: Expr): boolean;
+  getVec(e: Expr): Expr;
+}
+export interface MemoryGrowApi {
+  getDelta(e: Expr): Expr;
+}
+export interface MemoryCopyApi {
+  getDest(e: Expr): Expr;
+  getSource(e: Expr): Expr;
+  getSize(e: Expr): Expr;
+}
+export interface MemoryFillApi {
+  getDest(e: Expr): Expr;
+  getValue(e: Expr): Expr;
+  getSize(e: Expr): Expr;
+}
+export interface MemoryInitApi {
+  getDest(e: Expr): Expr;
+  getOffset(e: Expr): Expr;
+  getSize(e: Expr): Expr;
+}
+export interface ValueApi {
+  getValue(e: Expr): Expr;
+}
+export interface ConstApi {
+  getValueI32(e: Expr): number;
+  getValueI64(e: Expr): bigint;
+  setValueI64(e: Expr, v: bigint): void;
+  getValueF32(e: Expr): number;
+  getValueF64(e: Expr): number;
+}
+export interface UnaryApi {
+  getOp(e: Expr): number;
+  getValue(e: Expr): Expr;
+}
+export interface BinaryApi {
+  getOp(e: Expr): number;
+  getLeft(e: Expr): Expr;
+  getRight(e: Expr): Expr;
+}
+export interface SelectApi {
+  getIfTrue(e: Expr): Expr;
+  getIfFalse(e: Expr): Expr;
+  getCondition(e: Expr): Expr;
+}
 export interface FunctionApi {
-  getName(f: number): string; getParams(f: number): Type; getResults(f: number): Type; getNumVars(f: number): number; getVar(f: number, i: number): Type;
-  getNumLocals(f: number): number; hasLocalName(f: number, i: number): boolean; getLocalName(f: number, i: number): string;
-  getBody(f: number): Expr; setBody(f: number, body: Expr): void;
+  getName(f: number): string;
+  getParams(f: number): Type;
+  getResults(f: number): Type;
+  getNumVars(f: number): number;
+  getVar(f: number, i: number): Type;
+  getNumLocals(f: number): number;
+  hasLocalName(f: number, i: number): boolean;
+  getLocalName(f: number, i: number): string;
+  getBody(f: number): Expr;
+  setBody(f: number, body: Expr): void;
 }
 
 /** A child accessor pair of an expression class, looked up by name (`If`, `Condition`). */
 type ExprMethod = (e: Expr, v?: Expr) => Expr;
 
 interface BinaryenRuntime {
-  Block: BlockApi; Loop: LoopApi; If: IfApi; Break: BreakApi; Switch: SwitchApi; Call: CallApi; CallIndirect: CallIndirectApi;
-  Drop: ValueApi; Return: ValueApi; LocalGet: LocalApi; LocalSet: LocalApi; GlobalGet: GlobalApi; GlobalSet: GlobalApi;
-  Load: MemAccessApi; Store: MemAccessApi; SIMDLoad: SIMDLoadApi; SIMDLoadStoreLane: SIMDLoadStoreLaneApi;
-  MemoryGrow: MemoryGrowApi; MemoryCopy: MemoryCopyApi; MemoryFill: MemoryFillApi; MemoryInit: MemoryInitApi;
-  Const: ConstApi; Unary: UnaryApi; Binary: BinaryApi; Select: SelectApi; TupleMake: OperandsApi; Function: FunctionApi;
+  Block: BlockApi;
+  Loop: LoopApi;
+  If: IfApi;
+  Break: BreakApi;
+  Switch: SwitchApi;
+  Call: CallApi;
+  CallIndirect: CallIndirectApi;
+  Drop: ValueApi;
+  Return: ValueApi;
+  LocalGet: LocalApi;
+  LocalSet: LocalApi;
+  GlobalGet: GlobalApi;
+  GlobalSet: GlobalApi;
+  Load: MemAccessApi;
+  Store: MemAccessApi;
+  SIMDLoad: SIMDLoadApi;
+  SIMDLoadStoreLane: SIMDLoadStoreLaneApi;
+  MemoryGrow: MemoryGrowApi;
+  MemoryCopy: MemoryCopyApi;
+  MemoryFill: MemoryFillApi;
+  MemoryInit: MemoryInitApi;
+  Const: ConstApi;
+  Unary: UnaryApi;
+  Binary: BinaryApi;
+  Select: SelectApi;
+  TupleMake: OperandsApi;
+  Function: FunctionApi;
   /** binaryen.js has the C call but no wrapper for it. */
   _BinaryenFunctionAddVar(func: number, type: Type): number;
   _BinaryenGetStart(module: number): number;

@@ -157,13 +157,18 @@ export class FunctionRelations {
   }
 
   /** Locals that directly receive a call's result, and stores that write it (a struct field). */
-  receivers(source: string): { locals: number[]; stores: Array<{ ptr: AddressAst; offset: number; base: number | null }>; returned: boolean } {
+  receivers(source: string): {
+    locals: number[];
+    stores: Array<{ ptr: AddressAst; offset: number; base: number | null }>;
+    returned: boolean;
+  } {
     const locals: number[] = [];
     const stores: Array<{ ptr: AddressAst; offset: number; base: number | null }> = [];
     let returned = false;
     for (const fact of this.bySource.get(source) ?? []) {
       if (fact.target.kind === 'local') locals.push(fact.target.local);
-      else if (fact.target.kind === 'store') stores.push({ ptr: fact.target.ptr, offset: fact.target.offset, base: fact.target.base ?? null });
+      else if (fact.target.kind === 'store')
+        stores.push({ ptr: fact.target.ptr, offset: fact.target.offset, base: fact.target.base ?? null });
       else if (fact.target.kind === 'return') returned = true;
     }
     return { locals, stores, returned };
@@ -204,8 +209,12 @@ export class FunctionRelations {
       if (fact.region !== index) continue;
       const t = fact.target;
       if (t.kind === 'cond') continue;
-      const terminals = t.kind === 'local' ? this.localSinks(t.local, index)
-        : t.kind === 'arg' && this.callResults.has(`c${t.call}`) ? this.sinksFrom(`c${t.call}`, index) : [t];
+      const terminals =
+        t.kind === 'local'
+          ? this.localSinks(t.local, index)
+          : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
+            ? this.sinksFrom(`c${t.call}`, index)
+            : [t];
       for (const terminal of terminals) out.set(JSON.stringify(terminal), terminal);
     }
     return [...out.values()];

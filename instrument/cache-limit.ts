@@ -12,13 +12,18 @@ export function cacheMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
   const text = env.TAINTLENS_CACHE_MAX_MB;
   if (text === undefined || text.trim() === '') return DEFAULT_CACHE_MAX_BYTES;
   const mib = Number(text);
-  if (!Number.isFinite(mib) || mib < 0) throw new UserError(`TAINTLENS_CACHE_MAX_MB: "${text}" is not a size in MiB`, 2);
+  if (!Number.isFinite(mib) || mib < 0)
+    throw new UserError(`TAINTLENS_CACHE_MAX_MB: "${text}" is not a size in MiB`, 2);
   return Math.floor(mib * (1 << 20));
 }
 
 const ENTRY_FILE = /^([0-9a-f]{64})\.(wasm|sites\.json)$/;
 
-interface Entry { key: string; bytes: number; used: number }
+interface Entry {
+  key: string;
+  bytes: number;
+  used: number;
+}
 
 function entries(dir: string): Entry[] {
   const byKey = new Map<string, Entry>();

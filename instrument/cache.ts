@@ -51,16 +51,26 @@ function defaultDir(): string | null {
 }
 
 /** `code` is the instrumenter's hash (tests pass that of a modified copy). */
-export function cacheKey(bytes: Uint8Array, modes: string[], options: InstrumentOptions, code = instrumenterHash()): string {
+export function cacheKey(
+  bytes: Uint8Array,
+  modes: string[],
+  options: InstrumentOptions,
+  code = instrumenterHash(),
+): string {
   return createHash('sha256').update(code).update(bytes).update(JSON.stringify({ modes, options })).digest('hex');
 }
 
 /** instrumentModule, through the cache. `cached` says whether the result came from it. */
 export function instrumentCached(
-  bytes: Uint8Array, file: string, modes: string[], options: InstrumentOptions = {}, cache: CacheOptions = {},
+  bytes: Uint8Array,
+  file: string,
+  modes: string[],
+  options: InstrumentOptions = {},
+  cache: CacheOptions = {},
 ): InstrumentResult & { cached: boolean } {
   const dir = cache.dir ?? defaultDir();
-  if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES)) return { ...instrumentModule(bytes, file, modes, options), cached: false };
+  if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES))
+    return { ...instrumentModule(bytes, file, modes, options), cached: false };
   const maxBytes = cache.maxBytes ?? cacheMaxBytes();
   const key = cacheKey(bytes, modes, options);
   const wasm = join(dir, `${key}.wasm`);

@@ -5,7 +5,19 @@
 // nesting of `loop` and `block` constructs: compilers put code that runs after a loop's exit
 // inside the `loop` construct, and write exits as forward branches over an unconditional `br`.
 import {
-  Block, Break, Id, If, LocalGet, LocalSet, Loop, Switch, Call, CallIndirect, childSlots, idOf, type Expr,
+  Block,
+  Break,
+  Id,
+  If,
+  LocalGet,
+  LocalSet,
+  Loop,
+  Switch,
+  Call,
+  CallIndirect,
+  childSlots,
+  idOf,
+  type Expr,
 } from './ir.js';
 
 /** Where a node starts in the structured code (where code that runs "on entry to the node" goes). */
@@ -75,7 +87,18 @@ export interface Cfg {
 export function buildCfg(body: Expr): Cfg {
   const nodes: CfgNode[] = [];
   const newNode = (start: NodeStart): number => {
-    nodes.push({ id: nodes.length, succs: [], preds: [], start, branch: null, sets: new Set(), gets: new Map(), returns: false, effects: false, size: 0 });
+    nodes.push({
+      id: nodes.length,
+      succs: [],
+      preds: [],
+      start,
+      branch: null,
+      sets: new Set(),
+      gets: new Map(),
+      returns: false,
+      effects: false,
+      size: 0,
+    });
     return nodes.length - 1;
   };
   const edge = (from: number, to: number) => {
@@ -145,7 +168,10 @@ export function buildCfg(body: Expr): Cfg {
       const join = newNode({ kind: 'after', expr: e });
       const arms: Array<Expr | 0> = [If.getIfTrue(e), If.getIfFalse(e)];
       arms.forEach((arm, k) => {
-        if (!arm) { edge(test, join); return; }
+        if (!arm) {
+          edge(test, join);
+          return;
+        }
         const start = newNode({ kind: 'arm', expr: e, arm: k as 0 | 1 });
         edge(test, start);
         cur = start;
@@ -210,8 +236,17 @@ export function buildCfg(body: Expr): Cfg {
   const bySize = loops.map((_, i) => i).sort((a, b) => loops[b]!.nodes.size - loops[a]!.nodes.size);
   for (const i of bySize) for (const n of loops[i]!.nodes) innermost[n] = i;
   return {
-    nodes, entry, exit, nodeOf, after, targets, loops,
-    loopOfExpr: new Map(loopExprs.map((e, i) => [e, i])), innermost, ipdom, live,
+    nodes,
+    entry,
+    exit,
+    nodeOf,
+    after,
+    targets,
+    loops,
+    loopOfExpr: new Map(loopExprs.map((e, i) => [e, i])),
+    innermost,
+    ipdom,
+    live,
   };
 }
 
@@ -220,7 +255,11 @@ function reachable(nodes: CfgNode[], entry: number): Uint8Array {
   const stack = [entry];
   seen[entry] = 1;
   while (stack.length > 0) {
-    for (const s of nodes[stack.pop()!]!.succs) if (!seen[s]) { seen[s] = 1; stack.push(s); }
+    for (const s of nodes[stack.pop()!]!.succs)
+      if (!seen[s]) {
+        seen[s] = 1;
+        stack.push(s);
+      }
   }
   return seen;
 }
@@ -239,7 +278,10 @@ function immediatePostDominators(nodes: CfgNode[], exit: number): Int32Array {
     const preds = nodes[top.node]!.preds;
     if (top.next < preds.length) {
       const p = preds[top.next++]!;
-      if (!visited[p]) { visited[p] = 1; stack.push({ node: p, next: 0 }); }
+      if (!visited[p]) {
+        visited[p] = 1;
+        stack.push({ node: p, next: 0 });
+      }
     } else {
       order[top.node] = postorder.length;
       postorder.push(top.node);
@@ -264,7 +306,10 @@ function immediatePostDominators(nodes: CfgNode[], exit: number): Int32Array {
         if (ipdom[s] === -1) continue;
         best = best === -1 ? s : intersect(s, best);
       }
-      if (best !== -1 && ipdom[u] !== best) { ipdom[u] = best; changed = true; }
+      if (best !== -1 && ipdom[u] !== best) {
+        ipdom[u] = best;
+        changed = true;
+      }
     }
   }
   ipdom[exit] = -1;
@@ -306,10 +351,13 @@ function naturalLoops(nodes: CfgNode[], exprs: Expr[], headers: number[], live: 
   loops.forEach((loop) => {
     const outer = loop.parent === null ? null : loops[loop.parent]!;
     const head = outer ? nodes[outer.header]! : null;
-    if (outer && head!.size === 0 && head!.succs.length === 1 && head!.succs[0] === loop.header) loop.parent = outer.parent;
+    if (outer && head!.size === 0 && head!.succs.length === 1 && head!.succs[0] === loop.header)
+      loop.parent = outer.parent;
   });
   const depthOf = (i: number): number => (loops[i]!.parent === null ? 1 : depthOf(loops[i]!.parent!) + 1);
-  loops.forEach((loop, i) => { loop.depth = depthOf(i); });
+  loops.forEach((loop, i) => {
+    loop.depth = depthOf(i);
+  });
   return loops;
 }
 
@@ -359,8 +407,18 @@ export function branchRegion(cfg: Cfg, node: number): Set<number> {
 }
 
 const EFFECTS = new Set<number>([
-  Id.GlobalSet, Id.Store, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit,
-  Id.MemoryGrow, Id.SIMDLoadStoreLane, Id.TableSet, Id.TableGrow, Id.DataDrop,
+  Id.GlobalSet,
+  Id.Store,
+  Id.Call,
+  Id.CallIndirect,
+  Id.MemoryCopy,
+  Id.MemoryFill,
+  Id.MemoryInit,
+  Id.MemoryGrow,
+  Id.SIMDLoadStoreLane,
+  Id.TableSet,
+  Id.TableGrow,
+  Id.DataDrop,
 ]);
 
 /**
@@ -380,15 +438,22 @@ export function isTopTestedLoop(cfg: Cfg, k: number): boolean {
   }
   const header = cfg.nodes[test]!;
   if (!header.branch || header.effects || loop.nodes.size === 0) return false;
-  if (header.succs.includes(loop.header) || header.succs.includes(test) || !exitedLoops(cfg, test).includes(k)) return false;
+  if (header.succs.includes(loop.header) || header.succs.includes(test) || !exitedLoops(cfg, test).includes(k))
+    return false;
   // A local written before the test and read elsewhere (`i++; if (i >= n) break;`) is part of the
   // body; temporaries that only feed the test (clang -O0 reloading variables) are not.
   for (const x of header.sets) if (cfg.nodes.some((n) => n.id !== test && n.gets.has(x))) return false;
   // A latch that can also leave the loop (a rotated loop's bottom test) ends most iterations: the
   // header's exit is then a break at the top of the body, not the loop's test — unless both leave
   // to the same place (one test split in two, `while (a && b)`).
-  const exitsOf = (node: number) => new Set(cfg.nodes[node]!.succs.filter((s) => !loop.nodes.has(s)).map((s) => settle(cfg, s)));
+  const exitsOf = (node: number) =>
+    new Set(cfg.nodes[node]!.succs.filter((s) => !loop.nodes.has(s)).map((s) => settle(cfg, s)));
   const headerExits = exitsOf(test);
   const latches = cfg.nodes[loop.header]!.preds.filter((p) => loop.nodes.has(p));
-  return !latches.some((p) => cfg.nodes[p]!.branch !== null && exitedLoops(cfg, p).includes(k) && ![...exitsOf(p)].some((e) => headerExits.has(e)));
+  return !latches.some(
+    (p) =>
+      cfg.nodes[p]!.branch !== null &&
+      exitedLoops(cfg, p).includes(k) &&
+      ![...exitsOf(p)].some((e) => headerExits.has(e)),
+  );
 }

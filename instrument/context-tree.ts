@@ -52,7 +52,12 @@ export class ContextTree {
     functions: number,
   ) {
     const rootBytes = treeRootBytes(rootSlots, functions);
-    this.layout = { base: region.base, bytes: region.bytes, rootBytes, exports: { next: names.next, overflow: names.overflow } };
+    this.layout = {
+      base: region.base,
+      bytes: region.bytes,
+      rootBytes,
+      exports: { next: names.next, overflow: names.overflow },
+    };
     const i32 = binaryen.i32;
     module.addGlobal(names.ctx, i32, true, module.i32.const(region.base));
     module.addGlobal(names.site, i32, true, module.i32.const(EXTERNAL_SITE));
@@ -96,7 +101,11 @@ export class ContextTree {
     );
     return [
       m.local.set(parentLocal, m.global.get(this.names.ctx, i32)),
-      m.if(fromRealNode, this.lookup(parentLocal, site, nodeLocal, functionIndex, nodeBytes), m.local.set(nodeLocal, this.enterCall(parentLocal, functionIndex, nodeBytes, site()))),
+      m.if(
+        fromRealNode,
+        this.lookup(parentLocal, site, nodeLocal, functionIndex, nodeBytes),
+        m.local.set(nodeLocal, this.enterCall(parentLocal, functionIndex, nodeBytes, site())),
+      ),
       ...this.makeCurrent(nodeLocal),
     ];
   }
@@ -106,7 +115,13 @@ export class ContextTree {
    * site at `siteOffset` of the node in `parentLocal` (a function's own node, never the root), as
    * its prologue would find or create it; the current node and the announced site stay as they are.
    */
-  childNode(parentLocal: number, siteOffset: number, nodeLocal: number, functionIndex: number, nodeBytes: number): Expr {
+  childNode(
+    parentLocal: number,
+    siteOffset: number,
+    nodeLocal: number,
+    functionIndex: number,
+    nodeBytes: number,
+  ): Expr {
     const m = this.module;
     const site = () => m.i32.const(siteOffset);
     return m.if(
@@ -128,7 +143,13 @@ export class ContextTree {
   }
 
   /** The head of the site's child list when it is this function's node, else `enter`. */
-  private lookup(parentLocal: number, site: () => Expr, nodeLocal: number, functionIndex: number, nodeBytes: number): Expr {
+  private lookup(
+    parentLocal: number,
+    site: () => Expr,
+    nodeLocal: number,
+    functionIndex: number,
+    nodeBytes: number,
+  ): Expr {
     const m = this.module;
     const i32 = binaryen.i32;
     const node = () => m.local.get(nodeLocal, i32);
@@ -150,9 +171,16 @@ export class ContextTree {
   private enterCall(parentLocal: number, functionIndex: number, nodeBytes: number, site?: Expr): Expr {
     const m = this.module;
     const i32 = binaryen.i32;
-    return m.call(this.names.enter, [
-      m.local.get(parentLocal, i32), site ?? m.global.get(this.names.site, i32), m.i32.const(functionIndex + 1), m.i32.const(nodeBytes),
-    ], i32);
+    return m.call(
+      this.names.enter,
+      [
+        m.local.get(parentLocal, i32),
+        site ?? m.global.get(this.names.site, i32),
+        m.i32.const(functionIndex + 1),
+        m.i32.const(nodeBytes),
+      ],
+      i32,
+    );
   }
 
   private makeCurrent(nodeLocal: number): Expr[] {
@@ -214,50 +242,78 @@ export class ContextTree {
       module.if(module.i32.gt_u(get(SIZE), module.i32.const(end - limit)), module.unreachable()),
       module.return(module.i32.sub(module.i32.const(end), get(SIZE))),
     ]);
-    const body = module.block(null, [
-      // Under a scratch node everything is scratch (its child slots are never written).
-      module.if(module.i32.ge_u(get(PARENT), module.i32.const(limit)), lost),
-      // The root has no call sites: an entry from outside (or a stale announcement left by a
-      // callee that keeps no node) uses the root's slot of the function.
-      module.if(
-        module.i32.or(module.i32.eq(get(SITE_ARG), module.i32.const(EXTERNAL_SITE)), module.i32.eq(get(PARENT), module.i32.const(base))),
-        module.block(null, [
-          set(PARENT, module.i32.const(base)),
-          set(SITE_ARG, module.i32.const(EXTERNAL_SITE)),
-          set(SLOT, module.i32.add(module.i32.const(base + this.rootSlots), module.i32.shl(get(FID), module.i32.const(2)))),
+    const body = module.block(
+      null,
+      [
+        // Under a scratch node everything is scratch (its child slots are never written).
+        module.if(module.i32.ge_u(get(PARENT), module.i32.const(limit)), lost),
+        // The root has no call sites: an entry from outside (or a stale announcement left by a
+        // callee that keeps no node) uses the root's slot of the function.
+        module.if(
+          module.i32.or(
+            module.i32.eq(get(SITE_ARG), module.i32.const(EXTERNAL_SITE)),
+            module.i32.eq(get(PARENT), module.i32.const(base)),
+          ),
+          module.block(null, [
+            set(PARENT, module.i32.const(base)),
+            set(SITE_ARG, module.i32.const(EXTERNAL_SITE)),
+            set(
+              SLOT,
+              module.i32.add(module.i32.const(base + this.rootSlots), module.i32.shl(get(FID), module.i32.const(2))),
+            ),
+          ]),
+          set(SLOT, module.i32.add(get(PARENT), get(SITE_ARG))),
+        ),
+        set(N, load(0, get(SLOT))),
+        module.block('found', [
+          module.loop(
+            'scan',
+            module.block(null, [
+              module.br('found', module.i32.eqz(get(N))),
+              module.if(
+                module.i32.eq(load(NODE_HEADER.func, get(N)), get(FID)),
+                module.return(load(NODE_HEADER.target, get(N))),
+              ),
+              set(N, load(NODE_HEADER.next, get(N))),
+              module.br('scan'),
+            ]),
+          ),
         ]),
-        set(SLOT, module.i32.add(get(PARENT), get(SITE_ARG))),
-      ),
-      set(N, load(0, get(SLOT))),
-      module.block('found', [
-        module.loop('scan', module.block(null, [
-          module.br('found', module.i32.eqz(get(N))),
-          module.if(module.i32.eq(load(NODE_HEADER.func, get(N)), get(FID)), module.return(load(NODE_HEADER.target, get(N)))),
-          set(N, load(NODE_HEADER.next, get(N))),
-          module.br('scan'),
-        ])),
-      ]),
-      set(ANC, get(PARENT)),
-      module.block('ancestors', [
-        module.loop('up', module.block(null, [
-          module.br('ancestors', module.i32.eqz(get(ANC))),
-          module.br('ancestors', module.i32.eq(load(NODE_HEADER.func, get(ANC)), get(FID))),
-          set(ANC, load(NODE_HEADER.parent, get(ANC))),
-          module.br('up'),
-        ])),
-      ]),
-      set(REC, module.global.get(NEXT, i32)),
-      set(RECSIZE, module.select(get(ANC), module.i32.const(ALIAS_BYTES), get(SIZE))),
-      module.if(module.i32.gt_u(module.i32.add(get(REC), get(RECSIZE)), module.i32.const(limit)), module.copyExpression(lost)),
-      module.global.set(NEXT, module.i32.add(get(REC), get(RECSIZE))),
-      store(NODE_HEADER.func, get(REC), get(FID)),
-      store(NODE_HEADER.target, get(REC), module.select(get(ANC), get(ANC), get(REC))),
-      store(NODE_HEADER.parent, get(REC), get(PARENT)),
-      store(NODE_HEADER.site, get(REC), get(SITE_ARG)),
-      store(NODE_HEADER.next, get(REC), load(0, get(SLOT))),
-      store(0, get(SLOT), get(REC)),
-      load(NODE_HEADER.target, get(REC)),
-    ], i32);
-    module.addFunction(this.names.enter, binaryen.createType([i32, i32, i32, i32]), i32, [i32, i32, i32, i32, i32], body);
+        set(ANC, get(PARENT)),
+        module.block('ancestors', [
+          module.loop(
+            'up',
+            module.block(null, [
+              module.br('ancestors', module.i32.eqz(get(ANC))),
+              module.br('ancestors', module.i32.eq(load(NODE_HEADER.func, get(ANC)), get(FID))),
+              set(ANC, load(NODE_HEADER.parent, get(ANC))),
+              module.br('up'),
+            ]),
+          ),
+        ]),
+        set(REC, module.global.get(NEXT, i32)),
+        set(RECSIZE, module.select(get(ANC), module.i32.const(ALIAS_BYTES), get(SIZE))),
+        module.if(
+          module.i32.gt_u(module.i32.add(get(REC), get(RECSIZE)), module.i32.const(limit)),
+          module.copyExpression(lost),
+        ),
+        module.global.set(NEXT, module.i32.add(get(REC), get(RECSIZE))),
+        store(NODE_HEADER.func, get(REC), get(FID)),
+        store(NODE_HEADER.target, get(REC), module.select(get(ANC), get(ANC), get(REC))),
+        store(NODE_HEADER.parent, get(REC), get(PARENT)),
+        store(NODE_HEADER.site, get(REC), get(SITE_ARG)),
+        store(NODE_HEADER.next, get(REC), load(0, get(SLOT))),
+        store(0, get(SLOT), get(REC)),
+        load(NODE_HEADER.target, get(REC)),
+      ],
+      i32,
+    );
+    module.addFunction(
+      this.names.enter,
+      binaryen.createType([i32, i32, i32, i32]),
+      i32,
+      [i32, i32, i32, i32, i32],
+      body,
+    );
   }
 }

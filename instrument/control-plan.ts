@@ -55,7 +55,15 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
       returns ||= r.returns;
     }
     const joined = [...sets].filter((x) => x < ownLocals || (totalGets.get(x) ?? 0) > (inside.get(x) ?? 0));
-    const plan: BranchPlan = { expr: node.branch, node: node.id, exits: exitedLoops(cfg, node.id), ipdom: cfg.ipdom[node.id]!, region, joined, returns };
+    const plan: BranchPlan = {
+      expr: node.branch,
+      node: node.id,
+      exits: exitedLoops(cfg, node.id),
+      ipdom: cfg.ipdom[node.id]!,
+      region,
+      joined,
+      returns,
+    };
     branches.set(node.branch, plan);
     if (plan.ipdom >= 0) {
       const list = endingAt.get(plan.ipdom) ?? [];
@@ -66,7 +74,9 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
   const ordinary = [...branches.values()].filter((b) => b.exits.length === 0);
   const carriedCache = new Map<number, number[]>();
   return {
-    cfg, branches, endingAt,
+    cfg,
+    branches,
+    endingAt,
     controlling: (node) => ordinary.filter((b) => b.region.has(node)),
     loopOf: (expr) => {
       const node = cfg.nodeOf.get(expr);

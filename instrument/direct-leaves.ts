@@ -11,8 +11,26 @@ import type { FunctionAnalysis } from './sites.js';
 
 /** Expressions that neither branch, call, return nor trap unconditionally. */
 const STRAIGHT = new Set<number>([
-  Id.Nop, Id.Block, Id.LocalGet, Id.LocalSet, Id.GlobalGet, Id.GlobalSet, Id.Load, Id.Store, Id.Const, Id.Unary, Id.Binary,
-  Id.Select, Id.Drop, Id.MemorySize, Id.SIMDExtract, Id.SIMDReplace, Id.SIMDShuffle, Id.SIMDTernary, Id.SIMDShift, Id.SIMDLoad,
+  Id.Nop,
+  Id.Block,
+  Id.LocalGet,
+  Id.LocalSet,
+  Id.GlobalGet,
+  Id.GlobalSet,
+  Id.Load,
+  Id.Store,
+  Id.Const,
+  Id.Unary,
+  Id.Binary,
+  Id.Select,
+  Id.Drop,
+  Id.MemorySize,
+  Id.SIMDExtract,
+  Id.SIMDReplace,
+  Id.SIMDShuffle,
+  Id.SIMDTernary,
+  Id.SIMDShift,
+  Id.SIMDLoad,
   Id.SIMDLoadStoreLane,
 ]);
 
@@ -60,7 +78,11 @@ function reachableIndirectly(module: binaryen.Module, functions: FunctionAnalysi
 }
 
 /** Per straight-line leaf reached only by direct calls: the instructions one call runs. */
-export function directCallLeaves(module: binaryen.Module, functions: FunctionAnalysis[], skip: Set<string>): Map<string, number> {
+export function directCallLeaves(
+  module: binaryen.Module,
+  functions: FunctionAnalysis[],
+  skip: Set<string>,
+): Map<string, number> {
   const indirect = reachableIndirectly(module, functions);
   const leaves = new Map<string, number>();
   for (const fn of functions) {

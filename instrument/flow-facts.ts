@@ -10,12 +10,19 @@
 // over them (which store addresses a sample records); the blame analysis reads them from here.
 
 /** An i32 address expression: a constant, a local at region start, or an operation; null = unknown. */
-export type AddressAst = number | { l: number } | { op: AddressOp; a: AddressAst; b: AddressAst } | { ld: AddressAst; off: number } | null;
+export type AddressAst =
+  number | { l: number } | { op: AddressOp; a: AddressAst; b: AddressAst } | { ld: AddressAst; off: number } | null;
 export type AddressOp = 'add' | 'sub' | 'mul' | 'shl' | 'shr_u' | 'shr_s' | 'and' | 'or' | 'xor';
 
 export type FlowTarget =
   | { kind: 'local'; local: number }
-  | { kind: 'store'; ptr: AddressAst; offset: number; bytes: number; /** Base-pointer local as written (before substitution). */ base?: number | null }
+  | {
+      kind: 'store';
+      ptr: AddressAst;
+      offset: number;
+      bytes: number;
+      /** Base-pointer local as written (before substitution). */ base?: number | null;
+    }
   | { kind: 'global'; name: string }
   | { kind: 'return' }
   | { kind: 'arg'; call: number; arg: number }
@@ -79,7 +86,8 @@ export function baseLocal(ast: AddressAst): number | null {
   if ('l' in ast) return ast.l;
   if ('ld' in ast) return null;
   if (ast.op !== 'add' && ast.op !== 'sub') return null;
-  const indexLike = (x: AddressAst) => x === null || typeof x === 'number' || ('op' in x && (x.op === 'mul' || x.op === 'shl'));
+  const indexLike = (x: AddressAst) =>
+    x === null || typeof x === 'number' || ('op' in x && (x.op === 'mul' || x.op === 'shl'));
   if (ast.op === 'add' && indexLike(ast.a) && !indexLike(ast.b)) return baseLocal(ast.b);
   return baseLocal(ast.a) ?? (ast.op === 'add' ? baseLocal(ast.b) : null);
 }

@@ -18,5 +18,6 @@ export function instrumentationMark(bytes: Uint8Array): string | null {
 
 export function refuseInstrumented(bytes: Uint8Array, file: string): void {
   const mark = instrumentationMark(bytes);
-  if (mark !== null) throw fileError(file, `is already instrumented by Taintlens (it exports ${mark}): give the original module`);
+  if (mark !== null)
+    throw fileError(file, `is already instrumented by Taintlens (it exports ${mark}): give the original module`);
 }

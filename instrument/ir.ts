@@ -2,7 +2,19 @@
 // order, branch targets, walks. It re-exports the typed wrapper of what binaryen.js's typings lack
 // (binaryen-api.ts: the per-kind classes, runtime numbering), so a pass imports its IR from here.
 import binaryen from 'binaryen';
-import { Block, Break, Call, CallIndirect, Loop, Switch, TupleMake, childAccessors, runtimeNumber, type Expr, type Type } from './binaryen-api.js';
+import {
+  Block,
+  Break,
+  Call,
+  CallIndirect,
+  Loop,
+  Switch,
+  TupleMake,
+  childAccessors,
+  runtimeNumber,
+  type Expr,
+  type Type,
+} from './binaryen-api.js';
 
 export * from './binaryen-api.js';
 
@@ -11,19 +23,51 @@ type Setter = (expr: Expr, child: Expr) => void;
 
 /** Expression kinds, numbered as the running binaryen numbers them. */
 export const Id = {
-  Nop: runtimeNumber('NopId'), Block: runtimeNumber('BlockId'), If: runtimeNumber('IfId'), Loop: runtimeNumber('LoopId'),
-  Break: runtimeNumber('BreakId'), Switch: runtimeNumber('SwitchId'), Call: runtimeNumber('CallId'), CallIndirect: runtimeNumber('CallIndirectId'),
-  LocalGet: runtimeNumber('LocalGetId'), LocalSet: runtimeNumber('LocalSetId'), GlobalGet: runtimeNumber('GlobalGetId'), GlobalSet: runtimeNumber('GlobalSetId'),
-  Load: runtimeNumber('LoadId'), Store: runtimeNumber('StoreId'), Const: runtimeNumber('ConstId'), Unary: runtimeNumber('UnaryId'), Binary: runtimeNumber('BinaryId'),
-  Select: runtimeNumber('SelectId'), Drop: runtimeNumber('DropId'), Return: runtimeNumber('ReturnId'), MemorySize: runtimeNumber('MemorySizeId'),
-  MemoryGrow: runtimeNumber('MemoryGrowId'), Unreachable: runtimeNumber('UnreachableId'),
-  SIMDExtract: runtimeNumber('SIMDExtractId'), SIMDReplace: runtimeNumber('SIMDReplaceId'), SIMDShuffle: runtimeNumber('SIMDShuffleId'),
-  SIMDTernary: runtimeNumber('SIMDTernaryId'), SIMDShift: runtimeNumber('SIMDShiftId'), SIMDLoad: runtimeNumber('SIMDLoadId'),
-  SIMDLoadStoreLane: runtimeNumber('SIMDLoadStoreLaneId'), MemoryInit: runtimeNumber('MemoryInitId'), DataDrop: runtimeNumber('DataDropId'),
-  MemoryCopy: runtimeNumber('MemoryCopyId'), MemoryFill: runtimeNumber('MemoryFillId'), RefNull: runtimeNumber('RefNullId'),
-  RefIsNull: runtimeNumber('RefIsNullId'), RefFunc: runtimeNumber('RefFuncId'), RefEq: runtimeNumber('RefEqId'), RefAs: runtimeNumber('RefAsId'),
-  TableGet: runtimeNumber('TableGetId'), TableSet: runtimeNumber('TableSetId'), TableSize: runtimeNumber('TableSizeId'), TableGrow: runtimeNumber('TableGrowId'),
-  TupleMake: runtimeNumber('TupleMakeId'), TupleExtract: runtimeNumber('TupleExtractId'),
+  Nop: runtimeNumber('NopId'),
+  Block: runtimeNumber('BlockId'),
+  If: runtimeNumber('IfId'),
+  Loop: runtimeNumber('LoopId'),
+  Break: runtimeNumber('BreakId'),
+  Switch: runtimeNumber('SwitchId'),
+  Call: runtimeNumber('CallId'),
+  CallIndirect: runtimeNumber('CallIndirectId'),
+  LocalGet: runtimeNumber('LocalGetId'),
+  LocalSet: runtimeNumber('LocalSetId'),
+  GlobalGet: runtimeNumber('GlobalGetId'),
+  GlobalSet: runtimeNumber('GlobalSetId'),
+  Load: runtimeNumber('LoadId'),
+  Store: runtimeNumber('StoreId'),
+  Const: runtimeNumber('ConstId'),
+  Unary: runtimeNumber('UnaryId'),
+  Binary: runtimeNumber('BinaryId'),
+  Select: runtimeNumber('SelectId'),
+  Drop: runtimeNumber('DropId'),
+  Return: runtimeNumber('ReturnId'),
+  MemorySize: runtimeNumber('MemorySizeId'),
+  MemoryGrow: runtimeNumber('MemoryGrowId'),
+  Unreachable: runtimeNumber('UnreachableId'),
+  SIMDExtract: runtimeNumber('SIMDExtractId'),
+  SIMDReplace: runtimeNumber('SIMDReplaceId'),
+  SIMDShuffle: runtimeNumber('SIMDShuffleId'),
+  SIMDTernary: runtimeNumber('SIMDTernaryId'),
+  SIMDShift: runtimeNumber('SIMDShiftId'),
+  SIMDLoad: runtimeNumber('SIMDLoadId'),
+  SIMDLoadStoreLane: runtimeNumber('SIMDLoadStoreLaneId'),
+  MemoryInit: runtimeNumber('MemoryInitId'),
+  DataDrop: runtimeNumber('DataDropId'),
+  MemoryCopy: runtimeNumber('MemoryCopyId'),
+  MemoryFill: runtimeNumber('MemoryFillId'),
+  RefNull: runtimeNumber('RefNullId'),
+  RefIsNull: runtimeNumber('RefIsNullId'),
+  RefFunc: runtimeNumber('RefFuncId'),
+  RefEq: runtimeNumber('RefEqId'),
+  RefAs: runtimeNumber('RefAsId'),
+  TableGet: runtimeNumber('TableGetId'),
+  TableSet: runtimeNumber('TableSetId'),
+  TableSize: runtimeNumber('TableSizeId'),
+  TableGrow: runtimeNumber('TableGrowId'),
+  TupleMake: runtimeNumber('TupleMakeId'),
+  TupleExtract: runtimeNumber('TupleExtractId'),
 } as const;
 
 const idNames = new Map<number, string>(Object.entries(Id).map(([name, id]) => [id, name]));
@@ -84,8 +128,16 @@ const fixedFields = new Map<number, Array<[Getter, Setter]>>([
 ]);
 
 const leaves = new Set<number>([
-  Id.Nop, Id.LocalGet, Id.GlobalGet, Id.Const, Id.MemorySize, Id.Unreachable, Id.DataDrop,
-  Id.RefNull, Id.RefFunc, Id.TableSize,
+  Id.Nop,
+  Id.LocalGet,
+  Id.GlobalGet,
+  Id.Const,
+  Id.MemorySize,
+  Id.Unreachable,
+  Id.DataDrop,
+  Id.RefNull,
+  Id.RefFunc,
+  Id.TableSize,
 ]);
 
 export class UnsupportedExpression extends Error {}
@@ -102,7 +154,7 @@ export function childSlots(expr: Expr): ChildSlot[] {
     return slots;
   }
   if (id === Id.Call || id === Id.CallIndirect || id === Id.TupleMake) {
-    const ops = (id === Id.Call ? Call : id === Id.CallIndirect ? CallIndirect : TupleMake);
+    const ops = id === Id.Call ? Call : id === Id.CallIndirect ? CallIndirect : TupleMake;
     const count = ops.getNumOperands(expr);
     for (let i = 0; i < count; i++) {
       slots.push({ expr: ops.getOperandAt(expr, i), replace: (c) => ops.setOperandAt(expr, i, c) });

@@ -14,7 +14,16 @@ export const ALIAS_BYTES = 24;
 export const EXTERNAL_SITE = -1;
 
 /** Loop profiler node: the header, then call count and own instructions (i64), then one LOOP_PROFILE_RECORD per loop, then the child-slot lists. */
-export const LOOP_PROFILE_NODE = { func: 0, target: 4, parent: 8, site: 12, next: 16, calls: 24, instructions: 32, loops: 40 } as const;
+export const LOOP_PROFILE_NODE = {
+  func: 0,
+  target: 4,
+  parent: 8,
+  site: 12,
+  next: 16,
+  calls: 24,
+  instructions: 32,
+  loops: 40,
+} as const;
 /** Loop profiler: one loop's counters in a context node (i64 each). */
 export const LOOP_PROFILE_RECORD = { entries: 0, headers: 8, instructions: 16, size: 24 } as const;
 
@@ -76,7 +85,12 @@ export interface RawContextNode {
  * The real (non-alias) nodes of a tree, in allocation order (parents before children), from a
  * copy of its memory starting at `layout.base` and ending at the allocation cursor `next`.
  */
-export function readContextNodes(raw: Uint8Array, layout: ContextTreeLayout, next: number, nodeBytes: (functionIndex: number) => number): RawContextNode[] {
+export function readContextNodes(
+  raw: Uint8Array,
+  layout: ContextTreeLayout,
+  next: number,
+  nodeBytes: (functionIndex: number) => number,
+): RawContextNode[] {
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const u32 = (address: number) => view.getUint32(address - layout.base, true);
   const nodes: RawContextNode[] = [];
@@ -89,7 +103,9 @@ export function readContextNodes(raw: Uint8Array, layout: ContextTreeLayout, nex
     const size = nodeBytes(functionIndex);
     if (!(size > 0)) throw new Error(`internal: corrupt context tree at ${address}`);
     nodes.push({
-      address, functionIndex, parent: u32(address + NODE_HEADER.parent),
+      address,
+      functionIndex,
+      parent: u32(address + NODE_HEADER.parent),
       site: view.getInt32(address - layout.base + NODE_HEADER.site, true),
     });
     address += size;

@@ -15,9 +15,29 @@
 // Either way memory.size and memory.grow are rewritten to report and grow only the program's part.
 import binaryen from 'binaryen';
 import { DEFAULT_MEMORY_LIMIT_PAGES } from '../src/util/memory-limit.js';
-import { PROGRAM_PAGES_GLOBAL, MEMORY_GROW_FUNCTION, PROGRAM_BYTES_GLOBAL, OUT_OF_ROOM_GLOBAL, PROGRAM_BYTES32_GLOBAL } from './reserved-names.js';
+import {
+  PROGRAM_PAGES_GLOBAL,
+  MEMORY_GROW_FUNCTION,
+  PROGRAM_BYTES_GLOBAL,
+  OUT_OF_ROOM_GLOBAL,
+  PROGRAM_BYTES32_GLOBAL,
+} from './reserved-names.js';
 import { PAGE, initialRealPages, type MemoryLayout, type Placement } from './memory-plan.js';
-import { Id, childSlots, idOf, Func, Load, Store, SIMDLoad, SIMDLoadStoreLane, MemoryGrow, addVar, i64Const, typeOf, type Expr } from './ir.js';
+import {
+  Id,
+  childSlots,
+  idOf,
+  Func,
+  Load,
+  Store,
+  SIMDLoad,
+  SIMDLoadStoreLane,
+  MemoryGrow,
+  addVar,
+  i64Const,
+  typeOf,
+  type Expr,
+} from './ir.js';
 
 const MAX_PAGES = 65536;
 
@@ -46,7 +66,11 @@ export interface LayoutOptions {
   placement?: Placement;
 }
 
-export function planMemoryLayout(module: binaryen.Module, requests: RegionRequest[], options: LayoutOptions = {}): MemoryLayout {
+export function planMemoryLayout(
+  module: binaryen.Module,
+  requests: RegionRequest[],
+  options: LayoutOptions = {},
+): MemoryLayout {
   const info = module.hasMemory() ? module.getMemoryInfo() : null;
   if (info?.module) throw new Error('modules that import their memory cannot be instrumented in this mode yet');
   if (info?.shared) throw new Error('shared memories cannot be instrumented in this mode yet');
@@ -61,7 +85,8 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   // memory is sized for the limit from the start, 1 GiB even when the module declares more.
   const defaultLimit = placement === 'below' && typeof info?.max === 'number' ? info.max : DEFAULT_MEMORY_LIMIT_PAGES;
   const limit = Math.min(declaredMax, options.programLimitPages ?? defaultLimit, room);
-  if (limit < initial) throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
+  if (limit < initial)
+    throw new Error(`the program's memory (${initial} pages) leaves no room for instrumentation data`);
   const regions: MemoryLayout['regions'] = {};
   let cursor = placement === 'below' ? 0 : limit * PAGE;
   for (const request of requests) {
@@ -71,7 +96,15 @@ export function planMemoryLayout(module: binaryen.Module, requests: RegionReques
   }
   const programBase = placement === 'below' ? align(Math.max(cursor, PAGE), PAGE) : 0;
   const totalPages = placement === 'below' ? programBase / PAGE + limit : Math.ceil(cursor / PAGE);
-  return { placement, programBase, programMaxPages: declaredMax, programLimitPages: limit, programInitialPages: initial, regions, totalPages };
+  return {
+    placement,
+    programBase,
+    programMaxPages: declaredMax,
+    programLimitPages: limit,
+    programInitialPages: initial,
+    regions,
+    totalPages,
+  };
 }
 
 /**
@@ -90,25 +123,39 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
   const delta = () => module.local.get(0, binaryen.i32);
   const pages = () => module.global.get(PROGRAM_PAGES_GLOBAL, binaryen.i32);
   module.addFunction(
-    MEMORY_GROW_FUNCTION, binaryen.i32, binaryen.i32, [binaryen.i32],
-    module.block(null, [
-      module.if(
-        module.i32.gt_u(delta(), module.i32.sub(module.i32.const(layout.programLimitPages), pages())),
-        // Past its own maximum the program sees -1 as before; past only our limit it would have
-        // grown, so the run stops rather than compute something else (the runtime says why).
+    MEMORY_GROW_FUNCTION,
+    binaryen.i32,
+    binaryen.i32,
+    [binaryen.i32],
+    module.block(
+      null,
+      [
         module.if(
-          module.i32.gt_u(delta(), module.i32.sub(module.i32.const(layout.programMaxPages), pages())),
-          module.return(module.i32.const(-1)),
-          module.block(null, [module.global.set(OUT_OF_ROOM_GLOBAL, module.i32.const(1)), module.unreachable()]),
+          module.i32.gt_u(delta(), module.i32.sub(module.i32.const(layout.programLimitPages), pages())),
+          // Past its own maximum the program sees -1 as before; past only our limit it would have
+          // grown, so the run stops rather than compute something else (the runtime says why).
+          module.if(
+            module.i32.gt_u(delta(), module.i32.sub(module.i32.const(layout.programMaxPages), pages())),
+            module.return(module.i32.const(-1)),
+            module.block(null, [module.global.set(OUT_OF_ROOM_GLOBAL, module.i32.const(1)), module.unreachable()]),
+          ),
         ),
-      ),
-      module.local.set(1, pages()),
-      ...(below ? [module.if(module.i32.eq(module.memory.grow(delta()), module.i32.const(-1)), module.return(module.i32.const(-1)))] : []),
-      module.global.set(PROGRAM_PAGES_GLOBAL, module.i32.add(pages(), delta())),
-      module.global.set(PROGRAM_BYTES_GLOBAL, module.i64.mul(module.i64.extend_u(pages()), i64Const(module, PAGE))),
-      module.global.set(PROGRAM_BYTES32_GLOBAL, module.i32.mul(pages(), module.i32.const(PAGE))),
-      module.local.get(1, binaryen.i32),
-    ], binaryen.i32),
+        module.local.set(1, pages()),
+        ...(below
+          ? [
+              module.if(
+                module.i32.eq(module.memory.grow(delta()), module.i32.const(-1)),
+                module.return(module.i32.const(-1)),
+              ),
+            ]
+          : []),
+        module.global.set(PROGRAM_PAGES_GLOBAL, module.i32.add(pages(), delta())),
+        module.global.set(PROGRAM_BYTES_GLOBAL, module.i64.mul(module.i64.extend_u(pages()), i64Const(module, PAGE))),
+        module.global.set(PROGRAM_BYTES32_GLOBAL, module.i32.mul(pages(), module.i32.const(PAGE))),
+        module.local.get(1, binaryen.i32),
+      ],
+      binaryen.i32,
+    ),
   );
   for (const func of definedFunctions(module)) {
     if (Func.getName(func) === MEMORY_GROW_FUNCTION) continue;
@@ -121,11 +168,28 @@ export function applyMemoryLayout(module: binaryen.Module, layout: MemoryLayout,
   }
 }
 
-const ACCESS_IDS = new Set<number>([Id.Load, Id.Store, Id.SIMDLoad, Id.SIMDLoadStoreLane, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit]);
+const ACCESS_IDS = new Set<number>([
+  Id.Load,
+  Id.Store,
+  Id.SIMDLoad,
+  Id.SIMDLoadStoreLane,
+  Id.MemoryCopy,
+  Id.MemoryFill,
+  Id.MemoryInit,
+]);
 
 function relocateAccess(module: binaryen.Module, func: number, expr: Expr, base: number): void {
   const id = idOf(expr);
-  const accessor = id === Id.Load ? Load : id === Id.Store ? Store : id === Id.SIMDLoad ? SIMDLoad : id === Id.SIMDLoadStoreLane ? SIMDLoadStoreLane : null;
+  const accessor =
+    id === Id.Load
+      ? Load
+      : id === Id.Store
+        ? Store
+        : id === Id.SIMDLoad
+          ? SIMDLoad
+          : id === Id.SIMDLoadStoreLane
+            ? SIMDLoadStoreLane
+            : null;
   if (accessor) {
     // Binaryen returns offsets past 2 GiB as negative numbers.
     const offset = (accessor.getOffset(expr) >>> 0) + base;
@@ -145,15 +209,22 @@ function relocateAccess(module: binaryen.Module, func: number, expr: Expr, base:
   for (const slot of addressSlots) {
     const shifted = addVar(func, binaryen.i32);
     // select evaluates its arms before its condition: the tee runs first.
-    slot.replace(module.select(
-      module.i32.ge_u(module.local.get(shifted, binaryen.i32), module.i32.const(base)),
-      module.local.tee(shifted, module.i32.add(slot.expr, module.i32.const(base)), binaryen.i32),
-      module.i32.const(-1),
-    ));
+    slot.replace(
+      module.select(
+        module.i32.ge_u(module.local.get(shifted, binaryen.i32), module.i32.const(base)),
+        module.local.tee(shifted, module.i32.add(slot.expr, module.i32.const(base)), binaryen.i32),
+        module.i32.const(-1),
+      ),
+    );
   }
 }
 
-function rewriteMemoryOps(module: binaryen.Module, root: Expr, checks: BoundsChecker | null, relocate: ((expr: Expr) => void) | null): Expr {
+function rewriteMemoryOps(
+  module: binaryen.Module,
+  root: Expr,
+  checks: BoundsChecker | null,
+  relocate: ((expr: Expr) => void) | null,
+): Expr {
   const replaceIn = (expr: Expr): Expr => {
     for (const slot of childSlots(expr)) {
       const next = replaceIn(slot.expr);
@@ -182,7 +253,10 @@ const LANE_BYTES = [1, 2, 4, 8];
  */
 class BoundsChecker {
   private readonly temps = new Map<number, number>();
-  constructor(private readonly module: binaryen.Module, private readonly func: number) {}
+  constructor(
+    private readonly module: binaryen.Module,
+    private readonly func: number,
+  ) {}
 
   check(expr: Expr): void {
     // An access with an unreachable operand never happens (and wrapping that operand in a typed
@@ -196,7 +270,10 @@ class BoundsChecker {
     } else if (id === Id.SIMDLoad) {
       this.guardPointer(expr, (SIMDLoad.getOffset(expr) >>> 0) + SIMD_LOAD_BYTES[SIMDLoad.getOp(expr)]!);
     } else if (id === Id.SIMDLoadStoreLane) {
-      this.guardPointer(expr, (SIMDLoadStoreLane.getOffset(expr) >>> 0) + LANE_BYTES[SIMDLoadStoreLane.getOp(expr) % 4]!);
+      this.guardPointer(
+        expr,
+        (SIMDLoadStoreLane.getOffset(expr) >>> 0) + LANE_BYTES[SIMDLoadStoreLane.getOp(expr) % 4]!,
+      );
     } else if (id === Id.MemoryCopy || id === Id.MemoryFill || id === Id.MemoryInit) {
       this.guardRange(expr, id);
     }
@@ -226,16 +303,22 @@ class BoundsChecker {
     const m = this.module;
     const slots = childSlots(expr);
     const slot = slots[0]!;
-    const failing = (p: number) => end <= SMALL_EXTENT
-      ? m.i32.gt_u(m.i32.add(m.local.get(p, binaryen.i32), m.i32.const(end)), m.global.get(PROGRAM_BYTES32_GLOBAL, binaryen.i32))
-      : this.exceeds(m.local.get(p, binaryen.i32), i64Const(m, end));
+    const failing = (p: number) =>
+      end <= SMALL_EXTENT
+        ? m.i32.gt_u(
+            m.i32.add(m.local.get(p, binaryen.i32), m.i32.const(end)),
+            m.global.get(PROGRAM_BYTES32_GLOBAL, binaryen.i32),
+          )
+        : this.exceeds(m.local.get(p, binaryen.i32), i64Const(m, end));
     if (slots.length === 1) {
       const p = this.temp(binaryen.i32);
-      slot.replace(m.block(null, [
-        m.local.set(p, slot.expr),
-        m.if(failing(p), this.outOfBounds()),
-        m.local.get(p, binaryen.i32),
-      ], binaryen.i32));
+      slot.replace(
+        m.block(
+          null,
+          [m.local.set(p, slot.expr), m.if(failing(p), this.outOfBounds()), m.local.get(p, binaryen.i32)],
+          binaryen.i32,
+        ),
+      );
       return;
     }
     // A store (or lane access) traps only after its value operand ran, so the check goes after it:
@@ -246,11 +329,9 @@ class BoundsChecker {
     const p = addVar(this.func, binaryen.i32);
     const v = this.temp(type);
     slot.replace(m.local.tee(p, slot.expr, binaryen.i32));
-    value.replace(m.block(null, [
-      m.local.set(v, value.expr),
-      m.if(failing(p), this.outOfBounds()),
-      m.local.get(v, type),
-    ], type));
+    value.replace(
+      m.block(null, [m.local.set(v, value.expr), m.if(failing(p), this.outOfBounds()), m.local.get(v, type)], type),
+    );
   }
 
   /** Bulk operations: the size operand is last, so the check goes there, after all operands ran. */
@@ -270,11 +351,17 @@ class BoundsChecker {
     }
     const extent = () => m.i64.extend_u(m.local.get(n, binaryen.i32));
     const failing = this.exceeds(m.local.get(d, binaryen.i32), extent());
-    size.replace(m.block(null, [
-      m.local.set(n, size.expr),
-      m.if(source ? m.i32.or(failing, this.exceeds(source, extent())) : failing, this.outOfBounds()),
-      m.local.get(n, binaryen.i32),
-    ], binaryen.i32));
+    size.replace(
+      m.block(
+        null,
+        [
+          m.local.set(n, size.expr),
+          m.if(source ? m.i32.or(failing, this.exceeds(source, extent())) : failing, this.outOfBounds()),
+          m.local.get(n, binaryen.i32),
+        ],
+        binaryen.i32,
+      ),
+    );
   }
 }
 

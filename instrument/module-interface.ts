@@ -14,7 +14,15 @@ export interface ModuleInterface {
   importModules: Set<string>;
 }
 
-const VALUE_TYPES: Record<number, WasmValueType> = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128', 0x70: 'funcref', 0x6f: 'externref' };
+const VALUE_TYPES: Record<number, WasmValueType> = {
+  0x7f: 'i32',
+  0x7e: 'i64',
+  0x7d: 'f32',
+  0x7c: 'f64',
+  0x7b: 'v128',
+  0x70: 'funcref',
+  0x6f: 'externref',
+};
 
 class Unsupported extends Error {}
 

@@ -24,7 +24,10 @@ export function readModule(bytes: Uint8Array, file: string): binaryen.Module {
   let module: binaryen.Module;
   try {
     // readBinary's optional second argument reads with a feature set (the typings omit it).
-    module = (binaryen.readBinary as (data: Uint8Array, features: number) => binaryen.Module)(bytes, SUPPORTED_FEATURES);
+    module = (binaryen.readBinary as (data: Uint8Array, features: number) => binaryen.Module)(
+      bytes,
+      SUPPORTED_FEATURES,
+    );
   } catch (error) {
     throw fileError(file, `cannot be read by Binaryen: ${messageOf(error)}`);
   }
@@ -37,6 +40,7 @@ export function emitModule(module: binaryen.Module, what: string): Uint8Array {
   binaryen.setDebugInfo(true);
   if (!module.validate()) throw new Error(`internal: ${what} produced an invalid module`);
   const bytes = module.emitBinary();
-  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) throw new Error(`internal: ${what} produced a module Node cannot compile`);
+  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>))
+    throw new Error(`internal: ${what} produced a module Node cannot compile`);
   return bytes;
 }

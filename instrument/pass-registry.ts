@@ -15,7 +15,8 @@ export class PassRegistry {
 
   constructor(descriptors: readonly PassDescriptor[]) {
     for (const descriptor of descriptors) {
-      if (this.byName.has(descriptor.name)) throw new Error(`internal: two instrumentation passes are named '${descriptor.name}'`);
+      if (this.byName.has(descriptor.name))
+        throw new Error(`internal: two instrumentation passes are named '${descriptor.name}'`);
       this.byName.set(descriptor.name, descriptor);
     }
   }
@@ -31,7 +32,10 @@ export class PassRegistry {
 
   /** `loops,taint` → the modes as given (duplicates dropped), after checking that they compose. */
   parse(text: string): string[] {
-    const modes = text.split(',').map((m) => m.trim()).filter(Boolean);
+    const modes = text
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
     this.descriptorsOf(modes);
     if (modes.length === 0) throw new Error('no instrumentation mode given');
     const unique = [...new Set(modes)];
@@ -59,8 +63,12 @@ export class PassRegistry {
     for (const pass of ordered) {
       for (const input of pass.requires) {
         if (available.has(input)) continue;
-        const providers = [...this.byName.values()].filter((other) => other.provides.some((product) => product === input)).map((other) => other.name);
-        throw refuse(`${pass.name} requires ${input}, which no mode before it provides${providers.length > 0 ? ` (${providers.join(' or ')} does)` : ''}`);
+        const providers = [...this.byName.values()]
+          .filter((other) => other.provides.some((product) => product === input))
+          .map((other) => other.name);
+        throw refuse(
+          `${pass.name} requires ${input}, which no mode before it provides${providers.length > 0 ? ` (${providers.join(' or ')} does)` : ''}`,
+        );
       }
       for (const product of pass.provides) available.add(product);
     }
@@ -84,18 +92,33 @@ function orderPasses(chosen: readonly PassDescriptor[], refuse: (why: string) =>
   const before = new Map<PassDescriptor, PassDescriptor[]>();
   for (const pass of chosen) {
     const needs = new Set<PassInput>([...pass.requires, ...(pass.uses ?? [])]);
-    before.set(pass, chosen.filter((other) => other !== pass &&
-      ((pass.order.after ?? []).includes(other.name) || other.provides.some((product) => needs.has(product)))));
+    before.set(
+      pass,
+      chosen.filter(
+        (other) =>
+          other !== pass &&
+          ((pass.order.after ?? []).includes(other.name) || other.provides.some((product) => needs.has(product))),
+      ),
+    );
   }
   const ordered: PassDescriptor[] = [];
   const remaining = [...chosen];
   while (remaining.length > 0) {
-    const next = remaining.find((pass) =>
-      before.get(pass)!.every((other) => ordered.includes(other)) && (pass.order.last === undefined || remaining.length === 1));
+    const next = remaining.find(
+      (pass) =>
+        before.get(pass)!.every((other) => ordered.includes(other)) &&
+        (pass.order.last === undefined || remaining.length === 1),
+    );
     if (!next) {
       const waits = remaining.map((pass) => {
-        const pending = before.get(pass)!.filter((other) => !ordered.includes(other)).map((other) => other.name);
-        const constraints = [...(pending.length > 0 ? [`runs after ${pending.join(' and ')}`] : []), ...(pass.order.last !== undefined ? ['must run last'] : [])];
+        const pending = before
+          .get(pass)!
+          .filter((other) => !ordered.includes(other))
+          .map((other) => other.name);
+        const constraints = [
+          ...(pending.length > 0 ? [`runs after ${pending.join(' and ')}`] : []),
+          ...(pass.order.last !== undefined ? ['must run last'] : []),
+        ];
         return `${pass.name} ${constraints.join(' and ')}`;
       });
       throw refuse(`no order satisfies ${waits.join('; ')}`);

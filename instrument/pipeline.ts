@@ -52,7 +52,12 @@ export function siteTableOf(bytes: Uint8Array, file: string): SiteTable {
   }
 }
 
-export function instrumentModule(bytes: Uint8Array, file: string, modes: string[], options: InstrumentOptions = {}): InstrumentResult {
+export function instrumentModule(
+  bytes: Uint8Array,
+  file: string,
+  modes: string[],
+  options: InstrumentOptions = {},
+): InstrumentResult {
   refuseInstrumented(bytes, file);
   const chosen = passRegistry.compose(modes);
   const module = readModule(bytes, file);
@@ -65,7 +70,10 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
     const requests = chosen.flatMap((pass) => {
       const regions = pass.regions(options);
       const undeclared = regions.find((region) => !pass.reserves.includes(region.name));
-      if (undeclared) throw new Error(`internal: pass ${pass.name} asks for region '${undeclared.name}', which its descriptor does not reserve`);
+      if (undeclared)
+        throw new Error(
+          `internal: pass ${pass.name} asks for region '${undeclared.name}', which its descriptor does not reserve`,
+        );
       return regions;
     });
     let layout: MemoryLayout | null = null;
@@ -76,7 +84,14 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
     const results: InstrumentedSites['passes'] = {};
     const instrumentationLocals: InstrumentationLocals = new Map();
     chosen.forEach((pass, index) => {
-      results[pass.name] = pass.apply({ module, analysis, layout: layout!, options, program: wantsProgram(index) ? program : undefined, instrumentationLocals });
+      results[pass.name] = pass.apply({
+        module,
+        analysis,
+        layout: layout!,
+        options,
+        program: wantsProgram(index) ? program : undefined,
+        instrumentationLocals,
+      });
     });
     let out = emitModule(module, `mode ${modes.join(',')}`);
     if (layout) out = finishBinary(out, layout);
@@ -92,10 +107,12 @@ export function instrumentModule(bytes: Uint8Array, file: string, modes: string[
 }
 
 function describeFailure(file: string, error: unknown): Error {
-  if (error instanceof UnsupportedExpression) return fileError(file, `${error.message}; this instrumentation does not handle it yet`);
+  if (error instanceof UnsupportedExpression)
+    return fileError(file, `${error.message}; this instrumentation does not handle it yet`);
   if (error instanceof Error && /^internal:/.test(error.message)) return error;
   if (error instanceof Error && error.name === 'UserError') return error;
   // Binaryen's own failures surface as bare C++ exception objects ("[object Object]").
-  if (!(error instanceof Error) && typeof error === 'object') return fileError(file, 'Binaryen failed on this module (a C++ exception without a message)');
+  if (!(error instanceof Error) && typeof error === 'object')
+    return fileError(file, 'Binaryen failed on this module (a C++ exception without a message)');
   return fileError(file, messageOf(error));
 }

@@ -7,7 +7,15 @@ import { Id, idOf, walkPostOrder, Func, type Expr } from './ir.js';
 import type { ModuleAnalysis } from './sites.js';
 
 const TRACKED = new Set<number>([
-  Id.Load, Id.Store, Id.Call, Id.CallIndirect, Id.SIMDLoad, Id.SIMDLoadStoreLane, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit,
+  Id.Load,
+  Id.Store,
+  Id.Call,
+  Id.CallIndirect,
+  Id.SIMDLoad,
+  Id.SIMDLoadStoreLane,
+  Id.MemoryCopy,
+  Id.MemoryFill,
+  Id.MemoryInit,
 ]);
 
 /** Per function (Binaryen function ref): locals a pass added that hold only its own data (counters, node addresses). */
@@ -17,9 +25,10 @@ export function programExpressions(analysis: ModuleAnalysis): Set<Expr> {
   const found = new Set<Expr>();
   for (const fn of analysis.functions) {
     const body = Func.getBody(fn.func);
-    if (body) walkPostOrder(body, (expr) => {
-      if (TRACKED.has(idOf(expr))) found.add(expr);
-    });
+    if (body)
+      walkPostOrder(body, (expr) => {
+        if (TRACKED.has(idOf(expr))) found.add(expr);
+      });
   }
   return found;
 }

@@ -7,8 +7,30 @@
 // sample record.
 import binaryen from 'binaryen';
 import {
-  Binary, Break, Call, Const, Func, GlobalGet, GlobalSet, Id, If, Load, LocalGet, LocalSet, Loop, Select,
-  Store, Switch, branchTargets, childSlots, idOf, isCountedInstruction, labelOf, typeOf, type ChildSlot, type Expr,
+  Binary,
+  Break,
+  Call,
+  Const,
+  Func,
+  GlobalGet,
+  GlobalSet,
+  Id,
+  If,
+  Load,
+  LocalGet,
+  LocalSet,
+  Loop,
+  Select,
+  Store,
+  Switch,
+  branchTargets,
+  childSlots,
+  idOf,
+  isCountedInstruction,
+  labelOf,
+  typeOf,
+  type ChildSlot,
+  type Expr,
 } from './ir.js';
 import { buildCfg } from './cfg.js';
 import { MEMORY_GROW_FUNCTION } from './reserved-names.js';
@@ -42,8 +64,14 @@ export interface WalkedFunction {
 }
 
 const BINARY_OPS = new Map<number, AddressOp>([
-  [binaryen.AddInt32, 'add'], [binaryen.SubInt32, 'sub'], [binaryen.MulInt32, 'mul'], [binaryen.ShlInt32, 'shl'],
-  [binaryen.ShrUInt32, 'shr_u'], [binaryen.ShrSInt32, 'shr_s'], [binaryen.AndInt32, 'and'], [binaryen.OrInt32, 'or'],
+  [binaryen.AddInt32, 'add'],
+  [binaryen.SubInt32, 'sub'],
+  [binaryen.MulInt32, 'mul'],
+  [binaryen.ShlInt32, 'shl'],
+  [binaryen.ShrUInt32, 'shr_u'],
+  [binaryen.ShrSInt32, 'shr_s'],
+  [binaryen.AndInt32, 'and'],
+  [binaryen.OrInt32, 'or'],
   [binaryen.XorInt32, 'xor'],
 ]);
 
@@ -71,7 +99,8 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   const returns: WalkedFunction['returns'] = [];
   const callSlots = new Map<Expr, ChildSlot>();
   const stackLocals = new Set<number>();
-  const naturalLoopAt = (node: number | undefined, fallback: number) => (node === undefined ? fallback : cfg.innermost[node]!);
+  const naturalLoopAt = (node: number | undefined, fallback: number) =>
+    node === undefined ? fallback : cfg.innermost[node]!;
 
   /** Definitions made earlier in the current region: a local's address expression in terms of region-start values. */
   let defs = new Map<number, AddressAst>();
@@ -118,7 +147,8 @@ export function walkFunction(input: WalkInput): WalkedFunction {
       const inner = new Map(scratch);
       const kids = childSlots(expr);
       for (const kid of kids.slice(0, -1)) {
-        if (idOf(kid.expr) === Id.LocalSet) inner.set(LocalSet.getIndex(kid.expr), ast(LocalSet.getValue(kid.expr), inner));
+        if (idOf(kid.expr) === Id.LocalSet)
+          inner.set(LocalSet.getIndex(kid.expr), ast(LocalSet.getValue(kid.expr), inner));
       }
       const last = kids.at(-1);
       return last ? ast(last.expr, inner) : null;
@@ -205,10 +235,17 @@ export function walkFunction(input: WalkInput): WalkedFunction {
       const entry = current;
       const entryDefs = defs;
       const inner = nested(() => {
-        for (const [get, set] of [[If.getIfTrue, If.setIfTrue], [If.getIfFalse, If.setIfFalse]] as const) {
+        for (const [get, set] of [
+          [If.getIfTrue, If.setIfTrue],
+          [If.getIfFalse, If.setIfFalse],
+        ] as const) {
           const arm = get(expr);
           if (!arm) continue;
-          current = entry ? newRegion(naturalLoopAt(cfg.nodeOf.get(arm), loop), (check) => set(expr, blockOf([check, get(expr)], binaryen.auto))) : null;
+          current = entry
+            ? newRegion(naturalLoopAt(cfg.nodeOf.get(arm), loop), (check) =>
+                set(expr, blockOf([check, get(expr)], binaryen.auto)),
+              )
+            : null;
           merge(walk({ expr: arm, replace: (c) => set(expr, c) }, arm, loop));
         }
       });
@@ -242,9 +279,19 @@ export function walkFunction(input: WalkInput): WalkedFunction {
       defs.set(local, ast(value));
       setInside.add(local);
     } else if (id === Id.Store) {
-      fact({ kind: 'store', ptr: ast(Store.getPtr(expr)), offset: (Store.getOffset(expr) >>> 0) - programBase, bytes: Store.getBytes(expr), base: baseLocal(ast(Store.getPtr(expr), new Map())) }, Store.getValue(expr));
+      fact(
+        {
+          kind: 'store',
+          ptr: ast(Store.getPtr(expr)),
+          offset: (Store.getOffset(expr) >>> 0) - programBase,
+          bytes: Store.getBytes(expr),
+          base: baseLocal(ast(Store.getPtr(expr), new Map())),
+        },
+        Store.getValue(expr),
+      );
     } else if (id === Id.GlobalSet) {
-      if (GlobalSet.getName(expr) !== stackPointer) fact({ kind: 'global', name: GlobalSet.getName(expr) }, GlobalSet.getValue(expr));
+      if (GlobalSet.getName(expr) !== stackPointer)
+        fact({ kind: 'global', name: GlobalSet.getName(expr) }, GlobalSet.getValue(expr));
     } else if (id === Id.Return) {
       const value = childSlots(expr)[0]?.expr ?? null;
       fact({ kind: 'return' }, value);
@@ -275,7 +322,17 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   let root = body;
   walk({ expr: body, replace: (c) => (root = c) }, body, -1);
   if (Func.getResults(func) !== binaryen.none) fact({ kind: 'return' }, root);
-  return { regions, facts, growCalls, returns, callSlots, stackLocals: [...stackLocals], get body() { return root; } };
+  return {
+    regions,
+    facts,
+    growCalls,
+    returns,
+    callSlots,
+    stackLocals: [...stackLocals],
+    get body() {
+      return root;
+    },
+  };
 }
 
 function readsStackPointer(expr: Expr, stackPointer: string, stackLocals: Set<number>): boolean {
@@ -283,7 +340,10 @@ function readsStackPointer(expr: Expr, stackPointer: string, stackLocals: Set<nu
   if (id === Id.GlobalGet) return GlobalGet.getName(expr) === stackPointer;
   if (id === Id.LocalGet) return stackLocals.has(LocalGet.getIndex(expr));
   if (id === Id.LocalSet) return readsStackPointer(LocalSet.getValue(expr), stackPointer, stackLocals);
-  if (id === Id.Binary) return readsStackPointer(Binary.getLeft(expr), stackPointer, stackLocals) || readsStackPointer(Binary.getRight(expr), stackPointer, stackLocals);
+  if (id === Id.Binary)
+    return (
+      readsStackPointer(Binary.getLeft(expr), stackPointer, stackLocals) ||
+      readsStackPointer(Binary.getRight(expr), stackPointer, stackLocals)
+    );
   return false;
 }
-

@@ -3,7 +3,18 @@
 // branch to its label is a back-edge: no binary heuristics needed. Runtime results refer to these ids.
 import binaryen from 'binaryen';
 import {
-  Break, Call, Func, Id, Loop, Block, If, branchTargets, childSlots, idOf, isCountedInstruction, labelOf,
+  Break,
+  Call,
+  Func,
+  Id,
+  Loop,
+  Block,
+  If,
+  branchTargets,
+  childSlots,
+  idOf,
+  isCountedInstruction,
+  labelOf,
   type Expr,
 } from './ir.js';
 import { definedFunctions } from './memory-layout.js';
@@ -99,10 +110,12 @@ export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
     if (info.kind === binaryen.ExternalFunction && !exportNames.has(info.value)) exportNames.set(info.value, info.name);
   }
   // Without a name section Binaryen names functions by number; an export name reads better.
-  const displayName = (internal: string) => (/^\d+$/.test(internal) ? exportNames.get(internal) ?? `func${internal}` : internal);
+  const displayName = (internal: string) =>
+    /^\d+$/.test(internal) ? (exportNames.get(internal) ?? `func${internal}`) : internal;
   definedFunctions(module).forEach((func, index) => {
     const name = displayName(Func.getName(func));
-    if (/^\d+$/.test(Func.getName(func)) && !exportNames.has(Func.getName(func))) table.unnamed = (table.unnamed ?? 0) + 1;
+    if (/^\d+$/.test(Func.getName(func)) && !exportNames.has(Func.getName(func)))
+      table.unnamed = (table.unnamed ?? 0) + 1;
     const site: FunctionSite = { id: `F${index}`, index, name, instructions: 0, loops: [], calls: [] };
     const analysis: FunctionAnalysis = { site, func, loopExprs: [], callExprs: [], branchExprs: [] };
     const body = Func.getBody(func);
@@ -115,29 +128,53 @@ export function analyzeModule(module: binaryen.Module): ModuleAnalysis {
 }
 
 /** Constant trip counts of loops and candidate callees of indirect calls (static-trips.ts). */
-function addStaticFacts(module: binaryen.Module, table: SiteTable, functions: FunctionAnalysis[], displayName: (n: string) => string): void {
+function addStaticFacts(
+  module: binaryen.Module,
+  table: SiteTable,
+  functions: FunctionAnalysis[],
+  displayName: (n: string) => string,
+): void {
   const loopById = new Map(table.loops.map((l) => [l.id, l]));
   const callById = new Map(table.calls.map((c) => [c.id, c]));
   const counter = new TripCounter(module);
   const indirect: Array<{ site: CallSite; expr: Expr }> = [];
   for (const f of functions) {
     const loops = f.site.loops.map((id) => loopById.get(id)!);
-    const trips = counter.tripCounts(f.func, f.loopExprs, loops.map((l) => l.topTested));
-    loops.forEach((l, i) => { l.staticTrips = trips[i] ?? null; });
+    const trips = counter.tripCounts(
+      f.func,
+      f.loopExprs,
+      loops.map((l) => l.topTested),
+    );
+    loops.forEach((l, i) => {
+      l.staticTrips = trips[i] ?? null;
+    });
     f.site.calls.forEach((id, i) => {
       const site = callById.get(id)!;
       if (site.kind === 'indirect') indirect.push({ site, expr: f.callExprs[i]! });
     });
   }
   const bodies = functions.map((f) => Func.getBody(f.func)).filter((b) => b !== 0);
-  const candidates = indirectCallCandidates(module, indirect.map((c) => c.expr), bodies);
+  const candidates = indirectCallCandidates(
+    module,
+    indirect.map((c) => c.expr),
+    bodies,
+  );
   // Calls of one signature share their candidate list (one list per table and signature).
   const named = new Map<string[], string[]>();
   const display = (list: string[]) => named.get(list) ?? named.set(list, list.map(displayName)).get(list)!;
-  indirect.forEach((c, i) => { c.site.candidates = candidates[i] ? display(candidates[i]) : null; });
+  indirect.forEach((c, i) => {
+    c.site.candidates = candidates[i] ? display(candidates[i]) : null;
+  });
 }
 
-function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, table: SiteTable, imported: Set<string>, displayName: (n: string) => string): void {
+function walkFunction(
+  body: Expr,
+  fn: FunctionSite,
+  analysis: FunctionAnalysis,
+  table: SiteTable,
+  imported: Set<string>,
+  displayName: (n: string) => string,
+): void {
   const loopStack: LoopSite[] = [];
   const loopByLabel = new Map<string, LoopSite>();
   const ownLoops: LoopSite[] = [];
@@ -148,8 +185,15 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
     if (id === Id.Loop) {
       const label = Loop.getName(expr) ?? '';
       loop = {
-        id: `L${table.loops.length}`, function: fn.name, label, parent: loopStack.at(-1)?.id ?? null,
-        depth: loopStack.length + 1, backEdges: 0, topTested: isTopTested(expr), calls: [], instructions: 0,
+        id: `L${table.loops.length}`,
+        function: fn.name,
+        label,
+        parent: loopStack.at(-1)?.id ?? null,
+        depth: loopStack.length + 1,
+        backEdges: 0,
+        topTested: isTopTested(expr),
+        calls: [],
+        instructions: 0,
       };
       table.loops.push(loop);
       ownLoops.push(loop);
@@ -174,7 +218,9 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
     if (id === Id.Call || id === Id.CallIndirect) {
       const target = id === Id.Call ? Call.getTarget(expr) : null;
       const call: CallSite = {
-        id: `C${table.calls.length}`, function: fn.name, loop: loopStack.at(-1)?.id ?? null,
+        id: `C${table.calls.length}`,
+        function: fn.name,
+        loop: loopStack.at(-1)?.id ?? null,
         kind: id === Id.CallIndirect ? 'indirect' : imported.has(target!) ? 'import' : 'direct',
         target: target === null ? null : imported.has(target) ? target : displayName(target),
       };
@@ -200,10 +246,17 @@ function walkFunction(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, 
  * nesting of `loop` constructs: code after a loop's exit that a compiler left inside the construct
  * (three sequential loops emitted as a three-deep nest) is not part of the loop.
  */
-function applyNaturalLoops(body: Expr, fn: FunctionSite, analysis: FunctionAnalysis, loops: LoopSite[], calls: CallSite[]): void {
+function applyNaturalLoops(
+  body: Expr,
+  fn: FunctionSite,
+  analysis: FunctionAnalysis,
+  loops: LoopSite[],
+  calls: CallSite[],
+): void {
   if (analysis.loopExprs.length === 0) return;
   const cfg = buildCfg(body);
-  if (cfg.loops.length !== loops.length) throw new Error(`internal: the CFG of ${fn.name} has ${cfg.loops.length} loops, the site table ${loops.length}`);
+  if (cfg.loops.length !== loops.length)
+    throw new Error(`internal: the CFG of ${fn.name} has ${cfg.loops.length} loops, the site table ${loops.length}`);
   loops.forEach((loop, k) => {
     const natural = cfg.loops[k]!;
     loop.parent = natural.parent === null ? null : loops[natural.parent]!.id;
@@ -282,8 +335,19 @@ export function isTopTested(loop: Expr): boolean {
 }
 
 const EFFECTS = new Set<number>([
-  Id.LocalSet, Id.GlobalSet, Id.Store, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit,
-  Id.MemoryGrow, Id.SIMDLoadStoreLane, Id.TableSet, Id.TableGrow, Id.DataDrop,
+  Id.LocalSet,
+  Id.GlobalSet,
+  Id.Store,
+  Id.Call,
+  Id.CallIndirect,
+  Id.MemoryCopy,
+  Id.MemoryFill,
+  Id.MemoryInit,
+  Id.MemoryGrow,
+  Id.SIMDLoadStoreLane,
+  Id.TableSet,
+  Id.TableGrow,
+  Id.DataDrop,
 ]);
 
 function reachesLabel(expr: Expr, label: string): boolean {

@@ -18,8 +18,29 @@
 //   table.set / table.grow anywhere in the module).
 import binaryen from 'binaryen';
 import {
-  Block, Break, Call, CallIndirect, Const, Func, GlobalGet, Id, If, LocalGet, LocalSet, Loop, Select, Switch,
-  Binary, Unary, childSlots, expandType, idOf, runtimeNumber, typeOf, walkPostOrder, type Expr,
+  Block,
+  Break,
+  Call,
+  CallIndirect,
+  Const,
+  Func,
+  GlobalGet,
+  Id,
+  If,
+  LocalGet,
+  LocalSet,
+  Loop,
+  Select,
+  Switch,
+  Binary,
+  Unary,
+  childSlots,
+  expandType,
+  idOf,
+  runtimeNumber,
+  typeOf,
+  walkPostOrder,
+  type Expr,
 } from './ir.js';
 
 const TOP = Symbol('unknown');
@@ -102,7 +123,10 @@ export class TripCounter {
     }
     const entries = new Map<Node, State>();
     const whole = new Interp(this.budget);
-    whole.onLoop = (n, s) => { const seen = entries.get(n); entries.set(n, seen ? join(seen, s) : [...s]); };
+    whole.onLoop = (n, s) => {
+      const seen = entries.get(n);
+      entries.set(n, seen ? join(seen, s) : [...s]);
+    };
     if (!whole.run(tree, entry)) return out;
     this.budget -= whole.steps;
     loopExprs.forEach((expr, i) => {
@@ -121,7 +145,10 @@ export class TripCounter {
 
 class OutOfSteps extends Error {}
 
-interface Target { state: State | null; value: Val | undefined }
+interface Target {
+  state: State | null;
+  value: Val | undefined;
+}
 
 class Interp {
   steps = 0;
@@ -177,8 +204,10 @@ class Interp {
   private eval(n: Node, s: State): { s: State | null; v: Val } {
     if (++this.steps > this.limit) throw new OutOfSteps();
     switch (n.t) {
-      case 'const': return { s, v: n.value };
-      case 'get': return { s, v: s[n.index] ?? TOP };
+      case 'const':
+        return { s, v: n.value };
+      case 'get':
+        return { s, v: s[n.index] ?? TOP };
       case 'set': {
         const r = this.eval(n.value, s);
         if (!r.s) return r;
@@ -303,7 +332,8 @@ class Interp {
         if (cur) this.exited = true;
         return { s: null, v: TOP };
       }
-      case 'trap': return { s: null, v: TOP };
+      case 'trap':
+        return { s: null, v: TOP };
       case 'other': {
         let cur: State | null = s;
         for (const kid of n.kids) {
@@ -318,15 +348,27 @@ class Interp {
 
 function kidsOf(n: Node): Node[] {
   switch (n.t) {
-    case 'block': case 'exit': case 'other': return n.kids;
-    case 'loop': return [n.body];
-    case 'if': return n.no ? [n.cond, n.yes, n.no] : [n.cond, n.yes];
-    case 'br': return [n.value, n.cond].filter((k): k is Node => k !== null);
-    case 'switch': return n.value ? [n.value, n.cond] : [n.cond];
-    case 'set': case 'unary': return [n.value];
-    case 'binary': return [n.left, n.right];
-    case 'select': return [n.yes, n.no, n.cond];
-    default: return [];
+    case 'block':
+    case 'exit':
+    case 'other':
+      return n.kids;
+    case 'loop':
+      return [n.body];
+    case 'if':
+      return n.no ? [n.cond, n.yes, n.no] : [n.cond, n.yes];
+    case 'br':
+      return [n.value, n.cond].filter((k): k is Node => k !== null);
+    case 'switch':
+      return n.value ? [n.value, n.cond] : [n.cond];
+    case 'set':
+    case 'unary':
+      return [n.value];
+    case 'binary':
+      return [n.left, n.right];
+    case 'select':
+      return [n.yes, n.no, n.cond];
+    default:
+      return [];
   }
 }
 
@@ -344,8 +386,10 @@ function lower(root: Expr, globals: Map<string, Val>): Node {
     const id = idOf(e);
     const kids = () => childSlots(e).map((slot) => go(slot.expr));
     switch (id) {
-      case Id.Block: return { t: 'block', label: Block.getName(e) || null, kids: kids() };
-      case Id.Loop: return { t: 'loop', label: Loop.getName(e) ?? '', body: go(Loop.getBody(e)), expr: e };
+      case Id.Block:
+        return { t: 'block', label: Block.getName(e) || null, kids: kids() };
+      case Id.Loop:
+        return { t: 'loop', label: Loop.getName(e) ?? '', body: go(Loop.getBody(e)), expr: e };
       case Id.If: {
         const no = If.getIfFalse(e);
         return { t: 'if', cond: go(If.getCondition(e)), yes: go(If.getIfTrue(e)), no: no ? go(no) : null };
@@ -357,23 +401,45 @@ function lower(root: Expr, globals: Map<string, Val>): Node {
       }
       case Id.Switch: {
         const value = Switch.getValue(e);
-        return { t: 'switch', labels: [...Switch.getNames(e)], fallback: Switch.getDefaultName(e), value: value ? go(value) : null, cond: go(Switch.getCondition(e)) };
+        return {
+          t: 'switch',
+          labels: [...Switch.getNames(e)],
+          fallback: Switch.getDefaultName(e),
+          value: value ? go(value) : null,
+          cond: go(Switch.getCondition(e)),
+        };
       }
-      case Id.LocalGet: return { t: 'get', index: LocalGet.getIndex(e) };
-      case Id.LocalSet: return { t: 'set', index: LocalSet.getIndex(e), value: go(LocalSet.getValue(e)), tee: LocalSet.isTee(e) };
-      case Id.Const: return { t: 'const', value: constValue(e) };
+      case Id.LocalGet:
+        return { t: 'get', index: LocalGet.getIndex(e) };
+      case Id.LocalSet:
+        return { t: 'set', index: LocalSet.getIndex(e), value: go(LocalSet.getValue(e)), tee: LocalSet.isTee(e) };
+      case Id.Const:
+        return { t: 'const', value: constValue(e) };
       case Id.GlobalGet: {
         const v = globals.get(GlobalGet.getName(e));
         return v === undefined ? { t: 'other', kids: [] } : { t: 'const', value: v };
       }
-      case Id.Unary: return { t: 'unary', op: Unary.getOp(e), value: go(Unary.getValue(e)) };
-      case Id.Binary: return { t: 'binary', op: Binary.getOp(e), left: go(Binary.getLeft(e)), right: go(Binary.getRight(e)) };
-      case Id.Select: return { t: 'select', yes: go(Select.getIfTrue(e)), no: go(Select.getIfFalse(e)), cond: go(Select.getCondition(e)) };
-      case Id.Return: return { t: 'exit', kids: kids() };
-      case Id.Unreachable: return { t: 'trap' }; // ends the path; not an exit
-      case Id.Call: return Call.isReturn(e) ? { t: 'exit', kids: kids() } : { t: 'other', kids: kids() };
-      case Id.CallIndirect: return CallIndirect.isReturn(e) ? { t: 'exit', kids: kids() } : { t: 'other', kids: kids() };
-      default: return { t: 'other', kids: kids() };
+      case Id.Unary:
+        return { t: 'unary', op: Unary.getOp(e), value: go(Unary.getValue(e)) };
+      case Id.Binary:
+        return { t: 'binary', op: Binary.getOp(e), left: go(Binary.getLeft(e)), right: go(Binary.getRight(e)) };
+      case Id.Select:
+        return {
+          t: 'select',
+          yes: go(Select.getIfTrue(e)),
+          no: go(Select.getIfFalse(e)),
+          cond: go(Select.getCondition(e)),
+        };
+      case Id.Return:
+        return { t: 'exit', kids: kids() };
+      case Id.Unreachable:
+        return { t: 'trap' }; // ends the path; not an exit
+      case Id.Call:
+        return Call.isReturn(e) ? { t: 'exit', kids: kids() } : { t: 'other', kids: kids() };
+      case Id.CallIndirect:
+        return CallIndirect.isReturn(e) ? { t: 'exit', kids: kids() } : { t: 'other', kids: kids() };
+      default:
+        return { t: 'other', kids: kids() };
     }
   };
   return go(root);
@@ -382,18 +448,54 @@ function lower(root: Expr, globals: Map<string, Val>): Node {
 const op = runtimeNumber;
 
 const I32 = {
-  add: op('AddInt32'), sub: op('SubInt32'), mul: op('MulInt32'), and: op('AndInt32'), or: op('OrInt32'), xor: op('XorInt32'),
-  shl: op('ShlInt32'), shrS: op('ShrSInt32'), shrU: op('ShrUInt32'), divS: op('DivSInt32'), divU: op('DivUInt32'),
-  remS: op('RemSInt32'), remU: op('RemUInt32'),
-  eq: op('EqInt32'), ne: op('NeInt32'), ltS: op('LtSInt32'), ltU: op('LtUInt32'), leS: op('LeSInt32'), leU: op('LeUInt32'),
-  gtS: op('GtSInt32'), gtU: op('GtUInt32'), geS: op('GeSInt32'), geU: op('GeUInt32'),
+  add: op('AddInt32'),
+  sub: op('SubInt32'),
+  mul: op('MulInt32'),
+  and: op('AndInt32'),
+  or: op('OrInt32'),
+  xor: op('XorInt32'),
+  shl: op('ShlInt32'),
+  shrS: op('ShrSInt32'),
+  shrU: op('ShrUInt32'),
+  divS: op('DivSInt32'),
+  divU: op('DivUInt32'),
+  remS: op('RemSInt32'),
+  remU: op('RemUInt32'),
+  eq: op('EqInt32'),
+  ne: op('NeInt32'),
+  ltS: op('LtSInt32'),
+  ltU: op('LtUInt32'),
+  leS: op('LeSInt32'),
+  leU: op('LeUInt32'),
+  gtS: op('GtSInt32'),
+  gtU: op('GtUInt32'),
+  geS: op('GeSInt32'),
+  geU: op('GeUInt32'),
 };
 const I64 = {
-  add: op('AddInt64'), sub: op('SubInt64'), mul: op('MulInt64'), and: op('AndInt64'), or: op('OrInt64'), xor: op('XorInt64'),
-  shl: op('ShlInt64'), shrS: op('ShrSInt64'), shrU: op('ShrUInt64'), divS: op('DivSInt64'), divU: op('DivUInt64'),
-  remS: op('RemSInt64'), remU: op('RemUInt64'),
-  eq: op('EqInt64'), ne: op('NeInt64'), ltS: op('LtSInt64'), ltU: op('LtUInt64'), leS: op('LeSInt64'), leU: op('LeUInt64'),
-  gtS: op('GtSInt64'), gtU: op('GtUInt64'), geS: op('GeSInt64'), geU: op('GeUInt64'),
+  add: op('AddInt64'),
+  sub: op('SubInt64'),
+  mul: op('MulInt64'),
+  and: op('AndInt64'),
+  or: op('OrInt64'),
+  xor: op('XorInt64'),
+  shl: op('ShlInt64'),
+  shrS: op('ShrSInt64'),
+  shrU: op('ShrUInt64'),
+  divS: op('DivSInt64'),
+  divU: op('DivUInt64'),
+  remS: op('RemSInt64'),
+  remU: op('RemUInt64'),
+  eq: op('EqInt64'),
+  ne: op('NeInt64'),
+  ltS: op('LtSInt64'),
+  ltU: op('LtUInt64'),
+  leS: op('LeSInt64'),
+  leU: op('LeUInt64'),
+  gtS: op('GtSInt64'),
+  gtU: op('GtUInt64'),
+  geS: op('GeSInt64'),
+  geU: op('GeUInt64'),
 };
 
 function binary(code: number, a: Val, b: Val): Val {
@@ -405,80 +507,139 @@ function binary(code: number, a: Val, b: Val): Val {
   if (typeof a === 'number' && typeof b === 'number') {
     const u = (x: number) => x >>> 0;
     switch (code) {
-      case I32.add: return (a + b) | 0;
-      case I32.sub: return (a - b) | 0;
-      case I32.mul: return Math.imul(a, b);
-      case I32.and: return a & b;
-      case I32.or: return a | b;
-      case I32.xor: return a ^ b;
-      case I32.shl: return a << (b & 31);
-      case I32.shrS: return a >> (b & 31);
-      case I32.shrU: return (a >>> (b & 31)) | 0;
-      case I32.divS: return b === 0 || (a === -0x80000000 && b === -1) ? TOP : (a / b) | 0;
-      case I32.divU: return b === 0 ? TOP : (u(a) / u(b)) | 0;
-      case I32.remS: return b === 0 ? TOP : (a % b) | 0;
-      case I32.remU: return b === 0 ? TOP : (u(a) % u(b)) | 0;
-      case I32.eq: return a === b ? 1 : 0;
-      case I32.ne: return a !== b ? 1 : 0;
-      case I32.ltS: return a < b ? 1 : 0;
-      case I32.ltU: return u(a) < u(b) ? 1 : 0;
-      case I32.leS: return a <= b ? 1 : 0;
-      case I32.leU: return u(a) <= u(b) ? 1 : 0;
-      case I32.gtS: return a > b ? 1 : 0;
-      case I32.gtU: return u(a) > u(b) ? 1 : 0;
-      case I32.geS: return a >= b ? 1 : 0;
-      case I32.geU: return u(a) >= u(b) ? 1 : 0;
-      default: return TOP;
+      case I32.add:
+        return (a + b) | 0;
+      case I32.sub:
+        return (a - b) | 0;
+      case I32.mul:
+        return Math.imul(a, b);
+      case I32.and:
+        return a & b;
+      case I32.or:
+        return a | b;
+      case I32.xor:
+        return a ^ b;
+      case I32.shl:
+        return a << (b & 31);
+      case I32.shrS:
+        return a >> (b & 31);
+      case I32.shrU:
+        return (a >>> (b & 31)) | 0;
+      case I32.divS:
+        return b === 0 || (a === -0x80000000 && b === -1) ? TOP : (a / b) | 0;
+      case I32.divU:
+        return b === 0 ? TOP : (u(a) / u(b)) | 0;
+      case I32.remS:
+        return b === 0 ? TOP : (a % b) | 0;
+      case I32.remU:
+        return b === 0 ? TOP : (u(a) % u(b)) | 0;
+      case I32.eq:
+        return a === b ? 1 : 0;
+      case I32.ne:
+        return a !== b ? 1 : 0;
+      case I32.ltS:
+        return a < b ? 1 : 0;
+      case I32.ltU:
+        return u(a) < u(b) ? 1 : 0;
+      case I32.leS:
+        return a <= b ? 1 : 0;
+      case I32.leU:
+        return u(a) <= u(b) ? 1 : 0;
+      case I32.gtS:
+        return a > b ? 1 : 0;
+      case I32.gtU:
+        return u(a) > u(b) ? 1 : 0;
+      case I32.geS:
+        return a >= b ? 1 : 0;
+      case I32.geU:
+        return u(a) >= u(b) ? 1 : 0;
+      default:
+        return TOP;
     }
   }
   if (typeof a === 'bigint' && typeof b === 'bigint') {
     const s = (x: bigint) => BigInt.asIntN(64, x);
     const u = (x: bigint) => BigInt.asUintN(64, x);
     switch (code) {
-      case I64.add: return s(a + b);
-      case I64.sub: return s(a - b);
-      case I64.mul: return s(a * b);
-      case I64.and: return s(a & b);
-      case I64.or: return s(a | b);
-      case I64.xor: return s(a ^ b);
-      case I64.shl: return s(a << (b & 63n));
-      case I64.shrS: return s(a >> (b & 63n));
-      case I64.shrU: return s(u(a) >> (b & 63n));
-      case I64.divS: return b === 0n || (a === -(1n << 63n) && b === -1n) ? TOP : s(a / b);
-      case I64.divU: return b === 0n ? TOP : s(u(a) / u(b));
-      case I64.remS: return b === 0n ? TOP : s(a % b);
-      case I64.remU: return b === 0n ? TOP : s(u(a) % u(b));
-      case I64.eq: return a === b ? 1 : 0;
-      case I64.ne: return a !== b ? 1 : 0;
-      case I64.ltS: return a < b ? 1 : 0;
-      case I64.ltU: return u(a) < u(b) ? 1 : 0;
-      case I64.leS: return a <= b ? 1 : 0;
-      case I64.leU: return u(a) <= u(b) ? 1 : 0;
-      case I64.gtS: return a > b ? 1 : 0;
-      case I64.gtU: return u(a) > u(b) ? 1 : 0;
-      case I64.geS: return a >= b ? 1 : 0;
-      case I64.geU: return u(a) >= u(b) ? 1 : 0;
-      default: return TOP;
+      case I64.add:
+        return s(a + b);
+      case I64.sub:
+        return s(a - b);
+      case I64.mul:
+        return s(a * b);
+      case I64.and:
+        return s(a & b);
+      case I64.or:
+        return s(a | b);
+      case I64.xor:
+        return s(a ^ b);
+      case I64.shl:
+        return s(a << (b & 63n));
+      case I64.shrS:
+        return s(a >> (b & 63n));
+      case I64.shrU:
+        return s(u(a) >> (b & 63n));
+      case I64.divS:
+        return b === 0n || (a === -(1n << 63n) && b === -1n) ? TOP : s(a / b);
+      case I64.divU:
+        return b === 0n ? TOP : s(u(a) / u(b));
+      case I64.remS:
+        return b === 0n ? TOP : s(a % b);
+      case I64.remU:
+        return b === 0n ? TOP : s(u(a) % u(b));
+      case I64.eq:
+        return a === b ? 1 : 0;
+      case I64.ne:
+        return a !== b ? 1 : 0;
+      case I64.ltS:
+        return a < b ? 1 : 0;
+      case I64.ltU:
+        return u(a) < u(b) ? 1 : 0;
+      case I64.leS:
+        return a <= b ? 1 : 0;
+      case I64.leU:
+        return u(a) <= u(b) ? 1 : 0;
+      case I64.gtS:
+        return a > b ? 1 : 0;
+      case I64.gtU:
+        return u(a) > u(b) ? 1 : 0;
+      case I64.geS:
+        return a >= b ? 1 : 0;
+      case I64.geU:
+        return u(a) >= u(b) ? 1 : 0;
+      default:
+        return TOP;
     }
   }
   return TOP;
 }
 
 const U = {
-  eqz32: op('EqZInt32'), eqz64: op('EqZInt64'), extendS: op('ExtendSInt32'), extendU: op('ExtendUInt32'),
-  extend8: op('ExtendS8Int32'), extend16: op('ExtendS16Int32'), wrap: op('WrapInt64'),
+  eqz32: op('EqZInt32'),
+  eqz64: op('EqZInt64'),
+  extendS: op('ExtendSInt32'),
+  extendU: op('ExtendUInt32'),
+  extend8: op('ExtendS8Int32'),
+  extend16: op('ExtendS16Int32'),
+  wrap: op('WrapInt64'),
 };
 
 function unary(code: number, a: Val): Val {
   if (a === TOP) return TOP;
   if (typeof a === 'number') {
     switch (code) {
-      case U.eqz32: return a === 0 ? 1 : 0;
-      case U.extendS: return BigInt(a);
-      case U.extendU: return BigInt(a >>> 0);
-      case U.extend8: return (a << 24) >> 24;
-      case U.extend16: return (a << 16) >> 16;
-      default: return TOP;
+      case U.eqz32:
+        return a === 0 ? 1 : 0;
+      case U.extendS:
+        return BigInt(a);
+      case U.extendU:
+        return BigInt(a >>> 0);
+      case U.extend8:
+        return (a << 24) >> 24;
+      case U.extend16:
+        return (a << 16) >> 16;
+      default:
+        return TOP;
     }
   }
   if (code === U.eqz64) return a === 0n ? 1 : 0;
@@ -502,7 +663,11 @@ function sameState(a: State, b: State): boolean {
  * the module's tables can change at run time. Calls through a table nobody can change resolve to
  * the functions of its element segments whose signature equals the call's.
  */
-export function indirectCallCandidates(module: binaryen.Module, calls: Expr[], functionBodies: Expr[]): Array<string[] | null> {
+export function indirectCallCandidates(
+  module: binaryen.Module,
+  calls: Expr[],
+  functionBodies: Expr[],
+): Array<string[] | null> {
   if (calls.length === 0) return [];
   const changing = new Set<string>();
   for (let i = 0; i < module.getNumTables(); i++) {

@@ -3,7 +3,10 @@
 // and the malformed-input generator edit sections in place.
 
 export class ByteReader {
-  constructor(readonly bytes: Uint8Array, public pos = 0) {}
+  constructor(
+    readonly bytes: Uint8Array,
+    public pos = 0,
+  ) {}
 
   get done(): boolean {
     return this.pos >= this.bytes.length;

@@ -23,7 +23,7 @@
 const PROJECT_TOP_LEVEL_FUNCTION = /^assembly\/(?:[\w-]+\/)*[\w$~|]+$/;
 
 export function isKeptFunction(internalName) {
-  return PROJECT_TOP_LEVEL_FUNCTION.test(internalName.replace(/<.*>$/, ""));
+  return PROJECT_TOP_LEVEL_FUNCTION.test(internalName.replace(/<.*>$/, ''));
 }
 
 export default class KeepKernelFunctions {
@@ -37,8 +37,8 @@ export default class KeepKernelFunctions {
     for (const name of kept) {
       // A pattern without wildcards matches exactly one function name.
       if (/[*?]/.test(name)) throw new Error(`cannot protect function with wildcard in its name: ${name}`);
-      binaryen.setPassArgument("no-inline", name);
-      module.runPasses(["no-inline"]);
+      binaryen.setPassArgument('no-inline', name);
+      module.runPasses(['no-inline']);
     }
     binaryen.clearPassArguments();
   }

@@ -19,21 +19,21 @@
 //   relative to the config file only when --baseDir is absolute, hence
 //   --baseDir <repo root>.
 
-import asc from "assemblyscript/asc";
-import { readFile, readdir } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import asc from 'assemblyscript/asc';
+import { readFile, readdir } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const sourceDir = join(root, "assembly", "kernels");
-const outDir = join(root, "build", "kernels");
+const sourceDir = join(root, 'assembly', 'kernels');
+const outDir = join(root, 'build', 'kernels');
 
 /** Decodes an unsigned LEB128 number at `offset`; returns [value, nextOffset]. */
 function readVarUint(bytes, offset) {
   let result = 0;
   let shift = 0;
   for (;;) {
-    if (offset >= bytes.length) throw new Error("truncated LEB128 number");
+    if (offset >= bytes.length) throw new Error('truncated LEB128 number');
     const byte = bytes[offset++];
     result += (byte & 0x7f) * 2 ** shift;
     if ((byte & 0x80) === 0) return [result, offset];
@@ -57,7 +57,7 @@ function functionNames(bytes) {
       [nameLength, pos] = readVarUint(bytes, offset);
       const sectionName = decoder.decode(bytes.subarray(pos, pos + nameLength));
       pos += nameLength;
-      if (sectionName === "name") {
+      if (sectionName === 'name') {
         while (pos < end) {
           const subsection = bytes[pos++];
           let subsectionSize;
@@ -85,7 +85,10 @@ function functionNames(bytes) {
 
 async function listKernels() {
   const files = await readdir(sourceDir);
-  return files.filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort();
+  return files
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -3))
+    .sort();
 }
 
 async function buildKernel(name) {
@@ -93,7 +96,7 @@ async function buildKernel(name) {
   const outFile = relative(root, join(outDir, `${name}.wasm`));
   const started = performance.now();
   const { error } = await asc.main(
-    [entry, "--baseDir", root, "--config", "asconfig.json", "--target", "kernels", "--outFile", outFile, "--sourceMap"],
+    [entry, '--baseDir', root, '--config', 'asconfig.json', '--target', 'kernels', '--outFile', outFile, '--sourceMap'],
     { stdout: process.stdout, stderr: process.stderr },
   );
   if (error) throw new Error(`${name}: ${error.message}`);
@@ -110,7 +113,7 @@ async function main() {
   const available = await listKernels();
   const requested = process.argv.slice(2);
   for (const name of requested) {
-    if (!available.includes(name)) throw new Error(`unknown kernel '${name}' (available: ${available.join(", ")})`);
+    if (!available.includes(name)) throw new Error(`unknown kernel '${name}' (available: ${available.join(', ')})`);
   }
   const kernels = requested.length > 0 ? requested : available;
   console.log(`Building ${kernels.length} AssemblyScript kernel(s) into ${relative(root, outDir)}/`);
@@ -124,7 +127,7 @@ async function main() {
     }
   }
   if (failures.length > 0) {
-    console.error(`${failures.length} kernel(s) failed: ${failures.join(", ")}`);
+    console.error(`${failures.length} kernel(s) failed: ${failures.join(', ')}`);
     process.exitCode = 1;
   }
 }

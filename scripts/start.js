@@ -9,7 +9,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const argv = ['analyze', 'build/kernels/miniapp.wasm', '--config', 'examples/miniapp.analysis.json', '--out', join('build', 'demo')];
+const argv = [
+  'analyze',
+  'build/kernels/miniapp.wasm',
+  '--config',
+  'examples/miniapp.analysis.json',
+  '--out',
+  join('build', 'demo'),
+];
 console.log(`$ taintlens ${argv.join(' ')}\n`);
-const result = spawnSync(process.execPath, [join(root, 'bin', 'taintlens.js'), ...argv], { cwd: root, stdio: 'inherit' });
+const result = spawnSync(process.execPath, [join(root, 'bin', 'taintlens.js'), ...argv], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

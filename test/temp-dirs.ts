@@ -22,7 +22,9 @@ export function setup(): () => void {
     if (left.length > 0) {
       // A throw here is only logged (vitest has already set its exit code): fail the run explicitly.
       process.exitCode = 1;
-      throw new Error(`tests left ${left.length} temporary folder(s) behind (remove them in afterAll): ${left.sort().join(', ')}`);
+      throw new Error(
+        `tests left ${left.length} temporary folder(s) behind (remove them in afterAll): ${left.sort().join(', ')}`,
+      );
     }
   };
 }

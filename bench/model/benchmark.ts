@@ -43,7 +43,12 @@ function termKey(term: Term): string {
 function structureKey(terms: readonly Term[]): string {
   return terms
     .filter((t) => t.factors.length > 0)
-    .map((t) => t.factors.map((f) => f.param).sort().join('*'))
+    .map((t) =>
+      t.factors
+        .map((f) => f.param)
+        .sort()
+        .join('*'),
+    )
     .sort()
     .join('+');
 }
@@ -140,7 +145,10 @@ export function refitRss(series: Series, terms: readonly Term[], how: Aggregate)
     if (term.factors.length === 0) continue;
     columns.push(
       Float64Array.from(series.points, (point) =>
-        term.factors.reduce((v, f) => v * evalShape(point.coords[series.params.indexOf(f.param)]!, f.exponent, f.log), 1),
+        term.factors.reduce(
+          (v, f) => v * evalShape(point.coords[series.params.indexOf(f.param)]!, f.exponent, f.log),
+          1,
+        ),
       ),
     );
   }
@@ -149,7 +157,16 @@ export function refitRss(series: Series, terms: readonly Term[], how: Aggregate)
 }
 
 function emptyTally(): Tally {
-  return { count: 0, exact: 0, structure: 0, falseDependency: 0, missedDependency: 0, dataFavorWrong: 0, contentionFlags: 0, tooNarrowFlags: 0 };
+  return {
+    count: 0,
+    exact: 0,
+    structure: 0,
+    falseDependency: 0,
+    missedDependency: 0,
+    dataFavorWrong: 0,
+    contentionFlags: 0,
+    tooNarrowFlags: 0,
+  };
 }
 
 export function recoveryRates(cases: readonly Case[], method: Method, aggregate: Aggregate = 'median'): Rates {
@@ -161,7 +178,8 @@ export function recoveryRates(cases: readonly Case[], method: Method, aggregate:
     if (!result) throw new Error(`no model for ${series.callpath}`);
     const outcome = compareTerms(fn.terms, result.terms);
     const family = (perFamily[fn.family] ??= emptyTally());
-    const wrongFitsBetter = !outcome.exact && refitRss(series, fn.terms, aggregate) > refitRss(series, result.terms, aggregate);
+    const wrongFitsBetter =
+      !outcome.exact && refitRss(series, fn.terms, aggregate) > refitRss(series, result.terms, aggregate);
     for (const bucket of [total, family]) {
       bucket.count++;
       if (outcome.exact) bucket.exact++;
@@ -183,7 +201,11 @@ export function recoveryRates(cases: readonly Case[], method: Method, aggregate:
  * aggregated values, among every assignment of shapes to the parameters the truth uses)?
  * `exact` counts the cases where it is. Modelers that rank by fit cannot beat this rate on average.
  */
-export function bestFitCeiling(cases: readonly Case[], aggregate: Aggregate = 'median', shapes: readonly Shape[] = EXTRAP_SHAPES): Rates {
+export function bestFitCeiling(
+  cases: readonly Case[],
+  aggregate: Aggregate = 'median',
+  shapes: readonly Shape[] = EXTRAP_SHAPES,
+): Rates {
   const total = emptyTally();
   const perFamily: Partial<Record<Family, Tally>> = {};
   for (const { fn, series } of cases) {
@@ -193,13 +215,21 @@ export function bestFitCeiling(cases: readonly Case[], aggregate: Aggregate = 'm
     relativeWeights(y, weights, n);
     const terms = fn.terms.filter((t) => t.factors.length > 0);
     const used = [...new Set(terms.flatMap((t) => t.factors.map((f) => f.param)))];
-    const truth = used.map((param) => shapes.findIndex((shape) => terms.some((t) => t.factors.some((f) => f.param === param && sameExponent(f.exponent, shape.exponent) && f.log === shape.log))));
+    const truth = used.map((param) =>
+      shapes.findIndex((shape) =>
+        terms.some((t) =>
+          t.factors.some((f) => f.param === param && sameExponent(f.exponent, shape.exponent) && f.log === shape.log),
+        ),
+      ),
+    );
     let exact = true;
     if (used.length > 0 && truth.every((index) => index >= 0)) {
       // Each parameter's shape columns over the points, once.
       const basis = used.map((param) => {
         const l = series.params.indexOf(param);
-        return shapes.map((shape) => Float64Array.from(series.points, (point) => evalShape(point.coords[l]!, shape.exponent, shape.log)));
+        return shapes.map((shape) =>
+          Float64Array.from(series.points, (point) => evalShape(point.coords[l]!, shape.exponent, shape.log)),
+        );
       });
       const ls = new LeastSquares(n, terms.length + 1);
       const columns: Float64Array[] = [new Float64Array(n).fill(1), ...terms.map(() => new Float64Array(n))];

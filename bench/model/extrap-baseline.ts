@@ -119,7 +119,10 @@ export function extrapBaselineModel(series: Series): Term[] {
   if (used.length === 1) {
     candidates.push([[used[0]!]]);
   } else {
-    candidates.push([used], used.map((l) => [l]));
+    candidates.push(
+      [used],
+      used.map((l) => [l]),
+    );
     if (used.length === 2) candidates.push([used, [used[0]!]], [used, [used[1]!]]);
   }
   let best: Term[] | undefined;
@@ -129,7 +132,8 @@ export function extrapBaselineModel(series: Series): Term[] {
     if (!ls.fit(columns, columns.length, weights, y, n)) return;
     const coefficients = Float64Array.from(ls.coefficients.subarray(0, columns.length));
     const predicted = new Float64Array(n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < columns.length; j++) predicted[i]! += coefficients[j]! * columns[j]![i]!;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < columns.length; j++) predicted[i]! += coefficients[j]! * columns[j]![i]!;
     const cost = smape(y, predicted, n);
     let contributes = true;
     for (let t = 1; t < columns.length; t++) {

@@ -27,7 +27,10 @@ function multiply(a: Poly, b: Poly): Poly {
     const pa = parseKey(ka);
     for (const [kb, cb] of b) {
       const pb = parseKey(kb);
-      const key = keyOf(pa.exponents.map((e, l) => e + pb.exponents[l]!), pa.logs.map((g, l) => g + pb.logs[l]!));
+      const key = keyOf(
+        pa.exponents.map((e, l) => e + pb.exponents[l]!),
+        pa.logs.map((g, l) => g + pb.logs[l]!),
+      );
       out.set(key, (out.get(key) ?? 0) + ca * cb);
     }
   }
@@ -57,8 +60,25 @@ export interface NestDesign {
   logs: boolean;
 }
 
-export const NEST_DESIGN_2: NestDesign = { params: ['t', 'n'], values: [[1, 2, 3, 4, 5], [16, 32, 64, 128, 256]], maxLevels: 4, logs: true };
-export const NEST_DESIGN_3: NestDesign = { params: ['a', 'b', 'c'], values: [[2, 4, 6, 8, 10], [2, 4, 6, 8, 10], [2, 4, 6, 8, 10]], maxLevels: 4, logs: false };
+export const NEST_DESIGN_2: NestDesign = {
+  params: ['t', 'n'],
+  values: [
+    [1, 2, 3, 4, 5],
+    [16, 32, 64, 128, 256],
+  ],
+  maxLevels: 4,
+  logs: true,
+};
+export const NEST_DESIGN_3: NestDesign = {
+  params: ['a', 'b', 'c'],
+  values: [
+    [2, 4, 6, 8, 10],
+    [2, 4, 6, 8, 10],
+    [2, 4, 6, 8, 10],
+  ],
+  maxLevels: 4,
+  logs: false,
+};
 
 /** `count` random nests over the design's parameters, with their exact counts at every point. */
 export function nestCases(seed: number, count: number, design: NestDesign): NestCase[] {
@@ -115,7 +135,9 @@ export function nestCases(seed: number, count: number, design: NestDesign): Nest
         const { exponents, logs } = parseKey(key);
         return {
           coefficient,
-          factors: design.params.flatMap((param, l) => (exponents[l]! > 0 || logs[l]! > 0 ? [{ param, exponent: exponents[l]!, log: logs[l]! }] : [])),
+          factors: design.params.flatMap((param, l) =>
+            exponents[l]! > 0 || logs[l]! > 0 ? [{ param, exponent: exponents[l]!, log: logs[l]! }] : [],
+          ),
         };
       });
     if (!truth.some((term) => term.factors.length === 0)) truth.unshift({ coefficient: 0, factors: [] });
@@ -156,7 +178,12 @@ export function nestTaintReport(cases: readonly NestCase[], design: NestDesign):
     schema: 'taintlens/taint@1',
     parameters: [...design.params],
     loops: [],
-    functions: cases.map((c) => ({ name: c.name, params: [...new Set(c.dependency.split('*'))].sort(), dependency: c.dependency, pruned: null })),
+    functions: cases.map((c) => ({
+      name: c.name,
+      params: [...new Set(c.dependency.split('*'))].sort(),
+      dependency: c.dependency,
+      pruned: null,
+    })),
     warnings: [],
   };
 }
@@ -185,7 +212,8 @@ function termKey(term: Term): string {
 }
 
 function sameTerms(truth: readonly Term[], model: readonly Term[]): boolean {
-  const nonzero = (terms: readonly Term[]) => new Map(terms.filter((t) => t.coefficient !== 0).map((t) => [termKey(t), t.coefficient]));
+  const nonzero = (terms: readonly Term[]) =>
+    new Map(terms.filter((t) => t.coefficient !== 0).map((t) => [termKey(t), t.coefficient]));
   const a = nonzero(truth);
   const b = nonzero(model);
   if (a.size !== b.size) return false;
@@ -197,7 +225,10 @@ function sameTerms(truth: readonly Term[], model: readonly Term[]): boolean {
 }
 
 /** Scores models (by call path) against the nests' true counts. */
-export function scoreNests(cases: readonly NestCase[], models: ReadonlyMap<string, { terms: Term[]; flags: string[]; exact: boolean; leading?: string }>): NestOutcome {
+export function scoreNests(
+  cases: readonly NestCase[],
+  models: ReadonlyMap<string, { terms: Term[]; flags: string[]; exact: boolean; leading?: string }>,
+): NestOutcome {
   const outcome: NestOutcome = { count: 0, exact: 0, leading: 0, falseDependency: 0, inexact: 0, unidentifiable: 0 };
   for (const c of cases) {
     const model = models.get(c.series.callpath);
@@ -217,7 +248,15 @@ export function scoreNests(cases: readonly NestCase[], models: ReadonlyMap<strin
 export function unidentifiable(c: NestCase): boolean {
   return c.series.params.some((param, l) => {
     const values = new Set(c.series.points.map((point) => point.coords[l]!)).size;
-    const functions = new Set(c.truth.map((term) => term.factors.filter((f) => f.param === param).map((f) => `${f.exponent},${f.log}`).join('') || '0,0'));
+    const functions = new Set(
+      c.truth.map(
+        (term) =>
+          term.factors
+            .filter((f) => f.param === param)
+            .map((f) => `${f.exponent},${f.log}`)
+            .join('') || '0,0',
+      ),
+    );
     functions.add('0,0');
     return functions.size >= values;
   });
@@ -250,7 +289,10 @@ export interface NestTimeOutcome {
 }
 
 /** Scores time models (by call path) by their leading terms against the nests' counts. */
-export function scoreNestTimes(cases: readonly NestCase[], models: ReadonlyMap<string, { terms: Term[]; flags: string[] }>): NestTimeOutcome {
+export function scoreNestTimes(
+  cases: readonly NestCase[],
+  models: ReadonlyMap<string, { terms: Term[]; flags: string[] }>,
+): NestTimeOutcome {
   const outcome: NestTimeOutcome = { count: 0, leading: 0, falseDependency: 0, countsShaped: 0 };
   const growth = (terms: readonly Term[]) => new Set(leadingTerms(terms).map(termKey));
   for (const c of cases) {

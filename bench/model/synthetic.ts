@@ -71,9 +71,16 @@ export const DEFAULT_DESIGN: SyntheticDesign = {
 
 /** Extra-P-style complexities common in code: log, √, linear, n·log n, n^1.5, n², n²·log n, n³. */
 export const COMMON_SHAPES: readonly Shape[] = EXTRAP_SHAPES.filter((shape) =>
-  [[0, 1], [0.5, 0], [1, 0], [1, 1], [1.5, 0], [2, 0], [2, 1], [3, 0]].some(
-    ([exponent, log]) => Math.abs(shape.exponent - exponent!) < 1e-9 && shape.log === log,
-  ),
+  [
+    [0, 1],
+    [0.5, 0],
+    [1, 0],
+    [1, 1],
+    [1.5, 0],
+    [2, 0],
+    [2, 1],
+    [3, 0],
+  ].some(([exponent, log]) => Math.abs(shape.exponent - exponent!) < 1e-9 && shape.log === log),
 );
 
 /**
@@ -84,15 +91,58 @@ export const COMMON_SHAPES: readonly Shape[] = EXTRAP_SHAPES.filter((shape) =>
  */
 export const NAMED_DESIGNS: Readonly<Record<string, SyntheticDesign>> = {
   default: DEFAULT_DESIGN,
-  small: { ...DEFAULT_DESIGN, values: [[2, 4, 8, 16, 32], [2, 4, 8, 16, 32]] },
-  tiny: { ...DEFAULT_DESIGN, values: [[1, 2, 3, 4, 5], [1, 2, 3, 4, 5]] },
-  linear: { ...DEFAULT_DESIGN, values: [[10, 20, 30, 40, 50], [100, 200, 300, 400, 500]] },
-  wide: { ...DEFAULT_DESIGN, values: [[4, 16, 64, 256, 1024], [16, 64, 256, 1024, 4096]] },
-  large: { ...DEFAULT_DESIGN, values: [[64, 128, 256, 512, 1024], [1024, 2048, 4096, 8192, 16384]] },
-  decades: { ...DEFAULT_DESIGN, values: [[2, 8, 32, 128, 512], [10, 100, 1000, 10000, 100000]] },
+  small: {
+    ...DEFAULT_DESIGN,
+    values: [
+      [2, 4, 8, 16, 32],
+      [2, 4, 8, 16, 32],
+    ],
+  },
+  tiny: {
+    ...DEFAULT_DESIGN,
+    values: [
+      [1, 2, 3, 4, 5],
+      [1, 2, 3, 4, 5],
+    ],
+  },
+  linear: {
+    ...DEFAULT_DESIGN,
+    values: [
+      [10, 20, 30, 40, 50],
+      [100, 200, 300, 400, 500],
+    ],
+  },
+  wide: {
+    ...DEFAULT_DESIGN,
+    values: [
+      [4, 16, 64, 256, 1024],
+      [16, 64, 256, 1024, 4096],
+    ],
+  },
+  large: {
+    ...DEFAULT_DESIGN,
+    values: [
+      [64, 128, 256, 512, 1024],
+      [1024, 2048, 4096, 8192, 16384],
+    ],
+  },
+  decades: {
+    ...DEFAULT_DESIGN,
+    values: [
+      [2, 8, 32, 128, 512],
+      [10, 100, 1000, 10000, 100000],
+    ],
+  },
   'small-terms': { ...DEFAULT_DESIGN, termScale: [0, 1] },
   'large-terms': { ...DEFAULT_DESIGN, termScale: [2, 4] },
-  'wide-common': { ...DEFAULT_DESIGN, values: [[4, 16, 64, 256, 1024], [16, 64, 256, 1024, 4096]], shapes: COMMON_SHAPES },
+  'wide-common': {
+    ...DEFAULT_DESIGN,
+    values: [
+      [4, 16, 64, 256, 1024],
+      [16, 64, 256, 1024, 4096],
+    ],
+    shapes: COMMON_SHAPES,
+  },
 };
 
 export interface SyntheticLoop {
@@ -123,7 +173,12 @@ function maxOver(values: readonly number[], shape: Shape): number {
 }
 
 /** Draws one function of the family; shapes from Extra-P's building blocks (both modelers' spaces). */
-export function syntheticFunction(random: () => number, family: Family, name: string, design = DEFAULT_DESIGN): SyntheticFunction {
+export function syntheticFunction(
+  random: () => number,
+  family: Family,
+  name: string,
+  design = DEFAULT_DESIGN,
+): SyntheticFunction {
   const [pName, nName] = design.params;
   const constant = Math.pow(10, random() * 2 - 0.5); // 0.3 … 30
   const shapeP = pick(random, design.shapes ?? EXTRAP_SHAPES);
@@ -136,7 +191,8 @@ export function syntheticFunction(random: () => number, family: Family, name: st
   const factorN = { param: nName, exponent: shapeN.exponent, log: shapeN.log };
   // Terms of one nesting level share the function's scale; the outer level of a nest does less work
   // than the whole nest (at the largest point, its body runs outer times, the nest's outer·inner).
-  const outerScale = () => level * Math.pow(10, design.outerScale[0] + random() * (design.outerScale[1] - design.outerScale[0]));
+  const outerScale = () =>
+    level * Math.pow(10, design.outerScale[0] + random() * (design.outerScale[1] - design.outerScale[0]));
   const termP = (weight = scale): Term => ({ coefficient: weight() / maxP, factors: [factorP] });
   const termN = (weight = scale): Term => ({ coefficient: weight() / maxN, factors: [factorN] });
   const termPN = (): Term => ({ coefficient: scale() / (maxP * maxN), factors: [factorP, factorN] });
@@ -235,7 +291,8 @@ export function syntheticSeries(
         exact += v;
       }
       const values: number[] = [];
-      for (let r = 0; r < design.repetitions; r++) values.push(exact * (1 + relativeError(random, noise, distribution)));
+      for (let r = 0; r < design.repetitions; r++)
+        values.push(exact * (1 + relativeError(random, noise, distribution)));
       points.push({ coords: [a, b], values });
     }
   }

@@ -41,7 +41,15 @@ export function scanCode(bytes: Uint8Array): CodeOffsets | null {
       reader.uleb();
       readValueType(reader);
     }
-    const fn: FunctionOffsets = { bodyStart, codeStart: reader.pos, bodyEnd, loops: [], backEdges: [], calls: [], branches: [] };
+    const fn: FunctionOffsets = {
+      bodyStart,
+      codeStart: reader.pos,
+      bodyEnd,
+      loops: [],
+      backEdges: [],
+      calls: [],
+      branches: [],
+    };
     const stack: ControlStack = [-1];
     while (reader.pos < bodyEnd) scanInstruction(reader, fn, stack);
     reader.pos = bodyEnd;
@@ -81,7 +89,8 @@ function scanInstruction(reader: ByteReader, fn: FunctionOffsets, stack: Control
       stack.push(-1);
       reader.sleb();
       return;
-    case 0x02: case 0x06:
+    case 0x02:
+    case 0x06:
       stack.push(-1);
       reader.sleb();
       return;
@@ -107,14 +116,27 @@ function scanInstruction(reader: ByteReader, fn: FunctionOffsets, stack: Control
       stack.pop();
       reader.uleb();
       return;
-    case 0x10: case 0x11: case 0x12: case 0x13:
+    case 0x10:
+    case 0x11:
+    case 0x12:
+    case 0x13:
       if (op === 0x10 || op === 0x11) fn.calls.push(at);
       reader.uleb();
       if (op === 0x11 || op === 0x13) reader.uleb();
       return;
-    case 0x07: case 0x08: case 0x09:
-    case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26:
-    case 0x3f: case 0x40: case 0xd2:
+    case 0x07:
+    case 0x08:
+    case 0x09:
+    case 0x20:
+    case 0x21:
+    case 0x22:
+    case 0x23:
+    case 0x24:
+    case 0x25:
+    case 0x26:
+    case 0x3f:
+    case 0x40:
+    case 0xd2:
       reader.uleb();
       return;
     case 0x1c: {
@@ -122,14 +144,27 @@ function scanInstruction(reader: ByteReader, fn: FunctionOffsets, stack: Control
       for (let i = 0; i < types; i++) readValueType(reader);
       return;
     }
-    case 0x41: reader.sleb(); return;
-    case 0x42: reader.sleb(); return;
-    case 0x43: reader.skip(4); return;
-    case 0x44: reader.skip(8); return;
-    case 0xd0: reader.sleb(); return;
-    case 0xfc: return prefixFC(reader);
-    case 0xfd: return prefixSIMD(reader);
-    case 0xfe: return prefixAtomic(reader);
+    case 0x41:
+      reader.sleb();
+      return;
+    case 0x42:
+      reader.sleb();
+      return;
+    case 0x43:
+      reader.skip(4);
+      return;
+    case 0x44:
+      reader.skip(8);
+      return;
+    case 0xd0:
+      reader.sleb();
+      return;
+    case 0xfc:
+      return prefixFC(reader);
+    case 0xfd:
+      return prefixSIMD(reader);
+    case 0xfe:
+      return prefixAtomic(reader);
     default:
       if (op >= 0x28 && op <= 0x3e) memarg(reader);
       else if (op > 0xd2 && op !== 0xd1) throw new Error(`unknown opcode 0x${op.toString(16)} at offset ${at}`);

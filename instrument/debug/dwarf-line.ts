@@ -22,7 +22,22 @@ export interface StringSections {
   debugLineStr?: Uint8Array | null;
 }
 
-const DW_FORM = { block: 0x09, data1: 0x0b, data2: 0x05, data4: 0x06, data8: 0x07, data16: 0x1e, string: 0x08, strp: 0x0e, line_strp: 0x1f, udata: 0x0f, strx: 0x1a, strx1: 0x25, strx2: 0x26, strx4: 0x28 } as const;
+const DW_FORM = {
+  block: 0x09,
+  data1: 0x0b,
+  data2: 0x05,
+  data4: 0x06,
+  data8: 0x07,
+  data16: 0x1e,
+  string: 0x08,
+  strp: 0x0e,
+  line_strp: 0x1f,
+  udata: 0x0f,
+  strx: 0x1a,
+  strx1: 0x25,
+  strx2: 0x26,
+  strx4: 0x28,
+} as const;
 const DW_LNCT = { path: 1, directoryIndex: 2 } as const;
 
 export function readDebugLine(section: Uint8Array, strings: StringSections = {}): LineSequence[] {
@@ -84,7 +99,11 @@ function readUnit(reader: ByteReader, offsetSize: number, strings: StringSection
 }
 
 /** v5 directory or file table: a format description, then the entries. */
-function entryTable(reader: ByteReader, readString: (form: number) => string, offset: () => number): Array<{ path?: string; dir?: number }> {
+function entryTable(
+  reader: ByteReader,
+  readString: (form: number) => string,
+  offset: () => number,
+): Array<{ path?: string; dir?: number }> {
   const formatCount = reader.u8();
   const format: Array<[number, number]> = [];
   for (let i = 0; i < formatCount; i++) format.push([reader.uleb(), reader.uleb()]);
@@ -116,26 +135,50 @@ function stringForm(reader: ByteReader, form: number, offset: () => number, stri
 
 function numberForm(reader: ByteReader, form: number): number {
   switch (form) {
-    case DW_FORM.data1: return reader.u8();
-    case DW_FORM.data2: return reader.u16();
-    case DW_FORM.data4: return reader.u32();
-    case DW_FORM.data8: return reader.u64();
-    case DW_FORM.udata: return reader.uleb();
-    default: throw new Error(`unsupported DWARF form 0x${form.toString(16)} for a number`);
+    case DW_FORM.data1:
+      return reader.u8();
+    case DW_FORM.data2:
+      return reader.u16();
+    case DW_FORM.data4:
+      return reader.u32();
+    case DW_FORM.data8:
+      return reader.u64();
+    case DW_FORM.udata:
+      return reader.uleb();
+    default:
+      throw new Error(`unsupported DWARF form 0x${form.toString(16)} for a number`);
   }
 }
 
 function skipForm(reader: ByteReader, form: number, offset: () => number): void {
   switch (form) {
-    case DW_FORM.string: reader.cstring(); return;
-    case DW_FORM.strp: case DW_FORM.line_strp: offset(); return;
-    case DW_FORM.data16: reader.skip(16); return;
-    case DW_FORM.block: reader.skip(reader.uleb()); return;
-    case DW_FORM.strx: reader.uleb(); return;
-    case DW_FORM.strx1: reader.skip(1); return;
-    case DW_FORM.strx2: reader.skip(2); return;
-    case DW_FORM.strx4: reader.skip(4); return;
-    default: numberForm(reader, form);
+    case DW_FORM.string:
+      reader.cstring();
+      return;
+    case DW_FORM.strp:
+    case DW_FORM.line_strp:
+      offset();
+      return;
+    case DW_FORM.data16:
+      reader.skip(16);
+      return;
+    case DW_FORM.block:
+      reader.skip(reader.uleb());
+      return;
+    case DW_FORM.strx:
+      reader.uleb();
+      return;
+    case DW_FORM.strx1:
+      reader.skip(1);
+      return;
+    case DW_FORM.strx2:
+      reader.skip(2);
+      return;
+    case DW_FORM.strx4:
+      reader.skip(4);
+      return;
+    default:
+      numberForm(reader, form);
   }
 }
 
@@ -156,11 +199,17 @@ interface Header {
 }
 
 function runProgram(reader: ByteReader, h: Header, out: LineSequence[]): void {
-  let address = 0, file = 1, line = 1, column = 0;
+  let address = 0,
+    file = 1,
+    line = 1,
+    column = 0;
   let rows: LineRow[] = [];
   const emit = () => rows.push({ address, file: h.files[file] ?? '?', line, column });
   const reset = () => {
-    address = 0; file = 1; line = 1; column = 0;
+    address = 0;
+    file = 1;
+    line = 1;
+    column = 0;
   };
   while (!reader.done) {
     const opcode = reader.u8();
@@ -186,14 +235,32 @@ function runProgram(reader: ByteReader, h: Header, out: LineSequence[]): void {
         reader.pos = end;
         break;
       }
-      case 1: emit(); break;
-      case 2: address += reader.uleb() * h.minInstLength; break;
-      case 3: line += reader.sleb(); break;
-      case 4: file = reader.uleb(); break;
-      case 5: column = reader.uleb(); break;
-      case 6: case 7: case 10: case 11: break;
-      case 8: address += Math.floor((255 - h.opcodeBase) / h.lineRange) * h.minInstLength; break;
-      case 9: address += reader.u16(); break;
+      case 1:
+        emit();
+        break;
+      case 2:
+        address += reader.uleb() * h.minInstLength;
+        break;
+      case 3:
+        line += reader.sleb();
+        break;
+      case 4:
+        file = reader.uleb();
+        break;
+      case 5:
+        column = reader.uleb();
+        break;
+      case 6:
+      case 7:
+      case 10:
+      case 11:
+        break;
+      case 8:
+        address += Math.floor((255 - h.opcodeBase) / h.lineRange) * h.minInstLength;
+        break;
+      case 9:
+        address += reader.u16();
+        break;
       default:
         for (let i = 0; i < (h.standardLengths[opcode - 1] ?? 0); i++) reader.uleb();
     }

@@ -25,8 +25,29 @@ interface Die {
   attributes: Map<number, AttrValue>;
 }
 
-const TAG = { variable: 0x34, arrayType: 0x01, subrange: 0x21, baseType: 0x24, structure: 0x13, union: 0x17, pointer: 0x0f, enumeration: 0x04, typedef: 0x16, constType: 0x26, volatileType: 0x35 };
-const AT = { location: 0x02, name: 0x03, byteSize: 0x0b, type: 0x49, upperBound: 0x2f, count: 0x37, declaration: 0x3c, strOffsetsBase: 0x72 };
+const TAG = {
+  variable: 0x34,
+  arrayType: 0x01,
+  subrange: 0x21,
+  baseType: 0x24,
+  structure: 0x13,
+  union: 0x17,
+  pointer: 0x0f,
+  enumeration: 0x04,
+  typedef: 0x16,
+  constType: 0x26,
+  volatileType: 0x35,
+};
+const AT = {
+  location: 0x02,
+  name: 0x03,
+  byteSize: 0x0b,
+  type: 0x49,
+  upperBound: 0x2f,
+  count: 0x37,
+  declaration: 0x3c,
+  strOffsetsBase: 0x72,
+};
 const DW_OP_ADDR = 0x03;
 /** DWARF 5: an index into .debug_addr from the unit's DW_AT_addr_base. */
 const DW_OP_ADDRX = 0xa1;
@@ -114,7 +135,8 @@ export function readStaticVariables(bytes: Uint8Array): StaticVariable[] {
 
 /** The static variable holding `address`: inside its bytes, or (size unknown) before the next one. */
 export function staticVariableAt(variables: readonly StaticVariable[], address: number): StaticVariable | null {
-  let low = 0, high = variables.length;
+  let low = 0,
+    high = variables.length;
   while (low < high) {
     const mid = (low + high) >> 1;
     if (variables[mid]!.address <= address) low = mid + 1;
@@ -151,7 +173,8 @@ function typeSize(die: Die, dies: Map<number, Die>, depth: number): number {
     return element * count;
   }
   if (type.tag === TAG.pointer) return 4;
-  if (type.tag === TAG.typedef || type.tag === TAG.constType || type.tag === TAG.volatileType) return typeSize(type, dies, depth + 1);
+  if (type.tag === TAG.typedef || type.tag === TAG.constType || type.tag === TAG.volatileType)
+    return typeSize(type, dies, depth + 1);
   return 0;
 }
 
@@ -189,49 +212,93 @@ function readForm(r: ByteReader, form: number, implicit: number, version: number
     return r.bytes.subarray(start, start + length);
   };
   switch (form) {
-    case 0x01: return r.u32(); // addr (wasm32)
-    case 0x03: return block(r.u16());
-    case 0x04: return block(r.u32());
-    case 0x05: return r.u16();
-    case 0x06: return r.u32();
-    case 0x07: return r.u64();
-    case 0x08: return r.cstring();
-    case 0x09: case 0x18: return block(r.uleb()); // block, exprloc
-    case 0x0a: return block(r.u8());
-    case 0x0b: return r.u8();
-    case 0x0c: return r.u8(); // flag
-    case 0x0d: return r.sleb();
-    case 0x0e: return r.u32(); // strp
-    case 0x0f: return r.uleb();
-    case 0x10: return r.u32(); // ref_addr
-    case 0x11: return r.u8(); // ref1
-    case 0x12: return r.u16();
-    case 0x13: return r.u32(); // ref4
-    case 0x14: return r.u64();
-    case 0x15: return r.uleb(); // ref_udata
-    case 0x16: return readForm(r, r.uleb(), implicit, version); // indirect
-    case 0x17: return r.u32(); // sec_offset
-    case 0x19: return 1; // flag_present
-    case 0x1a: return new StrIndex(r.uleb());
-    case 0x1b: return r.uleb(); // addrx
-    case 0x1c: return r.u32(); // ref_sup4
-    case 0x1d: return r.u32(); // strp_sup
-    case 0x1e: return block(16);
-    case 0x1f: return new LineStr(r.u32());
-    case 0x20: return r.u64(); // ref_sig8
-    case 0x21: return implicit;
-    case 0x22: return r.uleb(); // loclistx
-    case 0x23: return r.uleb(); // rnglistx
-    case 0x24: return r.u64();
-    case 0x25: return new StrIndex(r.u8());
-    case 0x26: return new StrIndex(r.u16());
-    case 0x27: return new StrIndex(r.u8() | (r.u8() << 8) | (r.u8() << 16));
-    case 0x28: return new StrIndex(r.u32());
-    case 0x29: return r.u8(); // addrx1
-    case 0x2a: return r.u16();
-    case 0x2b: return r.u8() | (r.u8() << 8) | (r.u8() << 16);
-    case 0x2c: return r.u32();
-    default: throw new Error(`.debug_info: unknown attribute form 0x${form.toString(16)} (DWARF ${version})`);
+    case 0x01:
+      return r.u32(); // addr (wasm32)
+    case 0x03:
+      return block(r.u16());
+    case 0x04:
+      return block(r.u32());
+    case 0x05:
+      return r.u16();
+    case 0x06:
+      return r.u32();
+    case 0x07:
+      return r.u64();
+    case 0x08:
+      return r.cstring();
+    case 0x09:
+    case 0x18:
+      return block(r.uleb()); // block, exprloc
+    case 0x0a:
+      return block(r.u8());
+    case 0x0b:
+      return r.u8();
+    case 0x0c:
+      return r.u8(); // flag
+    case 0x0d:
+      return r.sleb();
+    case 0x0e:
+      return r.u32(); // strp
+    case 0x0f:
+      return r.uleb();
+    case 0x10:
+      return r.u32(); // ref_addr
+    case 0x11:
+      return r.u8(); // ref1
+    case 0x12:
+      return r.u16();
+    case 0x13:
+      return r.u32(); // ref4
+    case 0x14:
+      return r.u64();
+    case 0x15:
+      return r.uleb(); // ref_udata
+    case 0x16:
+      return readForm(r, r.uleb(), implicit, version); // indirect
+    case 0x17:
+      return r.u32(); // sec_offset
+    case 0x19:
+      return 1; // flag_present
+    case 0x1a:
+      return new StrIndex(r.uleb());
+    case 0x1b:
+      return r.uleb(); // addrx
+    case 0x1c:
+      return r.u32(); // ref_sup4
+    case 0x1d:
+      return r.u32(); // strp_sup
+    case 0x1e:
+      return block(16);
+    case 0x1f:
+      return new LineStr(r.u32());
+    case 0x20:
+      return r.u64(); // ref_sig8
+    case 0x21:
+      return implicit;
+    case 0x22:
+      return r.uleb(); // loclistx
+    case 0x23:
+      return r.uleb(); // rnglistx
+    case 0x24:
+      return r.u64();
+    case 0x25:
+      return new StrIndex(r.u8());
+    case 0x26:
+      return new StrIndex(r.u16());
+    case 0x27:
+      return new StrIndex(r.u8() | (r.u8() << 8) | (r.u8() << 16));
+    case 0x28:
+      return new StrIndex(r.u32());
+    case 0x29:
+      return r.u8(); // addrx1
+    case 0x2a:
+      return r.u16();
+    case 0x2b:
+      return r.u8() | (r.u8() << 8) | (r.u8() << 16);
+    case 0x2c:
+      return r.u32();
+    default:
+      throw new Error(`.debug_info: unknown attribute form 0x${form.toString(16)} (DWARF ${version})`);
   }
 }
 

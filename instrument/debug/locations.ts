@@ -50,7 +50,8 @@ export function readModuleLocations(bytes: Uint8Array, file: string, sourceMap?:
         debugLineStr: customSection(bytes, sections, '.debug_line_str'),
       });
       // Sequences of code the linker dropped start at a tombstone address outside the Code section.
-      rows = sequences.filter((s) => s.start > 0 && s.start < 0xfffffff0)
+      rows = sequences
+        .filter((s) => s.start > 0 && s.start < 0xfffffff0)
         .flatMap((s) => s.rows.map((r) => ({ ...r, address: r.address + code.sectionStart })));
       origin = 'dwarf';
       note = 'source locations from DWARF .debug_line';
@@ -60,7 +61,7 @@ export function readModuleLocations(bytes: Uint8Array, file: string, sourceMap?:
   } else if (sourceMap !== undefined) {
     rows = readSourceMap(sourceMap, `${file}.map`);
     origin = 'source-map';
-    note = 'source locations from the compiler\'s source map';
+    note = "source locations from the compiler's source map";
   } else {
     const mapFile = sourceMapFile(bytes, sections, file);
     if (mapFile) {
@@ -132,7 +133,8 @@ function ownFile(rows: LineRow[]): string | null {
     seen.add(row.line);
     lines.set(row.file, seen);
   }
-  let best: string | null = null, most = 0;
+  let best: string | null = null,
+    most = 0;
   for (const [file, seen] of lines) {
     if (seen.size > most) {
       best = file;
@@ -143,7 +145,8 @@ function ownFile(rows: LineRow[]): string | null {
 }
 
 function rowsIn(rows: LineRow[], start: number, end: number): LineRow[] {
-  let low = 0, high = rows.length;
+  let low = 0,
+    high = rows.length;
   while (low < high) {
     const mid = (low + high) >> 1;
     if (rows[mid]!.address < start) low = mid + 1;

@@ -17,7 +17,10 @@ export function readSourceMap(text: string, mapFile: string): LineRow[] {
   }
   const sources = map.sources.map(String);
   const rows: LineRow[] = [];
-  let offset = 0, source = 0, line = 0, column = 0;
+  let offset = 0,
+    source = 0,
+    line = 0,
+    column = 0;
   for (const group of map.mappings.split(';')) {
     offset = 0;
     for (const segment of group.split(',')) {
@@ -36,7 +39,8 @@ export function readSourceMap(text: string, mapFile: string): LineRow[] {
 
 function decodeVlq(segment: string, mapFile: string): number[] {
   const values: number[] = [];
-  let value = 0, shift = 0;
+  let value = 0,
+    shift = 0;
   for (const char of segment) {
     const digit = BASE64.indexOf(char);
     if (digit < 0) throw new Error(`${mapFile}: bad character '${char}' in "mappings"`);

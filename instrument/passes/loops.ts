@@ -13,8 +13,22 @@
 // in reserved memory (loop → call → function → loop; instrument/context-tree.ts).
 import binaryen from 'binaryen';
 import {
-  Func, Id, Loop, If, addVar, childSlots, idOf, isCountedInstruction, labelOf, branchTargets, typeOf,
-  Call, i64Const, setConstI64, type Expr, type ChildSlot,
+  Func,
+  Id,
+  Loop,
+  If,
+  addVar,
+  childSlots,
+  idOf,
+  isCountedInstruction,
+  labelOf,
+  branchTargets,
+  typeOf,
+  Call,
+  i64Const,
+  setConstI64,
+  type Expr,
+  type ChildSlot,
 } from '../ir.js';
 import type { FunctionAnalysis, ModuleAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
@@ -26,7 +40,13 @@ import type { InstrumentationLocals } from '../program-expressions.js';
 import type { PassDescriptor } from '../pass-contract.js';
 import { directCallLeaves } from '../direct-leaves.js';
 
-const TREE_NAMES = { ctx: 'taintlens$ctx', site: 'taintlens$site', next: 'taintlens$next', overflow: CONTEXT_OVERFLOW_GLOBALS[0]!, enter: 'taintlens$enter' };
+const TREE_NAMES = {
+  ctx: 'taintlens$ctx',
+  site: 'taintlens$site',
+  next: 'taintlens$next',
+  overflow: CONTEXT_OVERFLOW_GLOBALS[0]!,
+  enter: 'taintlens$enter',
+};
 const ENTER = TREE_NAMES.enter;
 const EXIT_LABEL = 'taintlens$exit';
 
@@ -58,25 +78,36 @@ export const loopsPass: PassDescriptor<LoopProfileLayout> = {
   provides: ['instrumentation-locals'],
   order: {},
   reserves: ['loops'],
-  siteRecord: 'LoopProfileLayout: the calling-context tree (base, size, root) and per function its node size and the instructions of its entry and loop-header regions',
+  siteRecord:
+    'LoopProfileLayout: the calling-context tree (base, size, root) and per function its node size and the instructions of its entry and loop-header regions',
   regions: (options) => [{ name: 'loops', bytes: options.contextBytes ?? 16 << 20 }],
-  apply: ({ module, analysis, layout, instrumentationLocals }) => applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
+  apply: ({ module, analysis, layout, instrumentationLocals }) =>
+    applyLoopProfiler(module, analysis, layout.regions.loops!, instrumentationLocals),
 };
 
 /** `ownLocals` (when given) receives, per function, the counter and node locals this pass adds: later passes leave them alone. */
 export function applyLoopProfiler(
-  module: binaryen.Module, analysis: ModuleAnalysis, region: { base: number; bytes: number }, ownLocals?: InstrumentationLocals,
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+  region: { base: number; bytes: number },
+  ownLocals?: InstrumentationLocals,
 ): LoopProfileLayout {
   const tree = new ContextTree(module, TREE_NAMES, region, LOOP_PROFILE_NODE.loops, analysis.functions.length);
   const definedIndex = new Map(analysis.functions.map((f) => [Func.getName(f.func), f.site.index]));
   const leaves = directCallLeaves(module, analysis.functions, ownFunctions);
   const functions = analysis.functions.map((fn) => {
-    if (ownFunctions.has(Func.getName(fn.func))) return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
+    if (ownFunctions.has(Func.getName(fn.func)))
+      return { name: fn.site.name, nodeBytes: 0, entryInstructions: 0, loopHeaderInstructions: [] };
     const leafInstructions = leaves.get(Func.getName(fn.func));
     if (leafInstructions !== undefined) {
       // Its callers count its calls (below); every call runs its `leafInstructions` entry instructions.
       ownLocals?.set(fn.func, new Set());
-      return { name: fn.site.name, nodeBytes: nodeBytes(0, 0), entryInstructions: leafInstructions, loopHeaderInstructions: [] };
+      return {
+        name: fn.site.name,
+        nodeBytes: nodeBytes(0, 0),
+        entryInstructions: leafInstructions,
+        loopHeaderInstructions: [],
+      };
     }
     const counters = new Set<number>();
     const result = instrumentFunction(module, tree, fn, definedIndex, leaves, counters);
@@ -95,7 +126,12 @@ interface Region {
 
 /** `counters` receives the locals that hold only counts and node addresses (not the temporaries, which carry program values). */
 function instrumentFunction(
-  module: binaryen.Module, tree: ContextTree, fn: FunctionAnalysis, definedIndex: Map<string, number>, leaves: Map<string, number>, counters: Set<number>,
+  module: binaryen.Module,
+  tree: ContextTree,
+  fn: FunctionAnalysis,
+  definedIndex: Map<string, number>,
+  leaves: Map<string, number>,
+  counters: Set<number>,
 ) {
   const func = fn.func;
   const body = Func.getBody(func);
@@ -109,12 +145,18 @@ function instrumentFunction(
   // Instructions go to the innermost natural loop where their region starts (cfg.ts): code a
   // compiler left inside a `loop` construct after the loop's exit is not the loop's.
   const cfg = buildCfg(body);
-  const naturalLoopAt = (node: number | undefined, fallback: number) => (node === undefined ? fallback : cfg.innermost[node]!);
+  const naturalLoopAt = (node: number | undefined, fallback: number) =>
+    node === undefined ? fallback : cfg.innermost[node]!;
   const fnAcc = addVar(func, i64);
-  const loopLocals = fn.loopExprs.map(() => ({ entries: addVar(func, i64), headers: addVar(func, i64), acc: addVar(func, i64) }));
+  const loopLocals = fn.loopExprs.map(() => ({
+    entries: addVar(func, i64),
+    headers: addVar(func, i64),
+    acc: addVar(func, i64),
+  }));
   const parentLocal = addVar(func, binaryen.i32);
   const nodeLocal = addVar(func, binaryen.i32);
-  for (const local of [fnAcc, ...loopLocals.flatMap((l) => [l.entries, l.headers, l.acc]), parentLocal, nodeLocal]) counters.add(local);
+  for (const local of [fnAcc, ...loopLocals.flatMap((l) => [l.entries, l.headers, l.acc]), parentLocal, nodeLocal])
+    counters.add(local);
   const loopIndex = new Map(fn.loopExprs.map((e, i) => [e, i]));
   const callIndex = new Map(fn.callExprs.map((e, i) => [e, i]));
   const temps = new Map<number, number>();
@@ -125,9 +167,9 @@ function instrumentFunction(
   };
   /** Per call site of a direct-call leaf (direct-leaves.ts): the callee's node, found at the site's first call, and the calls. */
   const leafSites: Array<{ siteOffset: number; node: number; calls: number }> = [];
-  const siteOffsetOf = (call: Expr) => LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loopCount + 4 * callIndex.get(call)!;
-  const bump = (local: number, by: Expr) =>
-    module.local.set(local, module.i64.add(module.local.get(local, i64), by));
+  const siteOffsetOf = (call: Expr) =>
+    LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loopCount + 4 * callIndex.get(call)!;
+  const bump = (local: number, by: Expr) => module.local.set(local, module.i64.add(module.local.get(local, i64), by));
   const newCountedRegion = (loop: number): Region => {
     const accumulator = loop >= 0 ? loopLocals[loop]!.acc : fnAcc;
     const constant = i64Const(module, 0);
@@ -145,7 +187,9 @@ function instrumentFunction(
         if (type === binaryen.none) slot.replace(module.block(null, [expr, region.increment!], binaryen.none));
         else {
           const temp = tempOf(type);
-          slot.replace(module.block(null, [module.local.set(temp, expr), region.increment!, module.local.get(temp, type)], type));
+          slot.replace(
+            module.block(null, [module.local.set(temp, expr), region.increment!, module.local.get(temp, type)], type),
+          );
         }
       },
     });
@@ -204,7 +248,10 @@ function instrumentFunction(
       merge(walk(conditionSlot, conditionSlot.expr, loop));
       count();
       const entry = current;
-      for (const [get, set] of [[If.getIfTrue, If.setIfTrue], [If.getIfFalse, If.setIfFalse]] as const) {
+      for (const [get, set] of [
+        [If.getIfTrue, If.setIfTrue],
+        [If.getIfFalse, If.setIfFalse],
+      ] as const) {
         let arm = get(expr);
         if (!arm) continue;
         const region = entry ? newCountedRegion(naturalLoopAt(cfg.nodeOf.get(arm), loop)) : null;
@@ -212,7 +259,10 @@ function instrumentFunction(
         merge(walk({ expr: arm, replace: (c) => (arm = c) }, arm, loop));
         set(expr, arm);
         if (region) {
-          regions.push({ region, place: () => set(expr, module.block(null, [region.increment!, get(expr)], binaryen.auto)) });
+          regions.push({
+            region,
+            place: () => set(expr, module.block(null, [region.increment!, get(expr)], binaryen.auto)),
+          });
         }
       }
       current = dead(expr) ? null : escapes.size === 0 ? entry : entry ? startAfter(slot, expr, loop) : null;
@@ -236,7 +286,10 @@ function instrumentFunction(
     }
     if (id === Id.Call && leaves.has(Call.getTarget(expr)) && !dead(expr)) {
       countLeafCall(slot, expr);
-    } else if ((id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) || id === Id.CallIndirect) {
+    } else if (
+      (id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) ||
+      id === Id.CallIndirect
+    ) {
       tree.announceBefore(slot, expr, siteOffsetOf(expr), tempOf);
     }
     if (dead(expr)) current = null;
@@ -274,11 +327,24 @@ function instrumentFunction(
   for (const site of leafSites) {
     const leafNode = () => module.local.get(site.node, i32);
     const calls = () => module.local.get(site.calls, i64);
-    flush.push(module.if(leafNode(), module.block(null, [
-      module.i64.store(LOOP_PROFILE_NODE.calls, 8, leafNode(), module.i64.add(module.i64.load(LOOP_PROFILE_NODE.calls, 8, leafNode()), calls())),
-      // A full tree lost every one of these calls (each would have failed to get a node), not just the first.
-      module.if(tree.isScratch(leafNode()), tree.countLost(module.i32.sub(module.i32.wrap(calls()), module.i32.const(1)))),
-    ])));
+    flush.push(
+      module.if(
+        leafNode(),
+        module.block(null, [
+          module.i64.store(
+            LOOP_PROFILE_NODE.calls,
+            8,
+            leafNode(),
+            module.i64.add(module.i64.load(LOOP_PROFILE_NODE.calls, 8, leafNode()), calls()),
+          ),
+          // A full tree lost every one of these calls (each would have failed to get a node), not just the first.
+          module.if(
+            tree.isScratch(leafNode()),
+            tree.countLost(module.i32.sub(module.i32.wrap(calls()), module.i32.const(1))),
+          ),
+        ]),
+      ),
+    );
   }
   flush.push(tree.epilogue(parentLocal));
   const prologue = tree.inlinePrologue(parentLocal, nodeLocal, fn.site.index, size);
@@ -288,7 +354,11 @@ function instrumentFunction(
     newBody = module.block(null, [...prologue, exitBlock, ...flush], binaryen.none);
   } else {
     const result = tempOf(resultType);
-    newBody = module.block(null, [...prologue, module.local.set(result, exitBlock), ...flush, module.local.get(result, resultType)], resultType);
+    newBody = module.block(
+      null,
+      [...prologue, module.local.set(result, exitBlock), ...flush, module.local.get(result, resultType)],
+      resultType,
+    );
   }
   Func.setBody(func, newBody);
   return {

@@ -22,8 +22,11 @@ const RECORD = 'taintlens$mrecord';
 const CHILD_TIME = 'taintlens$mchild';
 const EXIT_LABEL = 'taintlens$mexit';
 const TREE_NAMES = {
-  ctx: 'taintlens$mctx', site: 'taintlens$msite', next: 'taintlens$mnext',
-  overflow: 'taintlens$moverflow', enter: 'taintlens$menter',
+  ctx: 'taintlens$mctx',
+  site: 'taintlens$msite',
+  next: 'taintlens$mnext',
+  overflow: 'taintlens$moverflow',
+  enter: 'taintlens$menter',
 };
 
 export interface MeasureOptions {
@@ -49,21 +52,29 @@ export function measureRegions(options: MeasureOptions = {}): Array<{ name: stri
 
 export const measurePass: PassDescriptor<MeasureLayout> = {
   name: 'measure',
-  describe: 'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
+  describe:
+    'measurement regions: visits, inclusive/exclusive time and summary statistics per function and region call path',
   requires: ['site-analysis', 'reserved-memory'],
   provides: [],
   order: {},
   reserves: ['measure'],
-  siteRecord: 'MeasureLayout: the region tree, its node size and trace length, and the region functions by site-table index',
+  siteRecord:
+    'MeasureLayout: the region tree, its node size and trace length, and the region functions by site-table index',
   regions: (options) => measureRegions(options.measure),
-  apply: ({ module, analysis, layout, options }) => applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
+  apply: ({ module, analysis, layout, options }) =>
+    applyMeasurement(module, analysis, layout.regions.measure!, options.measure),
 };
 
 export function regionNodeBytes(trace: number): number {
   return align8(REGION_RECORD.ring + TRACE_ENTRY_BYTES * trace);
 }
 
-export function applyMeasurement(module: binaryen.Module, analysis: ModuleAnalysis, region: { base: number; bytes: number }, options: MeasureOptions = {}): MeasureLayout {
+export function applyMeasurement(
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+  region: { base: number; bytes: number },
+  options: MeasureOptions = {},
+): MeasureLayout {
   const trace = Math.max(0, Math.floor(options.trace ?? 0));
   const size = regionNodeBytes(trace);
   const wanted = options.functions ? new Set(options.functions) : null;
@@ -103,10 +114,16 @@ function instrumentRegion(module: binaryen.Module, tree: ContextTree, func: numb
   ];
   const epilogue: Expr[] = [
     module.local.set(elapsed, module.f64.sub(module.call(CLOCK, [], f64), module.local.get(start, f64))),
-    module.call(RECORD, [
-      module.local.get(node, i32), module.local.get(start, f64), module.local.get(elapsed, f64),
-      module.f64.sub(module.local.get(elapsed, f64), module.global.get(CHILD_TIME, f64)),
-    ], binaryen.none),
+    module.call(
+      RECORD,
+      [
+        module.local.get(node, i32),
+        module.local.get(start, f64),
+        module.local.get(elapsed, f64),
+        module.f64.sub(module.local.get(elapsed, f64), module.global.get(CHILD_TIME, f64)),
+      ],
+      binaryen.none,
+    ),
     module.global.set(CHILD_TIME, module.f64.add(module.local.get(savedChild, f64), module.local.get(elapsed, f64))),
     tree.epilogue(parent),
   ];
@@ -115,7 +132,14 @@ function instrumentRegion(module: binaryen.Module, tree: ContextTree, func: numb
     Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue], binaryen.none));
   } else {
     const result = addVar(func, resultType);
-    Func.setBody(func, module.block(null, [...prologue, module.local.set(result, exitBlock), ...epilogue, module.local.get(result, resultType)], resultType));
+    Func.setBody(
+      func,
+      module.block(
+        null,
+        [...prologue, module.local.set(result, exitBlock), ...epilogue, module.local.get(result, resultType)],
+        resultType,
+      ),
+    );
   }
 }
 
@@ -157,7 +181,10 @@ function addRecordFunction(module: binaryen.Module, trace: number): void {
       storeF(R.first, getF(INCL)),
       module.block(null, [
         // n = visits - 1 later visits so far, this one included.
-        module.local.set(N, module.f64.convert_u.i64(module.i64.sub(module.local.get(VISITS, i64), i64Const(module, 1)))),
+        module.local.set(
+          N,
+          module.f64.convert_u.i64(module.i64.sub(module.local.get(VISITS, i64), i64Const(module, 1))),
+        ),
         module.local.set(DELTA, module.f64.sub(getF(INCL), loadF(R.mean))),
         module.local.set(MEAN, module.f64.add(loadF(R.mean), module.f64.div(getF(DELTA), getF(N)))),
         storeF(R.mean, getF(MEAN)),
@@ -176,12 +203,29 @@ function addRecordFunction(module: binaryen.Module, trace: number): void {
   if (trace > 0) {
     const traced = () => module.i64.load(R.traced, 8, node());
     body.push(
-      module.local.set(SLOT, module.i32.add(node(), module.i32.add(module.i32.const(R.ring), module.i32.mul(
-        module.i32.wrap(module.i64.rem_u(traced(), i64Const(module, trace))), module.i32.const(TRACE_ENTRY_BYTES))))),
+      module.local.set(
+        SLOT,
+        module.i32.add(
+          node(),
+          module.i32.add(
+            module.i32.const(R.ring),
+            module.i32.mul(
+              module.i32.wrap(module.i64.rem_u(traced(), i64Const(module, trace))),
+              module.i32.const(TRACE_ENTRY_BYTES),
+            ),
+          ),
+        ),
+      ),
       module.f64.store(0, 8, module.local.get(SLOT, i32), getF(START)),
       module.f64.store(8, 8, module.local.get(SLOT, i32), getF(INCL)),
       module.i64.store(R.traced, 8, node(), module.i64.add(traced(), i64Const(module, 1))),
     );
   }
-  module.addFunction(RECORD, binaryen.createType([i32, f64, f64, f64]), binaryen.none, [i64, f64, f64, f64, i32], module.block(null, body, binaryen.none));
+  module.addFunction(
+    RECORD,
+    binaryen.createType([i32, f64, f64, f64]),
+    binaryen.none,
+    [i64, f64, f64, f64, i32],
+    module.block(null, body, binaryen.none),
+  );
 }

@@ -12,14 +12,21 @@ import binaryen from 'binaryen';
 import { Block, Call, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree } from '../context-tree.js';
-import { ALLOC_RECORD, MAX_ADDRESSES, NODE_HEADER, SAMPLE_RECORD, align8, allocKindNumber, type ContextTreeLayout } from '../layouts.js';
+import {
+  ALLOC_RECORD,
+  MAX_ADDRESSES,
+  NODE_HEADER,
+  SAMPLE_RECORD,
+  align8,
+  allocKindNumber,
+  type ContextTreeLayout,
+} from '../layouts.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
 import { walkFunction } from '../sample-walk.js';
 import { FunctionRelations, recordedStores } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import type { PassDescriptor } from '../pass-contract.js';
-
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -62,23 +69,39 @@ export interface SampleLayout {
 }
 
 const NAMES = {
-  countdown: 'taintlens$scount', seed: 'taintlens$sseed', cursor: 'taintlens$scursor', dropped: 'taintlens$sdropped',
-  allocCursor: 'taintlens$acursor', allocDropped: 'taintlens$adropped', depth: 'taintlens$adepth',
-  log: 'taintlens$alog', grow: 'taintlens$sgrow',
+  countdown: 'taintlens$scount',
+  seed: 'taintlens$sseed',
+  cursor: 'taintlens$scursor',
+  dropped: 'taintlens$sdropped',
+  allocCursor: 'taintlens$acursor',
+  allocDropped: 'taintlens$adropped',
+  depth: 'taintlens$adepth',
+  log: 'taintlens$alog',
+  grow: 'taintlens$sgrow',
 };
-const TREE_NAMES = { ctx: 'taintlens$sctx', site: 'taintlens$ssite', next: 'taintlens$snext', overflow: 'taintlens$soverflow', enter: 'taintlens$senter' };
+const TREE_NAMES = {
+  ctx: 'taintlens$sctx',
+  site: 'taintlens$ssite',
+  next: 'taintlens$snext',
+  overflow: 'taintlens$soverflow',
+  enter: 'taintlens$senter',
+};
 const EXIT_LABEL = 'taintlens$sexit';
 
 export const samplePass: PassDescriptor<SampleLayout> = {
   name: 'sample',
-  describe: 'sampled counters for variable blame: an in-Wasm instruction countdown records a sample (region, call path, store addresses) every ~N instructions, plus the allocation log',
+  describe:
+    'sampled counters for variable blame: an in-Wasm instruction countdown records a sample (region, call path, store addresses) every ~N instructions, plus the allocation log',
   requires: ['site-analysis', 'reserved-memory'],
   provides: [],
   order: {},
   reserves: ['sample', 'samples', 'allocations'],
-  siteRecord: 'SampleLayout: period, context tree, sample and allocation buffers, per region its recorded store addresses, per function its flow facts (flow-facts.ts), allocators, shadow stack',
-  regions: (options) => sampleRegions({ ...(options.contextBytes ? { treeBytes: options.contextBytes } : {}), ...options.sample }),
-  apply: ({ module, analysis, layout, options }) => applySampling(module, analysis, layout.regions, layout.programBase, options.sample),
+  siteRecord:
+    'SampleLayout: period, context tree, sample and allocation buffers, per region its recorded store addresses, per function its flow facts (flow-facts.ts), allocators, shadow stack',
+  regions: (options) =>
+    sampleRegions({ ...(options.contextBytes ? { treeBytes: options.contextBytes } : {}), ...options.sample }),
+  apply: ({ module, analysis, layout, options }) =>
+    applySampling(module, analysis, layout.regions, layout.programBase, options.sample),
 };
 
 export function sampleRegions(options: SampleOptions = {}): Array<{ name: string; bytes: number }> {
@@ -94,8 +117,11 @@ export function nodeBytesFor(calls: number): number {
 }
 
 export function applySampling(
-  module: binaryen.Module, analysis: ModuleAnalysis, regions: Record<string, { base: number; bytes: number }>,
-  programBase: number, options: SampleOptions = {},
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+  regions: Record<string, { base: number; bytes: number }>,
+  programBase: number,
+  options: SampleOptions = {},
 ): SampleLayout {
   const period = Math.max(1, Math.floor(options.period ?? DEFAULT_PERIOD));
   const treeRegion = regions.sample!;
@@ -131,8 +157,15 @@ export function applySampling(
     const name = Func.getName(fn.func);
     const body = Func.getBody(fn.func);
     const facts: FunctionFacts = {
-      index: fn.site.index, params: binaryen.expandType(Func.getParams(fn.func)).length, localNames: localNames(fn.func),
-      facts: [], regions: [], loopParents: [], callees: [], grows: [], stackLocals: [],
+      index: fn.site.index,
+      params: binaryen.expandType(Func.getParams(fn.func)).length,
+      localNames: localNames(fn.func),
+      facts: [],
+      regions: [],
+      loopParents: [],
+      callees: [],
+      grows: [],
+      stackLocals: [],
     };
     functions.push(facts);
     if (!body || name.startsWith(RESERVED_PREFIX)) continue;
@@ -142,15 +175,29 @@ export function applySampling(
       if (local === undefined) temps.set(type, (local = addVar(fn.func, type)));
       return local;
     };
-    const walked = walkFunction({ module, func: fn.func, loopExprs: fn.loopExprs, callExprs: fn.callExprs, programBase, stackPointer: stack?.global ?? null, tempOf });
+    const walked = walkFunction({
+      module,
+      func: fn.func,
+      loopExprs: fn.loopExprs,
+      callExprs: fn.callExprs,
+      programBase,
+      stackPointer: stack?.global ?? null,
+      tempOf,
+    });
     facts.facts = walked.facts;
     facts.stackLocals = walked.stackLocals;
     facts.loopParents = loopParentsOf(analysis, fn.site.loops);
     facts.callees = fn.callExprs.map((call) => {
-      const target = binaryen.getExpressionId(call) === binaryen.CallId ? binaryen.getExpressionInfo(call) as { target?: string } : null;
-      return target?.target !== undefined ? definedIndex.get(target.target) ?? null : null;
+      const target =
+        binaryen.getExpressionId(call) === binaryen.CallId
+          ? (binaryen.getExpressionInfo(call) as { target?: string })
+          : null;
+      return target?.target !== undefined ? (definedIndex.get(target.target) ?? null) : null;
     });
-    const relations = new FunctionRelations({ ...facts, regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })) });
+    const relations = new FunctionRelations({
+      ...facts,
+      regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })),
+    });
     const checks: Expr[] = [];
     // The countdown lives in a local while the function runs (a register, not a global's memory
     // cell): loaded at entry, stored around every call and at exit, reloaded after a sample.
@@ -161,19 +208,28 @@ export function applySampling(
       const recorded = recordedStores(relations.regionBlame(region.index), MAX_ADDRESSES);
       layoutRegions.push({ function: fn.site.index, index: region.index, recorded });
       facts.regions.push({ id, loop: region.loop, instructions: region.instructions });
-      checks.push(region.instructions === 0 ? module.nop()
-        : region.header || region.instructions >= MIN_CHECKED ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling)
-        : module.local.set(countdown, module.i32.sub(module.local.get(countdown, binaryen.i32), module.i32.const(region.instructions))));
+      checks.push(
+        region.instructions === 0
+          ? module.nop()
+          : region.header || region.instructions >= MIN_CHECKED
+            ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling)
+            : module.local.set(
+                countdown,
+                module.i32.sub(module.local.get(countdown, binaryen.i32), module.i32.const(region.instructions)),
+              ),
+      );
     }
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
     for (const [call, slot] of walked.callSlots) {
-      const own = binaryen.getExpressionId(call) === binaryen.CallId && Call.getTarget(call).startsWith(RESERVED_PREFIX);
+      const own =
+        binaryen.getExpressionId(call) === binaryen.CallId && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     fn.callExprs.forEach((call, c) => {
       const slot = callSlots.get(call);
-      if (slot && (facts.callees[c] !== null || binaryen.getExpressionId(call) === binaryen.CallIndirectId)) tree.announceBefore(slot, call, NODE_HEADER.bytes + 4 * c, tempOf);
+      if (slot && (facts.callees[c] !== null || binaryen.getExpressionId(call) === binaryen.CallIndirectId))
+        tree.announceBefore(slot, call, NODE_HEADER.bytes + 4 * c, tempOf);
     });
     for (const ret of walked.returns) ret.slot.replace(module.br(EXIT_LABEL, 0, ret.value ?? undefined));
     for (const grow of walked.growCalls) {
@@ -191,9 +247,22 @@ export function applySampling(
     finishFunction(module, tree, fn.func, fn.site.index, size, walked.body, checks[0]!, allocator, tempOf, countdown);
   }
   return {
-    period, tree: tree.layout, nodeBytes, samples, allocations,
-    exports: { samples: NAMES.cursor, dropped: NAMES.dropped, allocations: NAMES.allocCursor, allocationsDropped: NAMES.allocDropped },
-    regions: layoutRegions, functions, grows, allocators, stack,
+    period,
+    tree: tree.layout,
+    nodeBytes,
+    samples,
+    allocations,
+    exports: {
+      samples: NAMES.cursor,
+      dropped: NAMES.dropped,
+      allocations: NAMES.allocCursor,
+      allocationsDropped: NAMES.allocDropped,
+    },
+    regions: layoutRegions,
+    functions,
+    grows,
+    allocators,
+    stack,
   };
 }
 
@@ -210,8 +279,14 @@ interface SamplePath {
  * clobber them (measured: about 1.2× more on tight loops).
  */
 function countdownCheck(
-  module: binaryen.Module, region: number, instructions: number, recorded: Array<{ ptr: AddressAst; offset: number }>,
-  programBase: number, t: number, cur: number, path: SamplePath,
+  module: binaryen.Module,
+  region: number,
+  instructions: number,
+  recorded: Array<{ ptr: AddressAst; offset: number }>,
+  programBase: number,
+  t: number,
+  cur: number,
+  path: SamplePath,
 ): Expr {
   const i32 = binaryen.i32;
   const at = () => module.local.get(cur, i32);
@@ -223,31 +298,63 @@ function countdownCheck(
     store(SAMPLE_RECORD.stack, path.stackPointer ? module.global.get(path.stackPointer, i32) : module.i32.const(0)),
   ];
   recorded.slice(0, MAX_ADDRESSES).forEach((r, k) => {
-    record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.add(addressExpr(module, r.ptr, programBase), module.i32.const(r.offset))));
+    record.push(
+      store(
+        SAMPLE_RECORD.addresses + 4 * k,
+        module.i32.add(addressExpr(module, r.ptr, programBase), module.i32.const(r.offset)),
+      ),
+    );
   });
-  for (let k = recorded.length; k < MAX_ADDRESSES; k++) record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.const(0)));
+  for (let k = recorded.length; k < MAX_ADDRESSES; k++)
+    record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.const(0)));
   record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
   const seed = () => module.global.get(NAMES.seed, i32);
-  return module.block(null, [
-    module.local.set(t, module.i32.sub(module.local.get(t, i32), module.i32.const(instructions))),
-    module.if(module.i32.lt_s(module.local.get(t, i32), module.i32.const(0)), module.block(null, [
-      module.local.set(cur, module.global.get(NAMES.cursor, i32)),
+  return module.block(
+    null,
+    [
+      module.local.set(t, module.i32.sub(module.local.get(t, i32), module.i32.const(instructions))),
       module.if(
-        module.i32.gt_u(module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size)), module.i32.const(path.end)),
-        module.global.set(NAMES.dropped, module.i32.add(module.global.get(NAMES.dropped, i32), module.i32.const(1))),
-        module.block(null, record),
+        module.i32.lt_s(module.local.get(t, i32), module.i32.const(0)),
+        module.block(null, [
+          module.local.set(cur, module.global.get(NAMES.cursor, i32)),
+          module.if(
+            module.i32.gt_u(module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size)), module.i32.const(path.end)),
+            module.global.set(
+              NAMES.dropped,
+              module.i32.add(module.global.get(NAMES.dropped, i32), module.i32.const(1)),
+            ),
+            module.block(null, record),
+          ),
+          module.global.set(
+            NAMES.seed,
+            module.i32.add(module.i32.mul(seed(), module.i32.const(1664525)), module.i32.const(1013904223)),
+          ),
+          // Next sample after period/2 + [0, period) instructions: mean `period`, no aliasing with loop lengths.
+          module.local.set(
+            t,
+            module.i32.add(
+              module.local.get(t, i32),
+              module.i32.add(
+                module.i32.const(path.period >>> 1),
+                module.i32.rem_u(module.i32.shr_u(seed(), module.i32.const(8)), module.i32.const(path.period)),
+              ),
+            ),
+          ),
+        ]),
       ),
-      module.global.set(NAMES.seed, module.i32.add(module.i32.mul(seed(), module.i32.const(1664525)), module.i32.const(1013904223))),
-      // Next sample after period/2 + [0, period) instructions: mean `period`, no aliasing with loop lengths.
-      module.local.set(t, module.i32.add(module.local.get(t, i32), module.i32.add(
-        module.i32.const(path.period >>> 1), module.i32.rem_u(module.i32.shr_u(seed(), module.i32.const(8)), module.i32.const(path.period)),
-      ))),
-    ])),
-  ], binaryen.none);
+    ],
+    binaryen.none,
+  );
 }
 
 /** The callee (and whatever it calls) counts down the global: store the local before, reload after. */
-function syncAroundCall(module: binaryen.Module, slot: ChildSlot, call: Expr, countdown: number, tempOf: (type: number) => number): ChildSlot {
+function syncAroundCall(
+  module: binaryen.Module,
+  slot: ChildSlot,
+  call: Expr,
+  countdown: number,
+  tempOf: (type: number) => number,
+): ChildSlot {
   const i32 = binaryen.i32;
   const store = () => module.global.set(NAMES.countdown, module.local.get(countdown, i32));
   const load = () => module.local.set(countdown, module.global.get(NAMES.countdown, i32));
@@ -260,7 +367,9 @@ function syncAroundCall(module: binaryen.Module, slot: ChildSlot, call: Expr, co
     const lastType = binaryen.getExpressionType(last.expr);
     if (lastType === binaryen.unreachable) return slot;
     const temp = tempOf(lastType);
-    last.replace(module.block(null, [module.local.set(temp, last.expr), store(), module.local.get(temp, lastType)], lastType));
+    last.replace(
+      module.block(null, [module.local.set(temp, last.expr), store(), module.local.get(temp, lastType)], lastType),
+    );
   }
   const before = last ? [] : [store()];
   // The returned slot is the call's place inside the new block (for the context tree's announcement).
@@ -286,7 +395,10 @@ function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: numb
     const limit = module.i32.sub(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off));
     // (address is evaluated twice: it has no side effects, and this path is rare)
     return module.if(
-      module.i32.and(module.i32.le_u(address, limit), module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off))),
+      module.i32.and(
+        module.i32.le_u(address, limit),
+        module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off)),
+      ),
       module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase)),
       module.i32.const(0),
     );
@@ -294,27 +406,48 @@ function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: numb
   const a = addressExpr(module, ast.a, programBase);
   const b = addressExpr(module, ast.b, programBase);
   switch (ast.op) {
-    case 'add': return module.i32.add(a, b);
-    case 'sub': return module.i32.sub(a, b);
-    case 'mul': return module.i32.mul(a, b);
-    case 'shl': return module.i32.shl(a, b);
-    case 'shr_u': return module.i32.shr_u(a, b);
-    case 'shr_s': return module.i32.shr_s(a, b);
-    case 'and': return module.i32.and(a, b);
-    case 'or': return module.i32.or(a, b);
-    case 'xor': return module.i32.xor(a, b);
+    case 'add':
+      return module.i32.add(a, b);
+    case 'sub':
+      return module.i32.sub(a, b);
+    case 'mul':
+      return module.i32.mul(a, b);
+    case 'shl':
+      return module.i32.shl(a, b);
+    case 'shr_u':
+      return module.i32.shr_u(a, b);
+    case 'shr_s':
+      return module.i32.shr_s(a, b);
+    case 'and':
+      return module.i32.and(a, b);
+    case 'or':
+      return module.i32.or(a, b);
+    case 'xor':
+      return module.i32.xor(a, b);
   }
 }
 
 function finishFunction(
-  module: binaryen.Module, tree: ContextTree, func: number, index: number, size: number, body: Expr, entryCheck: Expr,
-  allocator: ReturnType<typeof allocatorOf>, tempOf: (type: number) => number, countdown: number,
+  module: binaryen.Module,
+  tree: ContextTree,
+  func: number,
+  index: number,
+  size: number,
+  body: Expr,
+  entryCheck: Expr,
+  allocator: ReturnType<typeof allocatorOf>,
+  tempOf: (type: number) => number,
+  countdown: number,
 ): void {
   const i32 = binaryen.i32;
   const parent = addVar(func, i32);
   const node = addVar(func, i32);
   const resultType = Func.getResults(func);
-  const prologue = [...tree.prologue(parent, node, index, size), module.local.set(countdown, module.global.get(NAMES.countdown, i32)), entryCheck];
+  const prologue = [
+    ...tree.prologue(parent, node, index, size),
+    module.local.set(countdown, module.global.get(NAMES.countdown, i32)),
+    entryCheck,
+  ];
   const epilogue: Expr[] = [module.global.set(NAMES.countdown, module.local.get(countdown, i32))];
   if (allocator) {
     // Sizes and the old block are read at entry: an allocator may reuse its parameters as locals.
@@ -322,23 +455,52 @@ function finishFunction(
     const bytesLocal = addVar(func, i32);
     const oldLocal = addVar(func, i32);
     prologue.push(
-      module.local.set(bytesLocal, allocator.bytes.length === 2 ? module.i32.mul(param(allocator.bytes[0]), param(allocator.bytes[1])) : param(allocator.bytes[0])),
+      module.local.set(
+        bytesLocal,
+        allocator.bytes.length === 2
+          ? module.i32.mul(param(allocator.bytes[0]), param(allocator.bytes[1]))
+          : param(allocator.bytes[0]),
+      ),
       module.local.set(oldLocal, param(allocator.old)),
       module.global.set(NAMES.depth, module.i32.add(module.global.get(NAMES.depth, i32), module.i32.const(1))),
     );
     const result = resultType === binaryen.none ? null : tempOf(resultType);
-    const address = allocator.kind === 'free' ? module.local.get(oldLocal, i32) : result === null ? module.i32.const(0) : module.local.get(result, i32);
+    const address =
+      allocator.kind === 'free'
+        ? module.local.get(oldLocal, i32)
+        : result === null
+          ? module.i32.const(0)
+          : module.local.get(result, i32);
     epilogue.push(
       module.global.set(NAMES.depth, module.i32.sub(module.global.get(NAMES.depth, i32), module.i32.const(1))),
-      module.if(module.i32.eqz(module.global.get(NAMES.depth, i32)), module.call(NAMES.log, [
-        module.i32.const(allocKindNumber(allocator.kind)), address, module.local.get(bytesLocal, i32), module.local.get(node, i32), module.local.get(oldLocal, i32), module.i32.const(-1),
-      ], binaryen.none)),
+      module.if(
+        module.i32.eqz(module.global.get(NAMES.depth, i32)),
+        module.call(
+          NAMES.log,
+          [
+            module.i32.const(allocKindNumber(allocator.kind)),
+            address,
+            module.local.get(bytesLocal, i32),
+            module.local.get(node, i32),
+            module.local.get(oldLocal, i32),
+            module.i32.const(-1),
+          ],
+          binaryen.none,
+        ),
+      ),
     );
     const exitBlock = module.block(EXIT_LABEL, [body], resultType);
     const done = [...epilogue, tree.epilogue(parent)];
-    Func.setBody(func, result === null
-      ? module.block(null, [...prologue, exitBlock, ...done], binaryen.none)
-      : module.block(null, [...prologue, module.local.set(result, exitBlock), ...done, module.local.get(result, resultType)], resultType));
+    Func.setBody(
+      func,
+      result === null
+        ? module.block(null, [...prologue, exitBlock, ...done], binaryen.none)
+        : module.block(
+            null,
+            [...prologue, module.local.set(result, exitBlock), ...done, module.local.get(result, resultType)],
+            resultType,
+          ),
+    );
     return;
   }
   const exitBlock = module.block(EXIT_LABEL, [body], resultType);
@@ -346,7 +508,20 @@ function finishFunction(
     Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue, tree.epilogue(parent)], binaryen.none));
   } else {
     const result = tempOf(resultType);
-    Func.setBody(func, module.block(null, [...prologue, module.local.set(result, exitBlock), ...epilogue, tree.epilogue(parent), module.local.get(result, resultType)], resultType));
+    Func.setBody(
+      func,
+      module.block(
+        null,
+        [
+          ...prologue,
+          module.local.set(result, exitBlock),
+          ...epilogue,
+          tree.epilogue(parent),
+          module.local.get(result, resultType),
+        ],
+        resultType,
+      ),
+    );
   }
 }
 
@@ -354,18 +529,38 @@ function addLogFunction(module: binaryen.Module, end: number): void {
   const i32 = binaryen.i32;
   const CUR = 6;
   const cur = () => module.local.get(CUR, i32);
-  const fields = [ALLOC_RECORD.kind, ALLOC_RECORD.address, ALLOC_RECORD.bytes, ALLOC_RECORD.node, ALLOC_RECORD.old, ALLOC_RECORD.site];
-  module.addFunction(NAMES.log, binaryen.createType([i32, i32, i32, i32, i32, i32]), binaryen.none, [i32], module.block(null, [
-    module.local.set(CUR, module.global.get(NAMES.allocCursor, i32)),
-    module.if(
-      module.i32.gt_u(module.i32.add(cur(), module.i32.const(ALLOC_RECORD.size)), module.i32.const(end)),
-      module.global.set(NAMES.allocDropped, module.i32.add(module.global.get(NAMES.allocDropped, i32), module.i32.const(1))),
-      module.block(null, [
-        ...fields.map((offset, k) => module.i32.store(offset, 4, cur(), module.local.get(k, i32))),
-        module.global.set(NAMES.allocCursor, module.i32.add(cur(), module.i32.const(ALLOC_RECORD.size))),
-      ]),
+  const fields = [
+    ALLOC_RECORD.kind,
+    ALLOC_RECORD.address,
+    ALLOC_RECORD.bytes,
+    ALLOC_RECORD.node,
+    ALLOC_RECORD.old,
+    ALLOC_RECORD.site,
+  ];
+  module.addFunction(
+    NAMES.log,
+    binaryen.createType([i32, i32, i32, i32, i32, i32]),
+    binaryen.none,
+    [i32],
+    module.block(
+      null,
+      [
+        module.local.set(CUR, module.global.get(NAMES.allocCursor, i32)),
+        module.if(
+          module.i32.gt_u(module.i32.add(cur(), module.i32.const(ALLOC_RECORD.size)), module.i32.const(end)),
+          module.global.set(
+            NAMES.allocDropped,
+            module.i32.add(module.global.get(NAMES.allocDropped, i32), module.i32.const(1)),
+          ),
+          module.block(null, [
+            ...fields.map((offset, k) => module.i32.store(offset, 4, cur(), module.local.get(k, i32))),
+            module.global.set(NAMES.allocCursor, module.i32.add(cur(), module.i32.const(ALLOC_RECORD.size))),
+          ]),
+        ),
+      ],
+      binaryen.none,
     ),
-  ], binaryen.none));
+  );
 }
 
 /** memory.grow(delta) outside an allocator is an allocation of its own (the kernels' arena). */
@@ -373,17 +568,38 @@ function addGrowWrapper(module: binaryen.Module): void {
   const i32 = binaryen.i32;
   const [DELTA, SITE, RESULT] = [0, 1, 2];
   const get = (k: number) => module.local.get(k, i32);
-  module.addFunction(NAMES.grow, binaryen.createType([i32, i32]), i32, [i32], module.block(null, [
-    module.local.set(RESULT, module.call(MEMORY_GROW_FUNCTION, [get(DELTA)], i32)),
-    module.if(
-      module.i32.and(module.i32.ne(get(RESULT), module.i32.const(-1)), module.i32.eqz(module.global.get(NAMES.depth, i32))),
-      module.call(NAMES.log, [
-        module.i32.const(allocKindNumber('grow')), module.i32.shl(get(RESULT), module.i32.const(16)), module.i32.shl(get(DELTA), module.i32.const(16)),
-        module.global.get(TREE_NAMES.ctx, i32), module.i32.const(0), get(SITE),
-      ], binaryen.none),
+  module.addFunction(
+    NAMES.grow,
+    binaryen.createType([i32, i32]),
+    i32,
+    [i32],
+    module.block(
+      null,
+      [
+        module.local.set(RESULT, module.call(MEMORY_GROW_FUNCTION, [get(DELTA)], i32)),
+        module.if(
+          module.i32.and(
+            module.i32.ne(get(RESULT), module.i32.const(-1)),
+            module.i32.eqz(module.global.get(NAMES.depth, i32)),
+          ),
+          module.call(
+            NAMES.log,
+            [
+              module.i32.const(allocKindNumber('grow')),
+              module.i32.shl(get(RESULT), module.i32.const(16)),
+              module.i32.shl(get(DELTA), module.i32.const(16)),
+              module.global.get(TREE_NAMES.ctx, i32),
+              module.i32.const(0),
+              get(SITE),
+            ],
+            binaryen.none,
+          ),
+        ),
+        get(RESULT),
+      ],
+      i32,
     ),
-    get(RESULT),
-  ], i32));
+  );
 }
 
 function findStackPointer(module: binaryen.Module): { global: string; top: number } | null {
@@ -410,4 +626,3 @@ function loopParentsOf(analysis: ModuleAnalysis, loopIds: string[]): number[] {
     return parent ? loopIds.indexOf(parent) : -1;
   });
 }
-

@@ -13,7 +13,13 @@ import { i64Const, type Expr } from '../ir.js';
 import type { RegionRequest } from '../memory-layout.js';
 import { SKEW_PERIOD, type ShadowGranularity, type ShadowPlacement } from './shadow-placement.js';
 
-export { placeShadow, labelIndices, SHADOW_GRANULARITIES, type ShadowGranularity, type ShadowPlacement } from './shadow-placement.js';
+export {
+  placeShadow,
+  labelIndices,
+  SHADOW_GRANULARITIES,
+  type ShadowGranularity,
+  type ShadowPlacement,
+} from './shadow-placement.js';
 
 /** What the shadow code generator needs from the function being instrumented. */
 export interface ShadowCodegen {
@@ -68,7 +74,10 @@ const i32 = () => binaryen.i32;
 /** Nonzero when ptr + k is not a multiple of 4. */
 function misaligned(g: ShadowCodegen, ptr: Expr, k: number): Expr {
   const r = k & 3;
-  return g.module.i32.and(r === 0 ? g.copy(ptr) : g.module.i32.add(g.copy(ptr), g.module.i32.const(r)), g.module.i32.const(3));
+  return g.module.i32.and(
+    r === 0 ? g.copy(ptr) : g.module.i32.add(g.copy(ptr), g.module.i32.const(r)),
+    g.module.i32.const(3),
+  );
 }
 
 /** memarg offsets are u32: fold a constant into the offset when it fits, into the address otherwise. */
@@ -80,19 +89,24 @@ function at(module: binaryen.Module, address: Expr, offset: number): { ptr: Expr
 function fold64(g: ShadowCodegen, value: Expr): Expr {
   const { module } = g;
   const t = g.temp(binaryen.i64, 'fold');
-  return module.i32.wrap(module.i64.or(
-    module.local.tee(t, value, binaryen.i64),
-    module.i64.shr_u(module.local.get(t, binaryen.i64), i64Const(module, 32)),
-  ));
+  return module.i32.wrap(
+    module.i64.or(
+      module.local.tee(t, value, binaryen.i64),
+      module.i64.shr_u(module.local.get(t, binaryen.i64), i64Const(module, 32)),
+    ),
+  );
 }
 
 function foldV(g: ShadowCodegen, value: Expr): Expr {
   const { module } = g;
   const t = g.temp(binaryen.v128, 'foldv');
-  return fold64(g, module.i64.or(
-    module.i64x2.extract_lane(module.local.tee(t, value, binaryen.v128), 0),
-    module.i64x2.extract_lane(module.local.get(t, binaryen.v128), 1),
-  ));
+  return fold64(
+    g,
+    module.i64.or(
+      module.i64x2.extract_lane(module.local.tee(t, value, binaryen.v128), 0),
+      module.i64x2.extract_lane(module.local.get(t, binaryen.v128), 1),
+    ),
+  );
 }
 
 const REPEAT64 = 0x100000001n;
@@ -108,7 +122,10 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
   const wordOf = (g: ShadowCodegen, ptr: Expr, k: number) => {
     const { module } = g;
     const r = k & 3;
-    const masked = module.i32.and(r === 0 ? g.copy(ptr) : module.i32.add(g.copy(ptr), module.i32.const(r)), module.i32.const(-4));
+    const masked = module.i32.and(
+      r === 0 ? g.copy(ptr) : module.i32.add(g.copy(ptr), module.i32.const(r)),
+      module.i32.const(-4),
+    );
     return at(module, masked, S + (k - r));
   };
   /** The label address of program byte ptr + k when that is word-aligned. */
@@ -126,9 +143,12 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
       // Word-aligned (practically always): the words of the access, read directly. Otherwise a
       // helper joins every word the bytes touch.
       const a = direct(g, ptr, offset);
-      const aligned = bytes === 4
-        ? module.i32.load(a.offset, 4, a.ptr)
-        : bytes === 8 ? fold64(g, module.i64.load(a.offset, 4, a.ptr)) : foldV(g, module.v128.load(a.offset, 4, a.ptr));
+      const aligned =
+        bytes === 4
+          ? module.i32.load(a.offset, 4, a.ptr)
+          : bytes === 8
+            ? fold64(g, module.i64.load(a.offset, 4, a.ptr))
+            : foldV(g, module.v128.load(a.offset, 4, a.ptr));
       // Misaligned, the bytes touch one word more. Inline, not a helper call: a call in the loop
       // makes the engine keep the loop's values in memory around it (measured 1.2x on the suite).
       let slow = loadWord(g, ptr, offset);
@@ -152,11 +172,17 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
       if (bytes === 2) return [module.local.set(t, label), orInto(offset), orInto(offset + 1)];
       // Aligned: the label replaces the words'; otherwise the fill helper ORs into the partial words.
       const a = direct(g, ptr, offset);
-      const aligned = bytes === 4
-        ? module.i32.store(a.offset, 4, a.ptr, get())
-        : bytes === 8
-          ? module.i64.store(a.offset, 4, a.ptr, module.i64.mul(module.i64.extend_u(get()), i64Const(module, REPEAT64)))
-          : module.v128.store(a.offset, 4, a.ptr, module.i32x4.splat(get()));
+      const aligned =
+        bytes === 4
+          ? module.i32.store(a.offset, 4, a.ptr, get())
+          : bytes === 8
+            ? module.i64.store(
+                a.offset,
+                4,
+                a.ptr,
+                module.i64.mul(module.i64.extend_u(get()), i64Const(module, REPEAT64)),
+              )
+            : module.v128.store(a.offset, 4, a.ptr, module.i32x4.splat(get()));
       // Misaligned: the label is ORed into the partial words at both ends and replaces the words
       // in between (inline, like loads).
       const setWord = (k: number) => {
@@ -178,7 +204,9 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
     },
     isLabelLoad: (expr) => labelLoads.has(expr),
     isAlignmentCheck: (expr) => alignmentChecks.has(expr),
-    markLabelLoad: (expr) => { labelLoads.add(expr); },
+    markLabelLoad: (expr) => {
+      labelLoads.add(expr);
+    },
     addHelpers(module) {
       addFillWords(module);
       addWordUnion(module, S);
@@ -205,24 +233,30 @@ function addFillWords(module: binaryen.Module): void {
       module.block(null, [
         module.local.set(END, module.i32.add(get(ADDR), get(N))),
         module.block('done', [
-          module.loop('fill', module.block(null, [
-            module.br('done', module.i32.ge_u(get(ADDR), get(END))),
-            module.i32.store(0, 4, get(ADDR), get(LABEL)),
-            module.local.set(ADDR, module.i32.add(get(ADDR), module.i32.const(4))),
-            module.br('fill'),
-          ])),
+          module.loop(
+            'fill',
+            module.block(null, [
+              module.br('done', module.i32.ge_u(get(ADDR), get(END))),
+              module.i32.store(0, 4, get(ADDR), get(LABEL)),
+              module.local.set(ADDR, module.i32.add(get(ADDR), module.i32.const(4))),
+              module.br('fill'),
+            ]),
+          ),
         ]),
       ]),
       module.block(null, [
         module.v128.store(0, 4, get(ADDR), module.i32x4.splat(get(LABEL))),
         module.local.set(END, module.i32.const(16)),
         module.block('doubled', [
-          module.loop('double', module.block(null, [
-            module.br('doubled', module.i32.gt_u(get(END), module.i32.sub(get(N), get(END)))),
-            module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), get(END)),
-            module.local.set(END, module.i32.shl(get(END), module.i32.const(1))),
-            module.br('double'),
-          ])),
+          module.loop(
+            'double',
+            module.block(null, [
+              module.br('doubled', module.i32.gt_u(get(END), module.i32.sub(get(N), get(END)))),
+              module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), get(END)),
+              module.local.set(END, module.i32.shl(get(END), module.i32.const(1))),
+              module.br('double'),
+            ]),
+          ),
         ]),
         module.memory.copy(module.i32.add(get(ADDR), get(END)), get(ADDR), module.i32.sub(get(N), get(END))),
       ]),
@@ -240,21 +274,42 @@ function addWordFill(module: binaryen.Module, S: number): void {
   const [ADDR, LABEL, N, END, FIRST, LAST] = [0, 1, 2, 3, 4, 5];
   const get = (i: number) => module.local.get(i, t);
   const word = (index: Expr) => module.i32.add(module.i32.shl(index, module.i32.const(2)), module.i32.const(S | 0));
-  const orWord = (index: () => Expr) => module.i32.store(0, 4, word(index()), module.i32.or(module.i32.load(0, 4, word(index())), get(LABEL)));
-  const body = module.block(null, [
-    module.br('out', module.i32.eqz(get(N))),
-    module.local.set(END, module.i32.add(get(ADDR), get(N))),
-    // FIRST, LAST: the whole words [FIRST, LAST).
-    module.local.set(FIRST, module.i32.shr_u(module.i32.add(get(ADDR), module.i32.const(3)), module.i32.const(2))),
-    module.local.set(LAST, module.i32.shr_u(get(END), module.i32.const(2))),
-    module.if(module.i32.and(get(ADDR), module.i32.const(3)), orWord(() => module.i32.shr_u(get(ADDR), module.i32.const(2)))),
-    module.if(module.i32.and(get(END), module.i32.const(3)), orWord(() => module.i32.shr_u(get(END), module.i32.const(2)))),
-    module.if(
-      module.i32.lt_u(get(FIRST), get(LAST)),
-      module.call(FILL_WORDS_FUNCTION, [word(get(FIRST)), get(LABEL), module.i32.shl(module.i32.sub(get(LAST), get(FIRST)), module.i32.const(2))], binaryen.none),
-    ),
-  ], binaryen.none);
-  module.addFunction(FILL_FUNCTION, binaryen.createType([t, t, t]), binaryen.none, [t, t, t], module.block('out', [body]));
+  const orWord = (index: () => Expr) =>
+    module.i32.store(0, 4, word(index()), module.i32.or(module.i32.load(0, 4, word(index())), get(LABEL)));
+  const body = module.block(
+    null,
+    [
+      module.br('out', module.i32.eqz(get(N))),
+      module.local.set(END, module.i32.add(get(ADDR), get(N))),
+      // FIRST, LAST: the whole words [FIRST, LAST).
+      module.local.set(FIRST, module.i32.shr_u(module.i32.add(get(ADDR), module.i32.const(3)), module.i32.const(2))),
+      module.local.set(LAST, module.i32.shr_u(get(END), module.i32.const(2))),
+      module.if(
+        module.i32.and(get(ADDR), module.i32.const(3)),
+        orWord(() => module.i32.shr_u(get(ADDR), module.i32.const(2))),
+      ),
+      module.if(
+        module.i32.and(get(END), module.i32.const(3)),
+        orWord(() => module.i32.shr_u(get(END), module.i32.const(2))),
+      ),
+      module.if(
+        module.i32.lt_u(get(FIRST), get(LAST)),
+        module.call(
+          FILL_WORDS_FUNCTION,
+          [word(get(FIRST)), get(LABEL), module.i32.shl(module.i32.sub(get(LAST), get(FIRST)), module.i32.const(2))],
+          binaryen.none,
+        ),
+      ),
+    ],
+    binaryen.none,
+  );
+  module.addFunction(
+    FILL_FUNCTION,
+    binaryen.createType([t, t, t]),
+    binaryen.none,
+    [t, t, t],
+    module.block('out', [body]),
+  );
 }
 
 /** union(addr, n) → the labels of the words that program bytes [addr, addr+n) touch (n ≥ 1). */
@@ -263,16 +318,26 @@ function addWordUnion(module: binaryen.Module, S: number): void {
   const [ADDR, N, LABEL, W, END] = [0, 1, 2, 3, 4];
   const get = (i: number) => module.local.get(i, t);
   const word = (index: Expr) => module.i32.add(module.i32.shl(index, module.i32.const(2)), module.i32.const(S | 0));
-  const body = module.block(null, [
-    module.local.set(W, module.i32.shr_u(get(ADDR), module.i32.const(2))),
-    module.local.set(END, module.i32.shr_u(module.i32.sub(module.i32.add(get(ADDR), get(N)), module.i32.const(1)), module.i32.const(2))),
-    module.loop('union', module.block(null, [
-      module.local.set(LABEL, module.i32.or(get(LABEL), module.i32.load(0, 4, word(get(W))))),
-      module.local.set(W, module.i32.add(get(W), module.i32.const(1))),
-      module.br('union', module.i32.le_u(get(W), get(END))),
-    ])),
-    get(LABEL),
-  ], t);
+  const body = module.block(
+    null,
+    [
+      module.local.set(W, module.i32.shr_u(get(ADDR), module.i32.const(2))),
+      module.local.set(
+        END,
+        module.i32.shr_u(module.i32.sub(module.i32.add(get(ADDR), get(N)), module.i32.const(1)), module.i32.const(2)),
+      ),
+      module.loop(
+        'union',
+        module.block(null, [
+          module.local.set(LABEL, module.i32.or(get(LABEL), module.i32.load(0, 4, word(get(W))))),
+          module.local.set(W, module.i32.add(get(W), module.i32.const(1))),
+          module.br('union', module.i32.le_u(get(W), get(END))),
+        ]),
+      ),
+      get(LABEL),
+    ],
+    t,
+  );
   module.addFunction(UNION_FUNCTION, binaryen.createType([t, t]), t, [t, t, t], body);
 }
 
@@ -290,7 +355,11 @@ function addWordCopy(module: binaryen.Module, S: number): void {
     module.if(
       module.i32.eqz(module.i32.and(module.i32.or(module.i32.or(get(DST), get(SRC)), get(N)), module.i32.const(3))),
       module.block(null, [
-        module.memory.copy(word(module.i32.shr_u(get(DST), module.i32.const(2))), word(module.i32.shr_u(get(SRC), module.i32.const(2))), get(N)),
+        module.memory.copy(
+          word(module.i32.shr_u(get(DST), module.i32.const(2))),
+          word(module.i32.shr_u(get(SRC), module.i32.const(2))),
+          get(N),
+        ),
         module.br('out'),
       ]),
     ),
@@ -308,14 +377,26 @@ function byteShadow(placement: ShadowPlacement): ShadowMemory {
     const { module } = g;
     const scaled = S + k * 4;
     if (scaled < 2 ** 32) return { ptr: module.i32.shl(g.copy(ptr), module.i32.const(2)), offset: scaled };
-    return { ptr: module.i32.add(module.i32.shl(module.i32.add(g.copy(ptr), module.i32.const(k | 0)), module.i32.const(2)), module.i32.const(S | 0)), offset: 0 };
+    return {
+      ptr: module.i32.add(
+        module.i32.shl(module.i32.add(g.copy(ptr), module.i32.const(k | 0)), module.i32.const(2)),
+        module.i32.const(S | 0),
+      ),
+      offset: 0,
+    };
   };
   return {
     placement,
     load(g, ptr, offset, bytes) {
       const { module } = g;
-      if (bytes === 1) { const a = byteAt(g, ptr, offset); return module.i32.load(a.offset, 1, a.ptr); }
-      if (bytes === 2) { const a = byteAt(g, ptr, offset); return fold64(g, module.i64.load(a.offset, 1, a.ptr)); }
+      if (bytes === 1) {
+        const a = byteAt(g, ptr, offset);
+        return module.i32.load(a.offset, 1, a.ptr);
+      }
+      if (bytes === 2) {
+        const a = byteAt(g, ptr, offset);
+        return fold64(g, module.i64.load(a.offset, 1, a.ptr));
+      }
       if (bytes === 4) {
         const a = byteAt(g, ptr, offset);
         const b = byteAt(g, ptr, offset + 2);
@@ -331,10 +412,15 @@ function byteShadow(placement: ShadowPlacement): ShadowMemory {
     },
     store(g, ptr, offset, bytes, label) {
       const { module } = g;
-      if (bytes === 1) { const a = byteAt(g, ptr, offset); return [module.i32.store(a.offset, 1, a.ptr, label)]; }
+      if (bytes === 1) {
+        const a = byteAt(g, ptr, offset);
+        return [module.i32.store(a.offset, 1, a.ptr, label)];
+      }
       if (bytes === 2) {
         const a = byteAt(g, ptr, offset);
-        return [module.i64.store(a.offset, 1, a.ptr, module.i64.mul(module.i64.extend_u(label), i64Const(module, REPEAT64)))];
+        return [
+          module.i64.store(a.offset, 1, a.ptr, module.i64.mul(module.i64.extend_u(label), i64Const(module, REPEAT64))),
+        ];
       }
       const t = g.temp(binaryen.v128, 'splat');
       const out: Expr[] = [module.local.set(t, module.i32x4.splat(label))];

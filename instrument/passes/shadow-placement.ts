@@ -23,7 +23,11 @@ export interface ShadowPlacement {
 const SKEW = 0x8840;
 export const SKEW_PERIOD = 0x10000;
 
-export function placeShadow(granularity: ShadowGranularity, region: { base: number; bytes: number }, programBase: number): ShadowPlacement {
+export function placeShadow(
+  granularity: ShadowGranularity,
+  region: { base: number; bytes: number },
+  programBase: number,
+): ShadowPlacement {
   const scale = granularity === 'word' ? 1 : 4;
   // labels ≡ programBase·scale − SKEW (mod 64 KiB), inside the region's spare 64 KiB.
   const wanted = (((programBase * scale - SKEW) % SKEW_PERIOD) + SKEW_PERIOD) % SKEW_PERIOD;
@@ -37,4 +41,3 @@ export function labelIndices(placement: ShadowPlacement, addr: number, size: num
   if (placement.granularity === 'byte') return { start: first + addr, end: first + addr + size };
   return { start: first + Math.floor(addr / 4), end: first + Math.floor((addr + size - 1) / 4) + 1 };
 }
-

@@ -19,7 +19,22 @@
 // shows every zero local stays ≡ 0 mod 4 at every point of the loop.
 import binaryen from 'binaryen';
 import {
-  Binary, Block, Break, Const, Func, Id, If, LocalGet, LocalSet, Loop, Switch, childSlots, idOf, runtimeNumber, typeOf, type Expr,
+  Binary,
+  Block,
+  Break,
+  Const,
+  Func,
+  Id,
+  If,
+  LocalGet,
+  LocalSet,
+  Loop,
+  Switch,
+  childSlots,
+  idOf,
+  runtimeNumber,
+  typeOf,
+  type Expr,
 } from '../ir.js';
 
 /** What versioning needs to know about the shadow code (shadow-memory.ts). */
@@ -33,8 +48,13 @@ export interface AlignmentChecks {
 
 /** The i32 operations the proof reasons about, as the running binaryen numbers them. */
 const Op = {
-  AddInt32: runtimeNumber('AddInt32'), SubInt32: runtimeNumber('SubInt32'), MulInt32: runtimeNumber('MulInt32'), AndInt32: runtimeNumber('AndInt32'),
-  OrInt32: runtimeNumber('OrInt32'), XorInt32: runtimeNumber('XorInt32'), ShlInt32: runtimeNumber('ShlInt32'),
+  AddInt32: runtimeNumber('AddInt32'),
+  SubInt32: runtimeNumber('SubInt32'),
+  MulInt32: runtimeNumber('MulInt32'),
+  AndInt32: runtimeNumber('AndInt32'),
+  OrInt32: runtimeNumber('OrInt32'),
+  XorInt32: runtimeNumber('XorInt32'),
+  ShlInt32: runtimeNumber('ShlInt32'),
 };
 
 /** Versions every innermost loop of `func` that has provably-aligned label accesses; returns how many. */
@@ -70,7 +90,11 @@ function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr
   return any;
 }
 
-interface Check { expr: Expr; ptr: number | null; residue: number }
+interface Check {
+  expr: Expr;
+  ptr: number | null;
+  residue: number;
+}
 
 function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: AlignmentChecks): Expr | null {
   const assignments = new Map<number, Expr[]>();
@@ -102,7 +126,9 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: 
       }
     }
   }
-  const eligible = found.filter((c) => c.residue === 0 && (c.ptr === null || isZeroMod4Local(c.ptr, zero, assignments, isI32Local, null)));
+  const eligible = found.filter(
+    (c) => c.residue === 0 && (c.ptr === null || isZeroMod4Local(c.ptr, zero, assignments, isI32Local, null)),
+  );
   // A loop that would keep some checks is left alone: the copy doubles its code for part of the
   // gain (measured slower on nbody, where half the pointers are reloaded inside the loop).
   if (eligible.length < found.length) return null;
@@ -111,7 +137,10 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: 
   const needs = new Set<number>();
   const pending: number[] = [];
   const need = (index: number) => {
-    if (!needs.has(index)) { needs.add(index); pending.push(index); }
+    if (!needs.has(index)) {
+      needs.add(index);
+      pending.push(index);
+    }
   };
   for (const c of eligible) if (c.ptr !== null) need(c.ptr);
   while (pending.length > 0) {
@@ -142,7 +171,11 @@ function parseCheck(expr: Expr): Check | null {
   if (idOf(mask) !== Id.Const || Const.getValueI32(mask) !== 3) return null;
   let address = Binary.getLeft(cond);
   let residue = 0;
-  if (idOf(address) === Id.Binary && Binary.getOp(address) === Op.AddInt32 && idOf(Binary.getRight(address)) === Id.Const) {
+  if (
+    idOf(address) === Id.Binary &&
+    Binary.getOp(address) === Op.AddInt32 &&
+    idOf(Binary.getRight(address)) === Id.Const
+  ) {
     residue = Const.getValueI32(Binary.getRight(address)) & 3;
     address = Binary.getLeft(address);
   }
@@ -152,7 +185,11 @@ function parseCheck(expr: Expr): Check | null {
 }
 
 function isZeroMod4Local(
-  index: number, zero: Set<number>, assignments: Map<number, Expr[]>, isI32Local: (i: number) => boolean, need: ((i: number) => void) | null,
+  index: number,
+  zero: Set<number>,
+  assignments: Map<number, Expr[]>,
+  isI32Local: (i: number) => boolean,
+  need: ((i: number) => void) | null,
 ): boolean {
   if (assignments.has(index) ? !zero.has(index) : !isI32Local(index)) return false;
   need?.(index);
@@ -163,7 +200,12 @@ function isZeroMod4Local(
  * Whether `expr` is ≡ 0 mod 4 whenever the locals in `zero` (and the loop-invariant locals it
  * reads, at their entry values) are; `need` records each local the answer relies on.
  */
-function isZeroMod4(expr: Expr, zero: Set<number>, assignments: Map<number, Expr[]>, need: ((i: number) => void) | null): boolean {
+function isZeroMod4(
+  expr: Expr,
+  zero: Set<number>,
+  assignments: Map<number, Expr[]>,
+  need: ((i: number) => void) | null,
+): boolean {
   const relied = zeroMod4Reliance(expr, zero, assignments);
   if (relied === null) return false;
   if (need) for (const index of relied) need(index);
@@ -195,7 +237,8 @@ function zeroMod4Reliance(expr: Expr, zero: Set<number>, assignments: Map<number
     return r === null ? null : l.concat(r);
   }
   // Either operand zero suffices: rely on the first that is.
-  if (op === Op.MulInt32 || op === Op.AndInt32) return zeroMod4Reliance(left, zero, assignments) ?? zeroMod4Reliance(right, zero, assignments);
+  if (op === Op.MulInt32 || op === Op.AndInt32)
+    return zeroMod4Reliance(left, zero, assignments) ?? zeroMod4Reliance(right, zero, assignments);
   if (op === Op.ShlInt32) {
     if (idOf(right) === Id.Const && (Const.getValueI32(right) & 31) >= 2) return [];
     return zeroMod4Reliance(left, zero, assignments);
@@ -232,10 +275,18 @@ function renameLabels(root: Expr): void {
     const id = idOf(expr);
     if (id === Id.Block) {
       const name = Block.getName(expr);
-      if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); Block.setName(expr, fresh); }
+      if (name) {
+        const fresh = `${name}$aligned${renameCounter++}`;
+        renamed.set(name, fresh);
+        Block.setName(expr, fresh);
+      }
     } else if (id === Id.Loop) {
       const name = Loop.getName(expr);
-      if (name) { const fresh = `${name}$aligned${renameCounter++}`; renamed.set(name, fresh); Loop.setName(expr, fresh); }
+      if (name) {
+        const fresh = `${name}$aligned${renameCounter++}`;
+        renamed.set(name, fresh);
+        Loop.setName(expr, fresh);
+      }
     }
   });
   walk(root, (expr) => {
@@ -245,7 +296,10 @@ function renameLabels(root: Expr): void {
       if (fresh) Break.setName(expr, fresh);
     } else if (id === Id.Switch) {
       const names = Switch.getNames(expr);
-      names.forEach((name, i) => { const fresh = renamed.get(name); if (fresh) Switch.setNameAt(expr, i, fresh); });
+      names.forEach((name, i) => {
+        const fresh = renamed.get(name);
+        if (fresh) Switch.setNameAt(expr, i, fresh);
+      });
       const fresh = renamed.get(Switch.getDefaultName(expr));
       if (fresh) Switch.setDefaultName(expr, fresh);
     }

@@ -12,7 +12,10 @@ import { copyOperand, isDead, operandLabel, orAll, orZero, type FunctionTaint } 
 import { flush, newImportSite, recordSite } from './taint-sink-records.js';
 
 /** Shadow code around a call: `pre` before it, `post(shadow local of its result, or null)` after it. */
-export interface CallShadow { pre: Expr[]; post: (resultShadow: number | null) => Expr[] }
+export interface CallShadow {
+  pre: Expr[];
+  post: (resultShadow: number | null) => Expr[];
+}
 
 /** A call statement (or a dropped call) with its shadow code. */
 export function callStmt(c: FunctionTaint, s: Expr, call: Expr): Expr[] {
@@ -43,10 +46,22 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
   pre.push(...c.sinks.announce(c.callIndex - 1));
   if (id === Id.CallIndirect) {
     // A table may hold an import, which does not set the result label: default to the union.
-    pre.push(module.global.set(RET_GLOBAL, orZero(c, orAll(c, args.map((a) => operandLabel(c, a))))));
+    pre.push(
+      module.global.set(
+        RET_GLOBAL,
+        orZero(
+          c,
+          orAll(
+            c,
+            args.map((a) => operandLabel(c, a)),
+          ),
+        ),
+      ),
+    );
   }
   // An allocator's address carries no label (the sizes asked for earlier shaped it, not this value's data).
-  const resultLabel = () => (target !== null && c.m.allocators.has(target) ? module.i32.const(0) : module.global.get(RET_GLOBAL, i32));
+  const resultLabel = () =>
+    target !== null && c.m.allocators.has(target) ? module.i32.const(0) : module.global.get(RET_GLOBAL, i32);
   return {
     pre,
     post: (sv) => (sv === null ? [] : [module.local.set(sv, resultLabel())]),
@@ -54,7 +69,13 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
 }
 
 function importShadow(
-  c: FunctionTaint, call: Expr, target: string, key: string, args: Expr[], argLabels: Array<Expr | null>, siteCall: string | null,
+  c: FunctionTaint,
+  call: Expr,
+  target: string,
+  key: string,
+  args: Expr[],
+  argLabels: Array<Expr | null>,
+  siteCall: string | null,
 ): CallShadow {
   const { module } = c.m;
   const rule = c.m.options.library?.[key] ?? c.m.options.library?.[target];
@@ -71,7 +92,9 @@ function importShadow(
       const ptr = args[source.arg]!;
       const bytesArg = source.bytesArg !== undefined ? args[source.bytesArg] : undefined;
       if (bytesArg) {
-        postFixed.push(c.m.shadowMemory.fill(c.codegen, copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)));
+        postFixed.push(
+          c.m.shadowMemory.fill(c.codegen, copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)),
+        );
       } else {
         postFixed.push(...c.m.shadowMemory.store(c.codegen, ptr, 0, source.bytes ?? 4, module.i32.const(bit)));
       }
@@ -80,7 +103,13 @@ function importShadow(
   if (rule?.cost) {
     const local = newImportSite(c, call, key, rule.cost.params ?? [], siteCall);
     // Fresh label expressions: argLabels already sit in the result label, and a tree must not share nodes.
-    const label = orZero(c, orAll(c, (rule.cost.args ?? []).map((k) => (args[k] ? operandLabel(c, args[k]!) : null))));
+    const label = orZero(
+      c,
+      orAll(
+        c,
+        (rule.cost.args ?? []).map((k) => (args[k] ? operandLabel(c, args[k]!) : null)),
+      ),
+    );
     pre.push(recordSite(c, local, label));
   }
   const resultValue = resultLabel;

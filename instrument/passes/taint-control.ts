@@ -25,7 +25,6 @@ export function readCounts(expr: Expr): Map<number, number> {
   return gets;
 }
 
-
 function joinInto(c: FunctionTaint, locals: number[], label: () => Expr): Expr[] {
   const { module } = c.m;
   const i32 = binaryen.i32;
@@ -75,7 +74,13 @@ export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
   for (const b of ending) {
     const l = branchLabelLocal(c, b);
     if (node === c.plan.cfg.exit) {
-      if (b.returns) out.push(module.local.set(c.control.exitJoin, module.i32.or(module.local.get(c.control.exitJoin, i32), module.local.get(l, i32))));
+      if (b.returns)
+        out.push(
+          module.local.set(
+            c.control.exitJoin,
+            module.i32.or(module.local.get(c.control.exitJoin, i32), module.local.get(l, i32)),
+          ),
+        );
     } else {
       out.push(...joinInto(c, b.joined, () => module.local.get(l, i32)));
       out.push(...joinFrameSlots(c, b, () => module.local.get(l, i32)));
@@ -83,8 +88,10 @@ export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
   }
   for (const b of ending) out.push(module.local.set(branchLabelLocal(c, b), module.i32.const(0)));
   if (node !== c.plan.cfg.exit && ending.some((b) => b.exits.length === 0)) {
-    const label = [module.local.get(c.control.callerLabel, i32), ...c.plan.controlling(node).map((b) => module.local.get(branchLabelLocal(c, b), i32))]
-      .reduce((a, b) => module.i32.or(a, b));
+    const label = [
+      module.local.get(c.control.callerLabel, i32),
+      ...c.plan.controlling(node).map((b) => module.local.get(branchLabelLocal(c, b), i32)),
+    ].reduce((a, b) => module.i32.or(a, b));
     out.push(module.local.set(c.control.label, label));
   }
   return out;
@@ -108,7 +115,13 @@ export function conditional(c: FunctionTaint, s: Expr, kind: TaintBranchSite['ki
   if (c.m.implicitFlow) {
     const l = branchLabelLocal(c, b);
     out.push(module.local.set(l, module.i32.or(module.local.get(l, i32), get())));
-    if (b.exits.length === 0) out.push(module.local.set(c.control.label, module.i32.or(module.local.get(c.control.label, i32), module.local.get(l, i32))));
+    if (b.exits.length === 0)
+      out.push(
+        module.local.set(
+          c.control.label,
+          module.i32.or(module.local.get(c.control.label, i32), module.local.get(l, i32)),
+        ),
+      );
   }
   return out;
 }

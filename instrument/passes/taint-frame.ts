@@ -13,7 +13,12 @@ import binaryen from 'binaryen';
 import { Binary, GlobalGet, Id, Load, LocalGet, LocalSet, Store, childSlots, idOf, type Expr } from '../ir.js';
 
 /** A store to the frame: `bytes` at `offset` (program offset) from frame pointer local `pointer`, in CFG node `node`. */
-export interface FrameStore { pointer: number; offset: number; bytes: number; node: number }
+export interface FrameStore {
+  pointer: number;
+  offset: number;
+  bytes: number;
+  node: number;
+}
 
 export interface StackFrame {
   /** Locals holding a frame address. */
@@ -41,7 +46,11 @@ export function stackPointerGlobal(module: binaryen.Module): string | null {
  * node, `programOffset` turns a relocated static offset into the program's own.
  */
 export function stackFrame(
-  body: Expr, params: number, stackPointer: string | null, nodeOf: Map<Expr, number>, programOffset: (relocated: number) => number,
+  body: Expr,
+  params: number,
+  stackPointer: string | null,
+  nodeOf: Map<Expr, number>,
+  programOffset: (relocated: number) => number,
 ): StackFrame {
   if (stackPointer === null) return NO_FRAME;
   const values = new Map<number, Expr>();
@@ -63,8 +72,12 @@ export function stackFrame(
   visit(body);
   const single = (index: number) => index >= params && setCount.get(index) === 1;
   // A constant, or a local assigned once from one (through copies: flattening adds them).
-  const constantLocal = (e: Expr, depth = 0): boolean => idOf(e) === Id.Const
-    || (depth < 8 && idOf(e) === Id.LocalGet && single(LocalGet.getIndex(e)) && constantLocal(values.get(LocalGet.getIndex(e))!, depth + 1));
+  const constantLocal = (e: Expr, depth = 0): boolean =>
+    idOf(e) === Id.Const ||
+    (depth < 8 &&
+      idOf(e) === Id.LocalGet &&
+      single(LocalGet.getIndex(e)) &&
+      constantLocal(values.get(LocalGet.getIndex(e))!, depth + 1));
   const pointers = new Set<number>();
   let grew = true;
   const isPointer = (e: Expr) => idOf(e) === Id.LocalGet && pointers.has(LocalGet.getIndex(e));
@@ -79,8 +92,10 @@ export function stackFrame(
       else if (id === Id.Binary) {
         const op = Binary.getOp(value);
         const [left, right] = [Binary.getLeft(value), Binary.getRight(value)];
-        frame = (op === binaryen.AddInt32 && ((isPointer(left) && constantLocal(right)) || (constantLocal(left) && isPointer(right))))
-          || (op === binaryen.SubInt32 && isPointer(left) && constantLocal(right));
+        frame =
+          (op === binaryen.AddInt32 &&
+            ((isPointer(left) && constantLocal(right)) || (constantLocal(left) && isPointer(right)))) ||
+          (op === binaryen.SubInt32 && isPointer(left) && constantLocal(right));
       }
       if (frame) {
         pointers.add(index);
@@ -94,7 +109,12 @@ export function stackFrame(
     const ptr = Store.getPtr(store);
     const node = nodeOf.get(store);
     if (node === undefined || !isPointer(ptr)) continue;
-    frameStores.push({ pointer: LocalGet.getIndex(ptr), offset: programOffset(Store.getOffset(store)), bytes: Store.getBytes(store), node });
+    frameStores.push({
+      pointer: LocalGet.getIndex(ptr),
+      offset: programOffset(Store.getOffset(store)),
+      bytes: Store.getBytes(store),
+      node,
+    });
   }
   const readers = new Map<string, Set<number>>();
   for (const { load, node } of loads) {

@@ -54,7 +54,12 @@ export interface FunctionControl {
 }
 
 /** A loop's sink locals while the function runs (flushed into its context node). */
-export interface LoopLocals { exit: number; headers: number; entries: number; site: TaintLoopSite }
+export interface LoopLocals {
+  exit: number;
+  headers: number;
+  entries: number;
+  site: TaintLoopSite;
+}
 
 export interface FunctionTaint {
   m: ModuleTaint;
@@ -102,11 +107,13 @@ export function tempIn(func: number, temps: Map<string, number>, type: number, k
   return t;
 }
 
-
 /** Label of an operand in flat IR (a local.get or a constant); null means "no label". */
 export function operandLabel(c: FunctionTaint, expr: Expr): Expr | null {
   const id = idOf(expr);
-  if (id === Id.LocalGet) return c.foreignLocals.has(LocalGet.getIndex(expr)) ? null : c.m.module.local.get(shadowOf(c, LocalGet.getIndex(expr)), binaryen.i32);
+  if (id === Id.LocalGet)
+    return c.foreignLocals.has(LocalGet.getIndex(expr))
+      ? null
+      : c.m.module.local.get(shadowOf(c, LocalGet.getIndex(expr)), binaryen.i32);
   if (id === Id.GlobalGet) {
     const shadow = c.m.globalsShadow.get(GlobalGet.getName(expr));
     return shadow ? c.m.module.global.get(shadow, binaryen.i32) : null;
@@ -133,7 +140,6 @@ export function orZero(c: FunctionTaint, e: Expr | null): Expr {
 export function isDead(expr: Expr): boolean {
   return typeOf(expr) === binaryen.unreachable;
 }
-
 
 /** A fresh copy of a flat operand (local.get or const) for reuse in shadow code. */
 export function copyOperand(c: FunctionTaint, expr: Expr): Expr {

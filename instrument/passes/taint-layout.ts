@@ -54,11 +54,23 @@ export interface TaintOptions {
 }
 
 export interface TaintBranchSite {
-  id: string; function: string; loop: string | null; kind: 'if' | 'br_if' | 'br_table'; sink: number;
+  id: string;
+  function: string;
+  loop: string | null;
+  kind: 'if' | 'br_if' | 'br_table';
+  sink: number;
   /** The branch's source line, from debug info. */
   location?: SourceLocation | null;
 }
-export interface TaintImportSite { id: string; call: string | null; function: string; loop: string | null; import: string; params: string[]; sink: number }
+export interface TaintImportSite {
+  id: string;
+  call: string | null;
+  function: string;
+  loop: string | null;
+  import: string;
+  params: string[];
+  sink: number;
+}
 
 export interface TaintLayout {
   schema: string;
@@ -82,6 +94,14 @@ export interface TaintLayout {
   exports: Record<string, string>;
 }
 
-export function taintRegions(sinkBytes: number, granularity: ShadowGranularity = 'word', contextBytes = 16 << 20): RegionRequest[] {
-  return [{ name: 'taint', bytes: sinkBytes }, { name: 'taint-contexts', bytes: contextBytes }, shadowRegion(granularity)];
+export function taintRegions(
+  sinkBytes: number,
+  granularity: ShadowGranularity = 'word',
+  contextBytes = 16 << 20,
+): RegionRequest[] {
+  return [
+    { name: 'taint', bytes: sinkBytes },
+    { name: 'taint-contexts', bytes: contextBytes },
+    shadowRegion(granularity),
+  ];
 }

@@ -2,21 +2,55 @@
 // updates after a store, a SIMD lane store and memory.copy/fill/init (a store writes its value's
 // label joined with the control label). The layout of shadow memory itself is shadow-memory.ts.
 import binaryen from 'binaryen';
-import { Id, Load, LocalGet, MemoryCopy, MemoryFill, MemoryInit, SIMDLoad, SIMDLoadStoreLane, Store, idOf, runtimeNumber, type Expr } from '../ir.js';
-import { copyOperand, isDead, operandLabel, orAll, orZero, programAddress, programOffset, type FunctionTaint } from './taint-function.js';
+import {
+  Id,
+  Load,
+  LocalGet,
+  MemoryCopy,
+  MemoryFill,
+  MemoryInit,
+  SIMDLoad,
+  SIMDLoadStoreLane,
+  Store,
+  idOf,
+  runtimeNumber,
+  type Expr,
+} from '../ir.js';
+import {
+  copyOperand,
+  isDead,
+  operandLabel,
+  orAll,
+  orZero,
+  programAddress,
+  programOffset,
+  type FunctionTaint,
+} from './taint-function.js';
 
 /** Statements that write linear memory. */
-export const MEMORY_STATEMENTS = new Set<number>([Id.Store, Id.SIMDLoadStoreLane, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit]);
+export const MEMORY_STATEMENTS = new Set<number>([
+  Id.Store,
+  Id.SIMDLoadStoreLane,
+  Id.MemoryCopy,
+  Id.MemoryFill,
+  Id.MemoryInit,
+]);
 
 /** Reads of linear memory in value position. */
 export const MEMORY_LOADS = new Set<number>([Id.Load, Id.SIMDLoad, Id.SIMDLoadStoreLane]);
 
 /** The SIMD load and lane operations whose width is not 8 bytes, as the running binaryen numbers them. */
 const SimdOp = {
-  Load8SplatVec128: runtimeNumber('Load8SplatVec128'), Load16SplatVec128: runtimeNumber('Load16SplatVec128'),
-  Load32SplatVec128: runtimeNumber('Load32SplatVec128'), Load32ZeroVec128: runtimeNumber('Load32ZeroVec128'),
-  Load8LaneVec128: runtimeNumber('Load8LaneVec128'), Load16LaneVec128: runtimeNumber('Load16LaneVec128'), Load32LaneVec128: runtimeNumber('Load32LaneVec128'),
-  Store8LaneVec128: runtimeNumber('Store8LaneVec128'), Store16LaneVec128: runtimeNumber('Store16LaneVec128'), Store32LaneVec128: runtimeNumber('Store32LaneVec128'),
+  Load8SplatVec128: runtimeNumber('Load8SplatVec128'),
+  Load16SplatVec128: runtimeNumber('Load16SplatVec128'),
+  Load32SplatVec128: runtimeNumber('Load32SplatVec128'),
+  Load32ZeroVec128: runtimeNumber('Load32ZeroVec128'),
+  Load8LaneVec128: runtimeNumber('Load8LaneVec128'),
+  Load16LaneVec128: runtimeNumber('Load16LaneVec128'),
+  Load32LaneVec128: runtimeNumber('Load32LaneVec128'),
+  Store8LaneVec128: runtimeNumber('Store8LaneVec128'),
+  Store16LaneVec128: runtimeNumber('Store16LaneVec128'),
+  Store32LaneVec128: runtimeNumber('Store32LaneVec128'),
 };
 
 function bytesOfSimdLoad(op: number): number {
@@ -37,14 +71,27 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
     if (isDead(s)) return [s];
     // A frame slot is a local in memory: no control label (taint-frame.ts).
     const frameSlot = idOf(ptr) === Id.LocalGet && c.frame.pointers.has(LocalGet.getIndex(ptr));
-    const label = orZero(c, orAll(c, [operandLabel(c, value), frameSlot ? null : module.local.get(c.control.label, i32)]));
-    return [s, ...c.m.shadowMemory.store(c.codegen, ptr, programOffset(c, Store.getOffset(s)), Store.getBytes(s), label)];
+    const label = orZero(
+      c,
+      orAll(c, [operandLabel(c, value), frameSlot ? null : module.local.get(c.control.label, i32)]),
+    );
+    return [
+      s,
+      ...c.m.shadowMemory.store(c.codegen, ptr, programOffset(c, Store.getOffset(s)), Store.getBytes(s), label),
+    ];
   }
   if (id === Id.SIMDLoadStoreLane) {
     const api = SIMDLoadStoreLane;
     if (api.isStore(s) && !isDead(s)) {
       const op = api.getOp(s);
-      const bytes = op === SimdOp.Store8LaneVec128 ? 1 : op === SimdOp.Store16LaneVec128 ? 2 : op === SimdOp.Store32LaneVec128 ? 4 : 8;
+      const bytes =
+        op === SimdOp.Store8LaneVec128
+          ? 1
+          : op === SimdOp.Store16LaneVec128
+            ? 2
+            : op === SimdOp.Store32LaneVec128
+              ? 4
+              : 8;
       const label = orZero(c, orAll(c, [operandLabel(c, api.getVec(s)), module.local.get(c.control.label, i32)]));
       return [s, ...c.m.shadowMemory.store(c.codegen, api.getPtr(s), programOffset(c, api.getOffset(s)), bytes, label)];
     }
@@ -52,16 +99,35 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
   }
   if (id === Id.MemoryCopy && !isDead(s)) {
     const api = MemoryCopy;
-    return [s, c.m.shadowMemory.copy(c.codegen, programAddress(c, api.getDest(s)), programAddress(c, api.getSource(s)), copyOperand(c, api.getSize(s)))];
+    return [
+      s,
+      c.m.shadowMemory.copy(
+        c.codegen,
+        programAddress(c, api.getDest(s)),
+        programAddress(c, api.getSource(s)),
+        copyOperand(c, api.getSize(s)),
+      ),
+    ];
   }
   if (id === Id.MemoryFill && !isDead(s)) {
     const api = MemoryFill;
     const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), module.local.get(c.control.label, i32)]));
-    return [s, c.m.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s)))];
+    return [
+      s,
+      c.m.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s))),
+    ];
   }
   if (id === Id.MemoryInit && !isDead(s)) {
     const api = MemoryInit;
-    return [s, c.m.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), module.local.get(c.control.label, i32), copyOperand(c, api.getSize(s)))];
+    return [
+      s,
+      c.m.shadowMemory.fill(
+        c.codegen,
+        programAddress(c, api.getDest(s)),
+        module.local.get(c.control.label, i32),
+        copyOperand(c, api.getSize(s)),
+      ),
+    ];
   }
   return [s];
 }
@@ -74,7 +140,8 @@ export function loadLabel(c: FunctionTaint, value: Expr): Expr | null {
   const label = dataLabel(c, value);
   if (c.m.options.pointerLabels !== 'join') return label;
   const id = idOf(value);
-  const ptr = id === Id.Load ? Load.getPtr(value) : id === Id.SIMDLoad ? SIMDLoad.getPtr(value) : SIMDLoadStoreLane.getPtr(value);
+  const ptr =
+    id === Id.Load ? Load.getPtr(value) : id === Id.SIMDLoad ? SIMDLoad.getPtr(value) : SIMDLoadStoreLane.getPtr(value);
   return orAll(c, [label, operandLabel(c, ptr)]);
 }
 
@@ -82,14 +149,28 @@ function dataLabel(c: FunctionTaint, value: Expr): Expr | null {
   const id = idOf(value);
   if (id === Id.Load) {
     if (Load.isAtomic(value)) return null;
-    return c.m.shadowMemory.load(c.codegen, Load.getPtr(value), programOffset(c, Load.getOffset(value)), Load.getBytes(value));
+    return c.m.shadowMemory.load(
+      c.codegen,
+      Load.getPtr(value),
+      programOffset(c, Load.getOffset(value)),
+      Load.getBytes(value),
+    );
   }
   if (id === Id.SIMDLoad) {
     const api = SIMDLoad;
-    return c.m.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytesOfSimdLoad(api.getOp(value)));
+    return c.m.shadowMemory.load(
+      c.codegen,
+      api.getPtr(value),
+      programOffset(c, api.getOffset(value)),
+      bytesOfSimdLoad(api.getOp(value)),
+    );
   }
   const api = SIMDLoadStoreLane;
   const op = api.getOp(value);
-  const bytes = op === SimdOp.Load8LaneVec128 ? 1 : op === SimdOp.Load16LaneVec128 ? 2 : op === SimdOp.Load32LaneVec128 ? 4 : 8;
-  return orAll(c, [operandLabel(c, api.getVec(value)), c.m.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytes)]);
+  const bytes =
+    op === SimdOp.Load8LaneVec128 ? 1 : op === SimdOp.Load16LaneVec128 ? 2 : op === SimdOp.Load32LaneVec128 ? 4 : 8;
+  return orAll(c, [
+    operandLabel(c, api.getVec(value)),
+    c.m.shadowMemory.load(c.codegen, api.getPtr(value), programOffset(c, api.getOffset(value)), bytes),
+  ]);
 }

@@ -16,7 +16,14 @@ export function flush(c: FunctionTaint, reset = false): Expr[] {
   const i64 = binaryen.i64;
   const out: Expr[] = [c.sinks.flush(reset)];
   for (const site of c.siteLocals) {
-    out.push(module.i64.store(site.sink, 8, module.i32.const(0), module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64))));
+    out.push(
+      module.i64.store(
+        site.sink,
+        8,
+        module.i32.const(0),
+        module.i64.or(module.i64.load(site.sink, 8, module.i32.const(0)), module.local.get(site.local, i64)),
+      ),
+    );
   }
   if (reset) {
     for (const loop of c.loopLocals) out.push(module.local.set(loop.exit, module.i32.const(0)));
@@ -50,17 +57,33 @@ function loopSiteOf(c: FunctionTaint, expr: Expr): string | null {
 export function newBranchSite(c: FunctionTaint, kind: TaintBranchSite['kind'], s: Expr): number {
   const { sink, local } = newSiteSink(c);
   c.m.layout.branches.push({
-    id: `B${c.m.layout.branches.length}`, function: c.fn.site.name, loop: loopSiteOf(c, s), kind, sink,
+    id: `B${c.m.layout.branches.length}`,
+    function: c.fn.site.name,
+    loop: loopSiteOf(c, s),
+    kind,
+    sink,
     location: branchLocation(c.fn, s),
   });
   return local();
 }
 
 /** A library-cost call's sink record; returns the local accumulating it. */
-export function newImportSite(c: FunctionTaint, call: Expr, key: string, params: string[], siteCall: string | null): number {
+export function newImportSite(
+  c: FunctionTaint,
+  call: Expr,
+  key: string,
+  params: string[],
+  siteCall: string | null,
+): number {
   const { sink, local } = newSiteSink(c);
   c.m.layout.imports.push({
-    id: `I${c.m.layout.imports.length}`, call: siteCall, function: c.fn.site.name, loop: loopSiteOf(c, call), import: key, params, sink,
+    id: `I${c.m.layout.imports.length}`,
+    call: siteCall,
+    function: c.fn.site.name,
+    loop: loopSiteOf(c, call),
+    import: key,
+    params,
+    sink,
   });
   return local();
 }
@@ -71,16 +94,19 @@ const branchOrdinals = new WeakMap<FunctionAnalysis, Map<Expr, number>>();
 function branchLocation(fn: FunctionAnalysis, branch: Expr): SourceLocation | null {
   if (!fn.branchLocations) return null;
   let ordinals = branchOrdinals.get(fn);
-  if (!ordinals) branchOrdinals.set(fn, ordinals = new Map(fn.branchExprs.map((e, k) => [e, k])));
+  if (!ordinals) branchOrdinals.set(fn, (ordinals = new Map(fn.branchExprs.map((e, k) => [e, k]))));
   const k = ordinals.get(branch);
-  return k === undefined ? null : fn.branchLocations[k] ?? null;
+  return k === undefined ? null : (fn.branchLocations[k] ?? null);
 }
 
 /** Joins `label` into a site record's local and marks the site executed. */
 export function recordSite(c: FunctionTaint, local: number, label: Expr): Expr {
   const { module } = c.m;
   const i64 = binaryen.i64;
-  return module.local.set(local, module.i64.or(module.local.get(local, i64), module.i64.or(module.i64.extend_u(label), i64Const(module, 1n << 32n))));
+  return module.local.set(
+    local,
+    module.i64.or(module.local.get(local, i64), module.i64.or(module.i64.extend_u(label), i64Const(module, 1n << 32n))),
+  );
 }
 
 /** A new exit condition of loop k: its ordinal within the loop (from 0). */
@@ -93,8 +119,12 @@ export function recordExit(c: FunctionTaint, k: number, exitIndex: number, label
   const { module } = c.m;
   const i32 = binaryen.i32;
   const locals = c.loopLocals[k]!;
-  return module.block(null, [
-    c.sinks.recordExit(k, exitIndex, label()),
-    module.local.set(locals.exit, module.i32.or(module.local.get(locals.exit, i32), label())),
-  ], binaryen.none);
+  return module.block(
+    null,
+    [
+      c.sinks.recordExit(k, exitIndex, label()),
+      module.local.set(locals.exit, module.i32.or(module.local.get(locals.exit, i32), label())),
+    ],
+    binaryen.none,
+  );
 }

@@ -19,14 +19,24 @@ import { CONTEXT_OVERFLOW_GLOBALS } from '../reserved-names.js';
 export const CALL_SLOTS = NODE_HEADER.bytes;
 
 export const TREE_NAMES = {
-  ctx: 'taintlens$tctx', site: 'taintlens$tsite', next: 'taintlens$tnext', overflow: CONTEXT_OVERFLOW_GLOBALS[1]!, enter: 'taintlens$tenter',
+  ctx: 'taintlens$tctx',
+  site: 'taintlens$tsite',
+  next: 'taintlens$tnext',
+  overflow: CONTEXT_OVERFLOW_GLOBALS[1]!,
+  enter: 'taintlens$tenter',
 };
 
 /**
  * A loop's sinks: in each context node of its function, its record at byte `record` and one label
  * word per exit condition from byte `exitLabels` (exit i at `exitLabels + 4 * i`).
  */
-export interface TaintLoopSite { id: string; function: string; record: number; exitLabels: number; exitConditions: number }
+export interface TaintLoopSite {
+  id: string;
+  function: string;
+  record: number;
+  exitLabels: number;
+  exitConditions: number;
+}
 
 export interface TaintContextLayout extends ContextTreeLayout {
   /** Per defined function, in site-table order: its node size (0: it keeps no node). */
@@ -39,13 +49,16 @@ export function functionsWithNodes(analysis: ModuleAnalysis, skipped: (name: str
   const withNodes = new Set<string>();
   const byName = new Map(analysis.functions.map((f) => [f.site.name, f]));
   for (const f of analysis.functions) {
-    if (!skipped(f.site.name) && (f.loopExprs.length > 0 || f.callExprs.some((e) => idOf(e) === Id.CallIndirect))) withNodes.add(f.site.name);
+    if (!skipped(f.site.name) && (f.loopExprs.length > 0 || f.callExprs.some((e) => idOf(e) === Id.CallIndirect)))
+      withNodes.add(f.site.name);
   }
   for (let changed = true; changed;) {
     changed = false;
     for (const f of analysis.functions) {
       if (withNodes.has(f.site.name) || skipped(f.site.name)) continue;
-      const callsNode = f.callExprs.some((e) => idOf(e) === Id.Call && withNodes.has(Call.getTarget(e)) && byName.has(Call.getTarget(e)));
+      const callsNode = f.callExprs.some(
+        (e) => idOf(e) === Id.Call && withNodes.has(Call.getTarget(e)) && byName.has(Call.getTarget(e)),
+      );
       if (callsNode) {
         withNodes.add(f.site.name);
         changed = true;
@@ -55,7 +68,12 @@ export function functionsWithNodes(analysis: ModuleAnalysis, skipped: (name: str
   return withNodes;
 }
 
-interface LoopLocals { headers: number; entries: number; site: TaintLoopSite; exits: number[] }
+interface LoopLocals {
+  headers: number;
+  entries: number;
+  site: TaintLoopSite;
+  exits: number[];
+}
 
 /** One function's loop sinks: locals during the invocation, its context node, the flushes. */
 export class FunctionSinks {
@@ -64,7 +82,13 @@ export class FunctionSinks {
   private readonly loops: LoopLocals[] = [];
   private readonly pending: Array<{ holder: Expr; reset: boolean }> = [];
 
-  constructor(private readonly module: binaryen.Module, private readonly func: number, private readonly tree: ContextTree, keepsNode: boolean, private readonly calls: number) {
+  constructor(
+    private readonly module: binaryen.Module,
+    private readonly func: number,
+    private readonly tree: ContextTree,
+    keepsNode: boolean,
+    private readonly calls: number,
+  ) {
     if (keepsNode) {
       this.parent = addVar(func, binaryen.i32);
       this.node = addVar(func, binaryen.i32);
@@ -138,14 +162,22 @@ export class FunctionSinks {
     const i32 = binaryen.i32;
     const i64 = binaryen.i64;
     const node = () => module.local.get(this.node!, i32);
-    const add64 = (at: number, local: number) => module.i64.store(at, 8, node(), module.i64.add(module.i64.load(at, 8, node()), module.local.get(local, i64)));
-    const or32 = (at: number, local: number) => module.i32.store(at, 4, node(), module.i32.or(module.i32.load(at, 4, node()), module.local.get(local, i32)));
+    const add64 = (at: number, local: number) =>
+      module.i64.store(at, 8, node(), module.i64.add(module.i64.load(at, 8, node()), module.local.get(local, i64)));
+    const or32 = (at: number, local: number) =>
+      module.i32.store(at, 4, node(), module.i32.or(module.i32.load(at, 4, node()), module.local.get(local, i32)));
     const out: Expr[] = [];
     for (const loop of this.loops) {
-      out.push(add64(loop.site.record + TAINT_LOOP_RECORD.headers, loop.headers), add64(loop.site.record + TAINT_LOOP_RECORD.entries, loop.entries));
+      out.push(
+        add64(loop.site.record + TAINT_LOOP_RECORD.headers, loop.headers),
+        add64(loop.site.record + TAINT_LOOP_RECORD.entries, loop.entries),
+      );
       loop.exits.forEach((local, i) => out.push(or32(loop.site.exitLabels + 4 * i, local)));
       if (reset) {
-        out.push(module.local.set(loop.headers, i64Const(module, 0)), module.local.set(loop.entries, i64Const(module, 0)));
+        out.push(
+          module.local.set(loop.headers, i64Const(module, 0)),
+          module.local.set(loop.entries, i64Const(module, 0)),
+        );
         for (const local of loop.exits) if (local !== undefined) out.push(module.local.set(local, module.i32.const(0)));
       }
     }

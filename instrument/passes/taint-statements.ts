@@ -4,7 +4,22 @@
 // shadow code of the others comes from value flow (taint-values.ts), memory (taint-memory.ts) and
 // calls (taint-calls.ts).
 import binaryen from 'binaryen';
-import { Block, Break, Drop, Id, If, LocalSet, Loop, Return, Switch, addVar, i64Const, idOf, typeOf, type Expr } from '../ir.js';
+import {
+  Block,
+  Break,
+  Drop,
+  Id,
+  If,
+  LocalSet,
+  Loop,
+  Return,
+  Switch,
+  addVar,
+  i64Const,
+  idOf,
+  typeOf,
+  type Expr,
+} from '../ir.js';
 import type { TaintLoopSite } from './taint-sinks.js';
 import { EXIT_LABEL, isDead, operandLabel, orZero, type FunctionTaint } from './taint-function.js';
 import { backEdges, conditional, nodeStart } from './taint-control.js';
@@ -13,7 +28,15 @@ import { memoryStmt, MEMORY_STATEMENTS } from './taint-memory.js';
 import { callStmt } from './taint-calls.js';
 
 /** Statements another pass may have added: its stores and helper calls are left as they are. */
-const FOREIGN_STATEMENTS = new Set<number>([Id.Store, Id.SIMDLoadStoreLane, Id.Call, Id.CallIndirect, Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit]);
+const FOREIGN_STATEMENTS = new Set<number>([
+  Id.Store,
+  Id.SIMDLoadStoreLane,
+  Id.Call,
+  Id.CallIndirect,
+  Id.MemoryCopy,
+  Id.MemoryFill,
+  Id.MemoryInit,
+]);
 
 function stmt(c: FunctionTaint, s: Expr): Expr[] {
   const id = idOf(s);
@@ -43,7 +66,6 @@ export function stmtThen(c: FunctionTaint, s: Expr): Expr[] {
   return [...stmt(c, s), ...nodeStart(c, c.plan.cfg.after.get(s))];
 }
 
-
 function blockStmt(c: FunctionTaint, s: Expr): Expr[] {
   const { module } = c.m;
   const name = Block.getName(s);
@@ -59,10 +81,16 @@ function loopStmt(c: FunctionTaint, s: Expr): Expr[] {
   const i64 = binaryen.i64;
   const k = c.loopIndex++;
   const siteId = c.fn.site.loops[k];
-  if (siteId === undefined) throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
+  if (siteId === undefined)
+    throw new Error(`internal: taint pass found more loops in ${c.fn.site.name} than the site table`);
   const site: TaintLoopSite = { id: siteId, function: c.fn.site.name, record: 0, exitLabels: 0, exitConditions: 0 };
   c.m.layout.loops.push(site);
-  const locals = { exit: addVar(c.func, binaryen.i32), headers: addVar(c.func, i64), entries: addVar(c.func, i64), site };
+  const locals = {
+    exit: addVar(c.func, binaryen.i32),
+    headers: addVar(c.func, i64),
+    entries: addVar(c.func, i64),
+    site,
+  };
   c.loopLocals[k] = locals;
   c.sinks.addLoop(k, site, locals.headers, locals.entries);
   const name = Loop.getName(s);
@@ -72,9 +100,15 @@ function loopStmt(c: FunctionTaint, s: Expr): Expr[] {
   ];
   const body = stmtThen(c, Loop.getBody(s));
   const type = typeOf(s);
-  const rebuilt = module.loop(name, module.block(null, [...header, ...body], type === binaryen.unreachable ? binaryen.none : type));
+  const rebuilt = module.loop(
+    name,
+    module.block(null, [...header, ...body], type === binaryen.unreachable ? binaryen.none : type),
+  );
   // Entries, with header runs, give source-level iterations (a top-tested loop runs its header once more per entry).
-  const entered = module.local.set(locals.entries, module.i64.add(module.local.get(locals.entries, i64), i64Const(module, 1)));
+  const entered = module.local.set(
+    locals.entries,
+    module.i64.add(module.local.get(locals.entries, i64), i64Const(module, 1)),
+  );
   return [entered, rebuilt];
 }
 
@@ -84,7 +118,10 @@ function ifStmt(c: FunctionTaint, s: Expr): Expr[] {
   const pre = conditional(c, s, 'if', condition) ?? [];
   const newArms: Array<Expr | null> = [];
   for (const arm of [If.getIfTrue(s), If.getIfFalse(s)]) {
-    if (!arm) { newArms.push(null); continue; }
+    if (!arm) {
+      newArms.push(null);
+      continue;
+    }
     const body = [...nodeStart(c, c.plan.cfg.nodeOf.get(arm)), ...stmtThen(c, arm)];
     newArms.push(module.block(null, body, binaryen.none));
   }

@@ -18,7 +18,8 @@ export function localSetStmt(c: FunctionTaint, s: Expr): Expr[] {
   }
   const sv = shadowOf(c, index);
   const vid = idOf(value);
-  if ((vid === Id.Call || vid === Id.CallIndirect) && c.m.foreign(value)) return [s, module.local.set(sv, module.i32.const(0))];
+  if ((vid === Id.Call || vid === Id.CallIndirect) && c.m.foreign(value))
+    return [s, module.local.set(sv, module.i32.const(0))];
   if (vid === Id.Call || vid === Id.CallIndirect) {
     const { pre, post } = callShadow(c, value);
     return [...pre, s, ...post(sv)];
@@ -45,5 +46,8 @@ function valueLabel(c: FunctionTaint, value: Expr): Expr | null {
   if (id === Id.LocalGet || id === Id.GlobalGet) return operandLabel(c, value);
   if (MEMORY_LOADS.has(id)) return loadLabel(c, value);
   // Every other value-producing instruction: the union of its operands' labels.
-  return orAll(c, childSlots(value).map((slot) => operandLabel(c, slot.expr)));
+  return orAll(
+    c,
+    childSlots(value).map((slot) => operandLabel(c, slot.expr)),
+  );
 }

@@ -34,7 +34,15 @@ import { versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS, type ShadowMemory } from './shadow-memory.js';
 import {
-  ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, TAINT_SCHEMA, taintRegions, type TaintLayout, type TaintOptions,
+  ARG_GLOBAL,
+  CTL_GLOBAL,
+  RET_GLOBAL,
+  SHADOW_GLOBAL_PREFIX,
+  SITE_SINK_BYTES,
+  TAINT_SCHEMA,
+  taintRegions,
+  type TaintLayout,
+  type TaintOptions,
 } from './taint-layout.js';
 import { EXIT_LABEL, copyFlat, tempIn, type FunctionTaint, type ModuleTaint } from './taint-function.js';
 import { nodeStart, readCounts } from './taint-control.js';
@@ -44,8 +52,20 @@ import { stackFrame, stackPointerGlobal } from './taint-frame.js';
 import { allocatorOf } from '../allocators.js';
 
 export {
-  TAINT_SCHEMA, ARG_GLOBAL, RET_GLOBAL, CTL_GLOBAL, SHADOW_GLOBAL_PREFIX, SITE_SINK_BYTES, taintRegions,
-  type ImportRule, type TaintOptions, type TaintBranchSite, type TaintImportSite, type TaintLayout, type TaintLoopSite, type TaintContextLayout,
+  TAINT_SCHEMA,
+  ARG_GLOBAL,
+  RET_GLOBAL,
+  CTL_GLOBAL,
+  SHADOW_GLOBAL_PREFIX,
+  SITE_SINK_BYTES,
+  taintRegions,
+  type ImportRule,
+  type TaintOptions,
+  type TaintBranchSite,
+  type TaintImportSite,
+  type TaintLayout,
+  type TaintLoopSite,
+  type TaintContextLayout,
 } from './taint-layout.js';
 
 const NO_LOCALS: Set<number> = new Set();
@@ -71,7 +91,10 @@ function labelBits(options: TaintOptions): { names: string[]; nameBits: Map<stri
  * The label globals: argument, result and control labels (taint-calls.ts), and a shadow global per
  * mutable or exported global. Returns the module's imports and defined functions on the way.
  */
-function addLabelGlobals(module: binaryen.Module, out: TaintLayout): Pick<ModuleTaint, 'importInfo' | 'defined' | 'globalsShadow'> {
+function addLabelGlobals(
+  module: binaryen.Module,
+  out: TaintLayout,
+): Pick<ModuleTaint, 'importInfo' | 'defined' | 'globalsShadow'> {
   const i32 = binaryen.i32;
   const importInfo = new Map<string, { key: string; params: number; results: number }>();
   const defined = new Set<string>();
@@ -80,7 +103,12 @@ function addLabelGlobals(module: binaryen.Module, out: TaintLayout): Pick<Module
     const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
     const params = binaryen.expandType(info.params).length;
     maxArgs = Math.max(maxArgs, params);
-    if (info.module) importInfo.set(info.name, { key: `${info.module}.${info.base}`, params, results: binaryen.expandType(info.results).length });
+    if (info.module)
+      importInfo.set(info.name, {
+        key: `${info.module}.${info.base}`,
+        params,
+        results: binaryen.expandType(info.results).length,
+      });
     else defined.add(info.name);
   }
   out.maxArgs = maxArgs;
@@ -118,7 +146,10 @@ function addLabelGlobals(module: binaryen.Module, out: TaintLayout): Pick<Module
 }
 
 export function applyTaint(
-  module: binaryen.Module, analysis: ModuleAnalysis, layout: MemoryLayout, options: TaintOptions = {},
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+  layout: MemoryLayout,
+  options: TaintOptions = {},
   /** The program's own accesses and calls and the other passes' own locals, when those passes ran first. */
   program?: { expressions: Set<Expr>; locals: InstrumentationLocals },
 ): TaintLayout {
@@ -128,12 +159,33 @@ export function applyTaint(
   const { names, nameBits } = labelBits(options);
   const skip = new Set([MEMORY_GROW_FUNCTION, ...SHADOW_FUNCTIONS]);
   const skipped = (name: string) => skip.has(name) || name.startsWith('taintlens$');
-  const tree = new ContextTree(module, TREE_NAMES, layout.regions['taint-contexts']!, CALL_SLOTS, analysis.functions.length);
+  const tree = new ContextTree(
+    module,
+    TREE_NAMES,
+    layout.regions['taint-contexts']!,
+    CALL_SLOTS,
+    analysis.functions.length,
+  );
   const withNodes = functionsWithNodes(analysis, skipped);
-  const contexts: TaintContextLayout = { ...tree.layout, callSlots: CALL_SLOTS, functions: analysis.functions.map((f) => ({ name: f.site.name, nodeBytes: 0 })) };
+  const contexts: TaintContextLayout = {
+    ...tree.layout,
+    callSlots: CALL_SLOTS,
+    functions: analysis.functions.map((f) => ({ name: f.site.name, nodeBytes: 0 })),
+  };
   const out: TaintLayout = {
-    schema: TAINT_SCHEMA, shadow: shadow.placement, sinks: sinkRegion, contexts, names, loops: [], branches: [], imports: [], entered: [],
-    argGlobals: [], shadowGlobals: {}, maxArgs: 0, exports: {},
+    schema: TAINT_SCHEMA,
+    shadow: shadow.placement,
+    sinks: sinkRegion,
+    contexts,
+    names,
+    loops: [],
+    branches: [],
+    imports: [],
+    entered: [],
+    argGlobals: [],
+    shadowGlobals: {},
+    maxArgs: 0,
+    exports: {},
   };
   for (let i = 0; i < module.getNumExports(); i++) {
     const info = binaryen.getExportInfo(module.getExportByIndex(i));
@@ -142,8 +194,17 @@ export function applyTaint(
   const globals = addLabelGlobals(module, out);
   shadow.addHelpers(module);
   const m: ModuleTaint = {
-    module, layout: out, shadowMemory: shadow, programBase: layout.programBase, options, implicitFlow: options.implicitFlow !== false,
-    nameBits, ...globals, sinkCursor: { value: sinkRegion.base + 64 }, foreign, stackPointer: stackPointerGlobal(module),
+    module,
+    layout: out,
+    shadowMemory: shadow,
+    programBase: layout.programBase,
+    options,
+    implicitFlow: options.implicitFlow !== false,
+    nameBits,
+    ...globals,
+    sinkCursor: { value: sinkRegion.base + 64 },
+    foreign,
+    stackPointer: stackPointerGlobal(module),
     allocators: allocatorFunctions(module, globals.defined),
   };
   for (const fn of analysis.functions) {
@@ -154,14 +215,26 @@ export function applyTaint(
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
     const sinks = new FunctionSinks(module, fn.func, tree, withNodes.has(fn.site.name), fn.callExprs.length);
-    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(m, fn, originalLocals, sinks, program?.locals.get(fn.func) ?? NO_LOCALS);
+    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(
+      m,
+      fn,
+      originalLocals,
+      sinks,
+      program?.locals.get(fn.func) ?? NO_LOCALS,
+    );
   }
   if (m.sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
   return out;
 }
 
 /** Instruments one function; returns the size of its context nodes (0: it keeps none). */
-function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals: number, sinks: FunctionSinks, foreignLocals: Set<number>): number {
+function instrumentFunction(
+  m: ModuleTaint,
+  fn: FunctionAnalysis,
+  originalLocals: number,
+  sinks: FunctionSinks,
+  foreignLocals: Set<number>,
+): number {
   const { module } = m;
   const func = fn.func;
   const i32 = binaryen.i32;
@@ -172,26 +245,48 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   const exitJoin = addVar(func, i32);
   const temps = new Map<string, number>();
   const plan = planControl(Func.getBody(func), originalLocals, readCounts(Func.getBody(func)));
-  const frame = stackFrame(Func.getBody(func), binaryen.expandType(Func.getParams(func)).length, m.stackPointer, plan.cfg.nodeOf, (relocated) => (relocated >>> 0) - m.programBase);
+  const frame = stackFrame(
+    Func.getBody(func),
+    binaryen.expandType(Func.getParams(func)).length,
+    m.stackPointer,
+    plan.cfg.nodeOf,
+    (relocated) => (relocated >>> 0) - m.programBase,
+  );
   const c: FunctionTaint = {
-    m, fn, func, foreignLocals, sinks, result,
+    m,
+    fn,
+    func,
+    foreignLocals,
+    sinks,
+    result,
     codegen: { module, temp: (type, key) => tempIn(func, temps, type, key), copy: (expr) => copyFlat(module, expr) },
     shadow: new Map(),
-    plan, frame,
+    plan,
+    frame,
     control: { label: controlLabel, callerLabel, exitJoin, branchLabels: new Map() },
-    loopIndex: 0, loopLocals: [], siteLocals: [], callIndex: 0,
+    loopIndex: 0,
+    loopLocals: [],
+    siteLocals: [],
+    callIndex: 0,
   };
   if (c.plan.cfg.loops.length !== fn.loopExprs.length) {
-    throw new Error(`internal: the CFG of ${fn.site.name} has ${c.plan.cfg.loops.length} loops, the site table ${fn.loopExprs.length}`);
+    throw new Error(
+      `internal: the CFG of ${fn.site.name} has ${c.plan.cfg.loops.length} loops, the site table ${fn.loopExprs.length}`,
+    );
   }
   const bodyStmts = stmtThen(c, Func.getBody(func));
   // After the exit block: returns branch to its end.
   const atExit = nodeStart(c, c.plan.cfg.exit);
   if (c.loopIndex !== fn.loopExprs.length) {
-    throw new Error(`internal: taint pass found ${c.loopIndex} loops in ${fn.site.name}, the site table ${fn.loopExprs.length}`);
+    throw new Error(
+      `internal: taint pass found ${c.loopIndex} loops in ${fn.site.name}, the site table ${fn.loopExprs.length}`,
+    );
   }
   const params = binaryen.expandType(Func.getParams(func));
-  const prologue: Expr[] = [module.local.set(callerLabel, module.global.get(CTL_GLOBAL, i32)), module.local.set(controlLabel, module.local.get(callerLabel, i32))];
+  const prologue: Expr[] = [
+    module.local.set(callerLabel, module.global.get(CTL_GLOBAL, i32)),
+    module.local.set(controlLabel, module.local.get(callerLabel, i32)),
+  ];
   params.forEach((_, k) => {
     const s = c.shadow.get(k);
     if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
@@ -202,7 +297,12 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   if (node.nodeBytes === 0) prologue.push(enteredMark(c));
   tail.push(...node.epilogue);
   if (result !== null) {
-    tail.push(module.global.set(RET_GLOBAL, module.i32.or(module.local.get(result.label, i32), module.local.get(exitJoin, i32))));
+    tail.push(
+      module.global.set(
+        RET_GLOBAL,
+        module.i32.or(module.local.get(result.label, i32), module.local.get(exitJoin, i32)),
+      ),
+    );
     tail.push(module.local.get(result.value, resultType));
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
@@ -213,11 +313,11 @@ function instrumentFunction(m: ModuleTaint, fn: FunctionAnalysis, originalLocals
   if (!m.options.noOptimize) {
     const big = binaryen.getFunctionInfo(func).vars.length > COALESCE_LOCALS_LIMIT;
     module.runPassesOnFunction(func, big ? BOUNDED_PASSES : OPTIMIZE_PASSES);
-    if (dropUnreadLabelLoads(module, Func.getBody(func), m.shadowMemory)) module.runPassesOnFunction(func, big ? ['vacuum'] : CLEANUP_PASSES);
+    if (dropUnreadLabelLoads(module, Func.getBody(func), m.shadowMemory))
+      module.runPassesOnFunction(func, big ? ['vacuum'] : CLEANUP_PASSES);
   }
   return node.nodeBytes;
 }
-
 
 /**
  * Defined functions that allocate (instrument/allocators.ts). The address an allocator returns
@@ -265,9 +365,20 @@ function assertTree(root: Expr, where: string): void {
 // set before it unread: three rounds remove the label chains of address arithmetic (pointer labels
 // are never read), 10% of the code of a typical kernel loop.
 const OPTIMIZE_PASSES = [
-  'vacuum', 'reorder-locals', 'remove-unused-brs', 'merge-blocks', 'coalesce-locals', 'vacuum',
-  'merge-blocks', 'remove-unused-brs', 'remove-unused-names', 'vacuum',
-  'coalesce-locals', 'vacuum', 'coalesce-locals', 'vacuum',
+  'vacuum',
+  'reorder-locals',
+  'remove-unused-brs',
+  'merge-blocks',
+  'coalesce-locals',
+  'vacuum',
+  'merge-blocks',
+  'remove-unused-brs',
+  'remove-unused-names',
+  'vacuum',
+  'coalesce-locals',
+  'vacuum',
+  'coalesce-locals',
+  'vacuum',
 ];
 
 const CLEANUP_PASSES = ['vacuum', 'coalesce-locals', 'vacuum'];
@@ -277,7 +388,14 @@ const CLEANUP_PASSES = ['vacuum', 'coalesce-locals', 'vacuum'];
 // the list above. Above this many locals the function keeps its dead label copies (slower
 // instrumented code, same results) and gets only the linear passes.
 export const COALESCE_LOCALS_LIMIT = 2000;
-const BOUNDED_PASSES = ['vacuum', 'reorder-locals', 'remove-unused-brs', 'merge-blocks', 'remove-unused-names', 'vacuum'];
+const BOUNDED_PASSES = [
+  'vacuum',
+  'reorder-locals',
+  'remove-unused-brs',
+  'merge-blocks',
+  'remove-unused-names',
+  'vacuum',
+];
 
 /** Replaces `drop(label load)` (a label only a pointer had) by nop; true if any was found. */
 function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: ShadowMemory): boolean {
@@ -305,8 +423,20 @@ export const taintPass: PassDescriptor<TaintLayout> = {
   provides: [],
   order: { last: 'it flattens code the other passes cannot follow, and must see their code to leave it alone' },
   reserves: ['taint', 'taint-contexts', 'shadow'],
-  siteRecord: 'TaintLayout: shadow placement, sink and context-tree regions, loop, branch and import sink sites, argument-label and shadow globals',
-  regions: (options) => taintRegions(options.taint?.sinkBytes ?? 4 << 20, options.taint?.granularity, options.taint?.contextBytes ?? options.contextBytes),
+  siteRecord:
+    'TaintLayout: shadow placement, sink and context-tree regions, loop, branch and import sink sites, argument-label and shadow globals',
+  regions: (options) =>
+    taintRegions(
+      options.taint?.sinkBytes ?? 4 << 20,
+      options.taint?.granularity,
+      options.taint?.contextBytes ?? options.contextBytes,
+    ),
   apply: ({ module, analysis, layout, options, program, instrumentationLocals }) =>
-    applyTaint(module, analysis, layout, options.taint, program && { expressions: program, locals: instrumentationLocals }),
+    applyTaint(
+      module,
+      analysis,
+      layout,
+      options.taint,
+      program && { expressions: program, locals: instrumentationLocals },
+    ),
 };

@@ -59,35 +59,83 @@ export async function analyze(options: AnalyzeOptions): Promise<{ report: Analys
   const profiler = options.profiler ?? sharedProfiler();
   say('1/5 taint: which parameters drive which loops and functions');
   const host = options.host ?? {};
-  const taint = await timed('taint', () => runTaintStep(file, bytes, config, dir, { profiler, host, ...(options.shadow ? { shadow: options.shadow } : {}) }));
+  const taint = await timed('taint', () =>
+    runTaintStep(file, bytes, config, dir, { profiler, host, ...(options.shadow ? { shadow: options.shadow } : {}) }),
+  );
   const parameters = variedParameters(config, taint.chosen);
-  const definition = { ...experimentDefinition(file, bytes, config, parameters, { report: taint.reportFile, facts: taint.facts }, profiler), ...host };
+  const definition = {
+    ...experimentDefinition(
+      file,
+      bytes,
+      config,
+      parameters,
+      { report: taint.reportFile, facts: taint.facts },
+      profiler,
+    ),
+    ...host,
+  };
   say(`2/5 experiment over ${parameters.map((p) => `${p.name} (${p.values.join(', ')})`).join(' × ')}`);
-  const experiment = await timed('experiment', () => runExperimentStep(definition, dir, options.showProgress, options.jobs ?? availableParallelism()));
+  const experiment = await timed('experiment', () =>
+    runExperimentStep(definition, dir, options.showProgress, options.jobs ?? availableParallelism()),
+  );
   say('3/5 models with the taint prior');
   const target = targetOf(parameters, config.target);
-  const models = await timed('models', () => runModelStep(experiment.measurements, taint.reportFile, parameters, target, config.plots));
+  const models = await timed('models', () =>
+    runModelStep(experiment.measurements, taint.reportFile, parameters, target, config.plots),
+  );
   say('4/5 blame at the base point');
   const base = Object.fromEntries(config.candidates.map((c) => [c.name, c.base]));
-  const blame = await timed('blame', () => config.blame === null
-    ? { report: null, missing: 'blame is turned off in the config ("blame": false)' }
-    : runBlameStep(file, {
-      bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, period: config.blame.period, blamePoints: config.blame.points,
-      ...(host.wasi ? { wasi: host.wasi } : {}), ...(host.contextBytes !== undefined ? { instrument: { contextBytes: host.contextBytes } } : {}),
-    }));
+  const blame = await timed('blame', () =>
+    config.blame === null
+      ? { report: null, missing: 'blame is turned off in the config ("blame": false)' }
+      : runBlameStep(file, {
+          bytes,
+          invoke: config.invoke,
+          args: config.args,
+          argv: config.argv,
+          timeoutMs: config.timeoutMs,
+          period: config.blame.period,
+          blamePoints: config.blame.points,
+          ...(host.wasi ? { wasi: host.wasi } : {}),
+          ...(host.contextBytes !== undefined ? { instrument: { contextBytes: host.contextBytes } } : {}),
+        }),
+  );
   say('5/5 overhead: none, full, default, selective');
   const overheadConfig = config.overhead;
-  const overhead = overheadConfig === null ? null : await timed('overhead', async () => {
-    const thinned = overheadDefinition(definition);
-    const key = inputKey({ module: sha256Of(bytes), invoke: config.invoke, args: config.args, argv: config.argv, parameters: thinned.parameters, rounds: overheadConfig.rounds });
-    return (await cachedStep(dir, 'overhead', key, () => runOverheadStep(thinned, overheadConfig.rounds, options.showProgress))).value;
-  });
+  const overhead =
+    overheadConfig === null
+      ? null
+      : await timed('overhead', async () => {
+          const thinned = overheadDefinition(definition);
+          const key = inputKey({
+            module: sha256Of(bytes),
+            invoke: config.invoke,
+            args: config.args,
+            argv: config.argv,
+            parameters: thinned.parameters,
+            rounds: overheadConfig.rounds,
+          });
+          return (
+            await cachedStep(dir, 'overhead', key, () =>
+              runOverheadStep(thinned, overheadConfig.rounds, options.showProgress),
+            )
+          ).value;
+        });
   seconds.total = (performance.now() - started) / 1000;
   const { reportFile, facts: _facts, ...taintFacts } = taint;
   const report: AnalysisReport = {
-    schema: REPORT_SCHEMA, module: file, config: config.file, created: new Date().toISOString(), invoke: config.invoke, base,
-    taint: { ...taintFacts, report: reportFile }, experiment, models,
-    blame: { point: base, report: blame.report, missing: blame.missing }, overhead, seconds,
+    schema: REPORT_SCHEMA,
+    module: file,
+    config: config.file,
+    created: new Date().toISOString(),
+    invoke: config.invoke,
+    base,
+    taint: { ...taintFacts, report: reportFile },
+    experiment,
+    models,
+    blame: { point: base, report: blame.report, missing: blame.missing },
+    overhead,
+    seconds,
   };
   const files = { report: join(dir, 'report.json'), html: join(dir, 'report.html') };
   const html = await renderHtmlReport(report);

@@ -31,6 +31,10 @@ const blameAnalysis: BlameAnalysis = async (modulePath, options) => {
   return { schema, module, period, totalSamples, blamePoints };
 };
 
-export async function runBlameStep(modulePath: string, options: BlameOptions, analysis: BlameAnalysis = blameAnalysis): Promise<BlameOutcome> {
+export async function runBlameStep(
+  modulePath: string,
+  options: BlameOptions,
+  analysis: BlameAnalysis = blameAnalysis,
+): Promise<BlameOutcome> {
   return { report: await analysis(modulePath, options), missing: null };
 }

@@ -11,7 +11,11 @@ import type { AnalysisConfig } from './config.js';
 
 const IDENTITY_FILE = 'analysis-identity.json';
 
-interface AnalysisIdentity { module: string; sha256: string; invoke: string | null }
+interface AnalysisIdentity {
+  module: string;
+  sha256: string;
+  invoke: string | null;
+}
 
 export function claimAnalysisDir(dir: string, file: string, bytes: Uint8Array, config: AnalysisConfig): void {
   const path = join(dir, IDENTITY_FILE);
@@ -23,7 +27,10 @@ export function claimAnalysisDir(dir: string, file: string, bytes: Uint8Array, c
     // a new folder (or a torn file from an interrupted first run): claimed below
   }
   if (kept && (kept.sha256 !== mine.sha256 || kept.invoke !== mine.invoke)) {
-    const what = kept.sha256 !== mine.sha256 ? `another module (${kept.module})` : `another export of the module (${kept.invoke ?? '_start'})`;
+    const what =
+      kept.sha256 !== mine.sha256
+        ? `another module (${kept.module})`
+        : `another export of the module (${kept.invoke ?? '_start'})`;
     throw fileError(dir, `holds the analysis of ${what}; give another --out, or remove the folder`);
   }
   if (!kept) writeJsonAtomic(path, mine);

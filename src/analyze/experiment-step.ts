@@ -3,7 +3,12 @@
 // from the taint step's report, exact instruction counts and time. It writes DIR/measurements.jsonl
 // through the experiment engine, so an interrupted analysis resumes at the missing points.
 import { runExperiment, type ExperimentDefinition } from '../experiment/experiment.js';
-import { prepareExperimentDir, writeEnvironment, writeSummary, type SummaryDocument } from '../experiment/experiment-dir.js';
+import {
+  prepareExperimentDir,
+  writeEnvironment,
+  writeSummary,
+  type SummaryDocument,
+} from '../experiment/experiment-dir.js';
 import { startProgress } from '../util/progress.js';
 import type { VariedParameter } from '../experiment/grid.js';
 import { proposedValues } from './propose.js';
@@ -34,20 +39,43 @@ export function variedParameters(config: AnalysisConfig, chosen: readonly string
 
 /** The experiment as the engine defines it: the model parameters varied, every other at its base. */
 export function experimentDefinition(
-  file: string, bytes: Uint8Array, config: AnalysisConfig, parameters: VariedParameter[], taint: { report: string; facts: TaintFacts }, profiler?: LoopProfiler,
+  file: string,
+  bytes: Uint8Array,
+  config: AnalysisConfig,
+  parameters: VariedParameter[],
+  taint: { report: string; facts: TaintFacts },
+  profiler?: LoopProfiler,
 ): ExperimentDefinition {
   return {
-    file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, parameters,
-    repetitions: config.repetitions, metrics: ['time', 'instructions'], mode: 'selective', taint,
-    trace: 0, design: 'auto', timeoutMs: config.timeoutMs, ...(profiler ? { profiler } : {}),
+    file,
+    bytes,
+    invoke: config.invoke,
+    args: config.args,
+    argv: config.argv,
+    parameters,
+    repetitions: config.repetitions,
+    metrics: ['time', 'instructions'],
+    mode: 'selective',
+    taint,
+    trace: 0,
+    design: 'auto',
+    timeoutMs: config.timeoutMs,
+    ...(profiler ? { profiler } : {}),
   };
 }
 
-export async function runExperimentStep(definition: ExperimentDefinition, dir: string, showProgress: boolean, jobs: number): Promise<ExperimentStep> {
+export async function runExperimentStep(
+  definition: ExperimentDefinition,
+  dir: string,
+  showProgress: boolean,
+  jobs: number,
+): Promise<ExperimentStep> {
   const paths = prepareExperimentDir(dir);
   writeEnvironment(paths);
   const run = await runExperiment(definition, {
-    output: paths.measurements, statsOutput: paths.points, jobs,
+    output: paths.measurements,
+    statsOutput: paths.points,
+    jobs,
     progress: (points) => startProgress(points, 'experiment', showProgress),
   });
   const summary = writeSummary(paths, definition.file, run);

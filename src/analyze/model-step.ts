@@ -57,23 +57,42 @@ export interface ModelStep {
 }
 
 /** The config's target, and 4× the largest measured value for every parameter it leaves out. */
-export function targetOf(parameters: readonly VariedParameter[], given: Readonly<Record<string, number>>): Record<string, number> {
+export function targetOf(
+  parameters: readonly VariedParameter[],
+  given: Readonly<Record<string, number>>,
+): Record<string, number> {
   return Object.fromEntries(parameters.map((p) => [p.name, given[p.name] ?? 4 * Math.max(...p.values)]));
 }
 
-export function runModelStep(measurementsFile: string, taintFile: string, parameters: readonly VariedParameter[], target: Record<string, number>, plots: number): ModelStep {
+export function runModelStep(
+  measurementsFile: string,
+  taintFile: string,
+  parameters: readonly VariedParameter[],
+  target: Record<string, number>,
+  plots: number,
+): ModelStep {
   const experiment = readMeasurements(measurementsFile, 'jsonl');
   const taint = readTaintReport(taintFile);
-  const report = modelExperiment(experiment, { aggregate: 'median', fit: 'auto', target, growth: DEFAULT_GROWTH, taint, timeInMs: true,
+  const report = modelExperiment(experiment, {
+    aggregate: 'median',
+    fit: 'auto',
+    target,
+    growth: DEFAULT_GROWTH,
+    taint,
+    timeInMs: true,
     // library call paths (printf_core, atoi, malloc) fold into their callers, as `taintlens model` does without --all
-    isLibrary: (fn: string) => isLibraryFunction(fn, [], false) });
+    isLibrary: (fn: string) => isLibraryFunction(fn, [], false),
+  });
   const counts = report.models.filter((m) => m.metric === RANK_METRIC);
   const times = new Map(report.models.filter((m) => m.metric === TIME_METRIC).map((m) => [m.callpath, m]));
   const total = counts.reduce((sum, m) => sum + Math.max(0, m.prediction), 0);
   const ranked = counts.map((m): RankedModel => {
     const time = times.get(m.callpath);
     return {
-      rank: m.rank, callpath: m.callpath, instructions: summary(m), time: time ? summary(time) : null,
+      rank: m.rank,
+      callpath: m.callpath,
+      instructions: summary(m),
+      time: time ? summary(time) : null,
       shareAtTarget: total > 0 ? Math.max(0, m.prediction) / total : 0,
     };
   });
@@ -84,17 +103,28 @@ export function runModelStep(measurementsFile: string, taintFile: string, parame
     plotted[row.callpath] = [RANK_METRIC, TIME_METRIC].flatMap((metric) => {
       const model = report.models.find((m) => m.metric === metric && m.callpath === row.callpath);
       const series = experiment.series.find((s) => s.metric === metric && s.callpath === row.callpath);
-      return model && series ? experiment.params.map((param) => parameterPlot(series, model, param, [largest, base], target)) : [];
+      return model && series
+        ? experiment.params.map((param) => parameterPlot(series, model, param, [largest, base], target))
+        : [];
     });
   }
   return {
-    params: report.params, target: report.target, ranked, plots: plotted,
+    params: report.params,
+    target: report.target,
+    ranked,
+    plots: plotted,
     warnings: report.warnings.map((w) => w.message),
     // Growth read off an uncertain model (repetitions too spread, runs too short to time) is no
     // finding to headline: its flags column still shows it.
-    scalabilityBugs: ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])].flatMap((m, i) =>
-      m.flags.some((flag) => UNCERTAIN.has(flag)) ? [] :
-        m.flags.filter((flag) => flag.startsWith('scalability-bug')).map((flag) => ({ callpath: r.callpath, metric: i === 0 ? RANK_METRIC : TIME_METRIC, flag })))),
+    scalabilityBugs: ranked.flatMap((r) =>
+      [r.instructions, ...(r.time ? [r.time] : [])].flatMap((m, i) =>
+        m.flags.some((flag) => UNCERTAIN.has(flag))
+          ? []
+          : m.flags
+              .filter((flag) => flag.startsWith('scalability-bug'))
+              .map((flag) => ({ callpath: r.callpath, metric: i === 0 ? RANK_METRIC : TIME_METRIC, flag })),
+      ),
+    ),
   };
 }
 
@@ -102,8 +132,13 @@ const UNCERTAIN = new Set(['unreliable', 'short-runs']);
 
 function summary(model: CallpathModel): ModelSummary {
   return {
-    model: model.model, leading: model.leading ?? null, prediction: model.prediction, smape: model.smape, exact: model.exact,
-    flags: model.flags, prior: model.prior ? `${model.prior.status}: ${model.prior.params.join(', ') || 'constant'}` : null,
+    model: model.model,
+    leading: model.leading ?? null,
+    prediction: model.prediction,
+    smape: model.smape,
+    exact: model.exact,
+    flags: model.flags,
+    prior: model.prior ? `${model.prior.status}: ${model.prior.params.join(', ') || 'constant'}` : null,
   };
 }
 
@@ -111,13 +146,22 @@ function summary(model: CallpathModel): ModelSummary {
  * Every repetition on a line along `param` (the others held at their largest measured values where
  * the design measured that line, else at the base point's), and the model from there to the target.
  */
-function parameterPlot(series: Series, model: CallpathModel, param: string, holds: Array<Record<string, number>>, target: Record<string, number>): ParameterPlot {
+function parameterPlot(
+  series: Series,
+  model: CallpathModel,
+  param: string,
+  holds: Array<Record<string, number>>,
+  target: Record<string, number>,
+): ParameterPlot {
   const l = series.params.indexOf(param);
-  const line = (hold: Record<string, number>) => series.points.filter((point) => series.params.every((p, k) => k === l || point.coords[k] === hold[p]));
+  const line = (hold: Record<string, number>) =>
+    series.points.filter((point) => series.params.every((p, k) => k === l || point.coords[k] === hold[p]));
   const hold = holds.find((h) => line(h).length > 1) ?? holds.at(-1)!;
   const onLine = line(hold);
   const fixed = Object.fromEntries(series.params.filter((p) => p !== param).map((p) => [p, hold[p]!]));
-  const measurements = onLine.flatMap((point) => point.values.map((y, repetition) => ({ x: point.coords[l]!, y, repetition: repetition + 1 })));
+  const measurements = onLine.flatMap((point) =>
+    point.values.map((y, repetition) => ({ x: point.coords[l]!, y, repetition: repetition + 1 })),
+  );
   const low = Math.min(...onLine.map((point) => point.coords[l]!));
   const high = Math.max(target[param]!, low);
   const at = (x: number) => evaluateModel(model.terms, { ...fixed, [param]: x });
@@ -125,6 +169,12 @@ function parameterPlot(series: Series, model: CallpathModel, param: string, hold
     const x = low * (high / low) ** (i / CURVE_SAMPLES);
     return { x, y: at(x) };
   });
-  return { metric: series.metric, param, fixed, measurements, model: curve, target: { x: target[param]!, y: at(target[param]!) } };
+  return {
+    metric: series.metric,
+    param,
+    fixed,
+    measurements,
+    model: curve,
+    target: { x: target[param]!, y: at(target[param]!) },
+  };
 }
-

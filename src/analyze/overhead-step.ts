@@ -31,18 +31,29 @@ export function overheadDefinition(definition: ExperimentDefinition): Experiment
   return { ...definition, parameters: definition.parameters.map((p) => ({ ...p, values: thin(p.values) })) };
 }
 
-export async function runOverheadStep(definition: ExperimentDefinition, rounds: number, showProgress: boolean): Promise<OverheadStep> {
+export async function runOverheadStep(
+  definition: ExperimentDefinition,
+  rounds: number,
+  showProgress: boolean,
+): Promise<OverheadStep> {
   const points = definition.parameters.reduce((n, p) => n * p.values.length, 1);
   const progress = startProgress(points * rounds, `overhead (${OVERHEAD_MODES.join(', ')})`, showProgress);
   try {
     const report = await measureOverhead(definition, rounds, progress);
     return {
-      points: report.points, rounds: report.rounds,
-      modes: report.modes.map(({ mode, instrumentedFunctions, ratio, medianMs }) => ({ mode, instrumentedFunctions, ratio, medianMs })),
+      points: report.points,
+      rounds: report.rounds,
+      modes: report.modes.map(({ mode, instrumentedFunctions, ratio, medianMs }) => ({
+        mode,
+        instrumentedFunctions,
+        ratio,
+        medianMs,
+      })),
       fullOverSelective: report.fullOverSelective,
       relocationRatio: report.relocation.ratio,
       changedModels: Object.entries(report.models).flatMap(([mode, models]) =>
-        models.filter((m) => m.changed !== null).map((m) => ({ mode, callpath: m.callpath, changed: m.changed! }))),
+        models.filter((m) => m.changed !== null).map((m) => ({ mode, callpath: m.callpath, changed: m.changed! })),
+      ),
     };
   } finally {
     progress.stop();

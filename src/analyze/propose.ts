@@ -19,25 +19,36 @@ export interface ParameterWork {
  * Work per candidate, most first. `loopParams` maps a loop id (`L3`) to the parameters of its exit
  * conditions; `entries` are the loop profile's loops per calling context (parents across calls).
  */
-export function workPerParameter(candidates: readonly string[], loopParams: ReadonlyMap<string, readonly string[]>, entries: readonly LoopEntry[], total: number): Array<Omit<ParameterWork, 'chosen' | 'why'>> {
+export function workPerParameter(
+  candidates: readonly string[],
+  loopParams: ReadonlyMap<string, readonly string[]>,
+  entries: readonly LoopEntry[],
+  total: number,
+): Array<Omit<ParameterWork, 'chosen' | 'why'>> {
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
   const drivenBy = (entry: LoopEntry, name: string) => loopParams.get(entry.loop)?.includes(name) === true;
-  return candidates.map((name) => {
-    let instructions = 0;
-    let loops = 0;
-    for (const entry of entries) {
-      if (!drivenBy(entry, name)) continue;
-      loops++;
-      let outer = entry.parent === null ? undefined : byId.get(entry.parent);
-      while (outer && !drivenBy(outer, name)) outer = outer.parent === null ? undefined : byId.get(outer.parent);
-      if (!outer) instructions += entry.inclusiveInstructions;
-    }
-    return { name, instructions, share: total > 0 ? instructions / total : 0, loops };
-  }).sort((a, b) => b.instructions - a.instructions || candidates.indexOf(a.name) - candidates.indexOf(b.name));
+  return candidates
+    .map((name) => {
+      let instructions = 0;
+      let loops = 0;
+      for (const entry of entries) {
+        if (!drivenBy(entry, name)) continue;
+        loops++;
+        let outer = entry.parent === null ? undefined : byId.get(entry.parent);
+        while (outer && !drivenBy(outer, name)) outer = outer.parent === null ? undefined : byId.get(outer.parent);
+        if (!outer) instructions += entry.inclusiveInstructions;
+      }
+      return { name, instructions, share: total > 0 ? instructions / total : 0, loops };
+    })
+    .sort((a, b) => b.instructions - a.instructions || candidates.indexOf(a.name) - candidates.indexOf(b.name));
 }
 
 /** The config's parameters when it names them, else the (at most `max`) reaching the most work. */
-export function chooseParameters(work: ReturnType<typeof workPerParameter>, named: readonly string[] | null, max: number): ParameterWork[] {
+export function chooseParameters(
+  work: ReturnType<typeof workPerParameter>,
+  named: readonly string[] | null,
+  max: number,
+): ParameterWork[] {
   let rank = 0;
   return work.map((entry) => {
     if (named) {
@@ -47,7 +58,11 @@ export function chooseParameters(work: ReturnType<typeof workPerParameter>, name
     if (entry.instructions === 0) return { ...entry, chosen: false, why: 'drives no loop: prunable' };
     rank++;
     const chosen = rank <= max;
-    return { ...entry, chosen, why: chosen ? `reaches the most work (#${rank})` : `only #${rank}: at most ${max} proposed` };
+    return {
+      ...entry,
+      chosen,
+      why: chosen ? `reaches the most work (#${rank})` : `only #${rank}: at most ${max} proposed`,
+    };
   });
 }
 

@@ -9,7 +9,12 @@ export function inputKey(inputs: unknown): string {
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }
 
-export async function cachedStep<T>(dir: string, name: string, key: string, compute: () => Promise<T>): Promise<{ value: T; reused: boolean }> {
+export async function cachedStep<T>(
+  dir: string,
+  name: string,
+  key: string,
+  compute: () => Promise<T>,
+): Promise<{ value: T; reused: boolean }> {
   const file = join(dir, `${name}.json`);
   try {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { key?: string; value?: T };

@@ -74,33 +74,70 @@ export interface TaintStepOptions {
   host?: RunHost;
 }
 
-export async function runTaintStep(file: string, bytes: Uint8Array, config: AnalysisConfig, dir: string, options: TaintStepOptions = {}): Promise<TaintStep> {
+export async function runTaintStep(
+  file: string,
+  bytes: Uint8Array,
+  config: AnalysisConfig,
+  dir: string,
+  options: TaintStepOptions = {},
+): Promise<TaintStep> {
   const { profiler = profileLoops, shadow, host = {} } = options;
-  const params: ParamSpec[] = config.candidates.map((c) => (c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index + 1 }));
-  const run = { file, bytes, invoke: config.invoke, args: config.args, argv: config.argv, timeoutMs: config.timeoutMs, ...(host.wasi ? { wasi: host.wasi } : {}) };
+  const params: ParamSpec[] = config.candidates.map((c) =>
+    c.target.kind === 'arg' ? { name: c.name, arg: c.target.index } : { name: c.name, argv: c.target.index + 1 },
+  );
+  const run = {
+    file,
+    bytes,
+    invoke: config.invoke,
+    args: config.args,
+    argv: config.argv,
+    timeoutMs: config.timeoutMs,
+    ...(host.wasi ? { wasi: host.wasi } : {}),
+  };
   const instrument = host.contextBytes !== undefined ? { contextBytes: host.contextBytes } : {};
-  const { report } = await analyzeTaint({ ...run, params, library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')), instrument, ...(shadow ? { granularity: shadow } : {}) });
+  const { report } = await analyzeTaint({
+    ...run,
+    params,
+    library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')),
+    instrument,
+    ...(shadow ? { granularity: shadow } : {}),
+  });
   const reportFile = join(dir, 'taint.json');
   writeJsonAtomic(reportFile, report);
   const profile = await profiler(file, bytes, { ...run, repeat: 1 }, instrument);
   // The parameters are chosen by their share of the counted work: truncated counts would mislead.
-  if (profile.contextsLost) throw fileError(file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
+  if (profile.contextsLost)
+    throw fileError(file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
   const loopParams = new Map(report.loops.map((loop) => [loop.id, loop.params]));
   const candidates = config.candidates.map((c) => c.name);
   const work = workPerParameter(candidates, loopParams, profile.loops, profile.totalInstructions);
   const named = config.parameters ? [...config.parameters.keys()] : null;
   const coverage = chooseParameters(work, named, config.maxParameters).map((row): CoverageRow => {
     const reached = report.coverage[row.name];
-    return { ...row, loopIds: reached?.loops ?? [], functions: reached?.functions ?? [], branches: reached?.branches ?? [] };
+    return {
+      ...row,
+      loopIds: reached?.loops ?? [],
+      functions: reached?.functions ?? [],
+      branches: reached?.branches ?? [],
+    };
   });
   const total = profile.totalInstructions;
   // A loop's inclusive count never exceeds its parent's: filtering after ordering keeps whole subtrees.
-  const loopTree = treeOrder(profile.loops).filter((entry) => entry.inclusiveInstructions >= total * LOOP_TREE_MIN_SHARE)
+  const loopTree = treeOrder(profile.loops)
+    .filter((entry) => entry.inclusiveInstructions >= total * LOOP_TREE_MIN_SHARE)
     .slice(0, LOOP_TREE_MAX)
     .map((entry): LoopTreeNode => ({
-      id: entry.id, loop: entry.loop, function: entry.function, callpath: entry.callpath, parent: entry.parent, depth: entry.depth,
-      iterations: entry.iterations, instructions: entry.inclusiveInstructions, share: total > 0 ? entry.inclusiveInstructions / total : 0,
-      params: loopParams.get(entry.loop) ?? [], source: entry.source ?? null,
+      id: entry.id,
+      loop: entry.loop,
+      function: entry.function,
+      callpath: entry.callpath,
+      parent: entry.parent,
+      depth: entry.depth,
+      iterations: entry.iterations,
+      instructions: entry.inclusiveInstructions,
+      share: total > 0 ? entry.inclusiveInstructions / total : 0,
+      params: loopParams.get(entry.loop) ?? [],
+      source: entry.source ?? null,
     }));
   return {
     reportFile,
@@ -108,7 +145,13 @@ export async function runTaintStep(file: string, bytes: Uint8Array, config: Anal
     parameters: report.parameters,
     relevantFunctions: report.functions
       .filter((f) => f.dependency !== null && f.pruned === null && f.params.length > 0)
-      .map((f) => ({ name: f.name, dependency: f.dependency!, params: f.params, callpath: f.callpath, source: f.source ?? null })),
+      .map((f) => ({
+        name: f.name,
+        dependency: f.dependency!,
+        params: f.params,
+        callpath: f.callpath,
+        source: f.source ?? null,
+      })),
     coverage,
     prunable: report.prunable,
     loopTree,
@@ -117,4 +160,3 @@ export async function runTaintStep(file: string, bytes: Uint8Array, config: Anal
     chosen: named ?? coverage.filter((row) => row.chosen).map((row) => row.name),
   };
 }
-

@@ -20,10 +20,13 @@ export interface TransformSettings {
   outFile: string | null;
 }
 
-export function transformSettings(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv): TransformSettings {
+export function transformSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: string[] = process.argv,
+): TransformSettings {
   const modes = parseModes(env.TAINTLENS_MODE ?? 'loops');
   const at = argv.findIndex((a) => a === '--outFile' || a === '-o');
-  const outFile = at >= 0 ? argv[at + 1] ?? null : argv.find((a) => a.startsWith('--outFile='))?.slice(10) ?? null;
+  const outFile = at >= 0 ? (argv[at + 1] ?? null) : (argv.find((a) => a.startsWith('--outFile='))?.slice(10) ?? null);
   const sitesFile = env.TAINTLENS_SITES ?? (outFile ? `${outFile.replace(/\.wasm$/, '')}.sites.json` : null);
   return { modes, sitesFile, outFile };
 }
@@ -38,7 +41,10 @@ export function instrumentEmits(module: EmittingModule, settings: TransformSetti
     const name = settings.outFile ?? 'asc output';
     const result = instrumentModule(plain, name, settings.modes, sourceMap !== undefined ? { sourceMap } : {});
     if (settings.sitesFile) {
-      writeJsonAtomic(settings.sitesFile, { ...result.sites, instrumented: { file: settings.outFile, sha256: sha256Of(result.bytes) } });
+      writeJsonAtomic(settings.sitesFile, {
+        ...result.sites,
+        instrumented: { file: settings.outFile, sha256: sha256Of(result.bytes) },
+      });
     }
     return out instanceof Uint8Array ? result.bytes : { binary: result.bytes, sourceMap: out.sourceMap };
   };

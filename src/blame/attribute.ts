@@ -29,13 +29,18 @@ export function attributeSample(sample: Sample, point: number, context: Attribut
   const frame = sample.path.length - 1;
   if (!region || frame < point) return [];
   // Work inside an allocator (or free) belongs to the block it hands out (or takes back).
-  const allocatorFrame = sample.path.findIndex((f, j) => j > point && context.layout.allocators.some((a) => a.function === f.function));
+  const allocatorFrame = sample.path.findIndex(
+    (f, j) => j > point && context.layout.allocators.some((a) => a.function === f.function),
+  );
   if (allocatorFrame > 0) {
     const kind = context.layout.allocators.find((a) => a.function === sample.path[allocatorFrame]!.function)!.kind;
     const call = sample.path[allocatorFrame]!.call;
     if (kind !== 'free') return staticTargets({ kind: 'return' }, allocatorFrame, point, sample, context, 0);
-    const freed = call === null ? [] : context.relations(sample.path[allocatorFrame - 1]!.function).argumentSources(call, 0);
-    return freed.length ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]! }] : [{ kind: 'other', why: 'unknown address' }];
+    const freed =
+      call === null ? [] : context.relations(sample.path[allocatorFrame - 1]!.function).argumentSources(call, 0);
+    return freed.length
+      ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]! }]
+      : [{ kind: 'other', why: 'unknown address' }];
   }
   const relations = context.relations(region.function);
   const blame = relations.regionBlame(region.index);
@@ -49,7 +54,13 @@ export function attributeSample(sample: Sample, point: number, context: Attribut
       const address = k >= 0 ? sample.addresses[k]! : 0;
       // Below 1 KiB (wasm-ld's null page) an address computed at the region's start is stale.
       if (address >= (context.layout.stack ? 1024 : 1)) {
-        out.push({ kind: 'container', container: context.containers.find(address, sample.stackPointer), frame, base: baseLocal(sink.ptr), staticBase: staticBase(sink.ptr, sink.offset) });
+        out.push({
+          kind: 'container',
+          container: context.containers.find(address, sample.stackPointer),
+          frame,
+          base: baseLocal(sink.ptr),
+          staticBase: staticBase(sink.ptr, sink.offset),
+        });
         continue;
       }
     }
@@ -59,7 +70,14 @@ export function attributeSample(sample: Sample, point: number, context: Attribut
 }
 
 /** Targets of a sink without a recorded address: the variable holding the base pointer. */
-function staticTargets(sink: Sink, frame: number, point: number, sample: Sample, context: AttributionContext, depth: number): Target[] {
+function staticTargets(
+  sink: Sink,
+  frame: number,
+  point: number,
+  sample: Sample,
+  context: AttributionContext,
+  depth: number,
+): Target[] {
   if (sink.kind === 'global') return [{ kind: 'global', name: sink.name }];
   if (sink.kind === 'arg') return [{ kind: 'other', why: 'callee argument' }];
   if (sink.kind === 'store') {

@@ -49,24 +49,39 @@ export interface BlameReportDetails extends GuestStreams {
   ranks?: number[];
 }
 
-export async function blameModule(modulePath: string, options: BlameOptions = {}): Promise<BlameReport & BlameReportDetails> {
+export async function blameModule(
+  modulePath: string,
+  options: BlameOptions = {},
+): Promise<BlameReport & BlameReportDetails> {
   const bytes = options.bytes ?? readWasmFile(modulePath);
   const run: RunSettings = {
-    invoke: options.invoke ?? null, args: options.args ?? [], argv: options.argv ?? [], repeat: 1,
-    timeoutMs: options.timeoutMs ?? 60_000, wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },
+    invoke: options.invoke ?? null,
+    args: options.args ?? [],
+    argv: options.argv ?? [],
+    repeat: 1,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    wasi: options.wasi ?? { ...NO_WASI_EXTRAS, clock: 'virtual' },
     ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
   };
-  const sampled = await runSampled(modulePath, bytes, run, { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.instrument ? { instrument: options.instrument } : {}) });
+  const sampled = await runSampled(modulePath, bytes, run, {
+    ...(options.period !== undefined ? { period: options.period } : {}),
+    ...(options.instrument ? { instrument: options.instrument } : {}),
+  });
   return blameFromRun(modulePath, sampled, options);
 }
 
-export function blameFromRun(modulePath: string, sampled: SampledRun, options: Pick<BlameOptions, 'blamePoints' | 'top'> = {}): BlameReport & BlameReportDetails {
+export function blameFromRun(
+  modulePath: string,
+  sampled: SampledRun,
+  options: Pick<BlameOptions, 'blamePoints' | 'top'> = {},
+): BlameReport & BlameReportDetails {
   const { layout, sites } = sampled;
   const names = sites.functions.map((f) => f.name);
   // The entry function always, then the functions asked for.
   const points = [...new Set([defaultBlamePoint(sampled), ...(options.blamePoints ?? [])])];
   for (const point of points) {
-    if (!names.includes(point) && !names.some((n) => shortName(n) === point)) throw fileError(modulePath, `--blame-point: no function '${point}' in the module`, 2);
+    if (!names.includes(point) && !names.some((n) => shortName(n) === point))
+      throw fileError(modulePath, `--blame-point: no function '${point}' in the module`, 2);
   }
   const relationsCache = new Map<number, FunctionRelations>();
   const relations = (fn: number) => {
@@ -74,10 +89,17 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
     if (!r) relationsCache.set(fn, (r = new FunctionRelations(layout.functions[fn]!)));
     return r;
   };
-  const allocatorName = (frame: { function: number } | undefined) => (frame ? shortName(names[frame.function] ?? '?') : '?');
+  const allocatorName = (frame: { function: number } | undefined) =>
+    frame ? shortName(names[frame.function] ?? '?') : '?';
   // SPMD: every rank's samples, each against its own memory's containers; variables merge by name.
   const runs = sampled.ranks ?? [sampled];
-  const contexts = runs.map((run) => ({ layout, relations, containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null), table: sites, staticVariables: sampled.staticVariables }));
+  const contexts = runs.map((run) => ({
+    layout,
+    relations,
+    containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null),
+    table: sites,
+    staticVariables: sampled.staticVariables,
+  }));
   const blamePoints: BlamePoint[] = points.map((point) => {
     const rows = new Map<string, Row>();
     let total = 0;
@@ -88,7 +110,9 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
         if (at < 0) continue;
         total++;
         const targets = attributeSample(sample, at, context);
-        const refs = targets.length ? targets.map((t) => variableAt(t, sample, at, context)) : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
+        const refs = targets.length
+          ? targets.map((t) => variableAt(t, sample, at, context))
+          : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
         for (const ref of refs) {
           let row = rows.get(ref.key);
           if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map() }));
@@ -99,12 +123,23 @@ export function blameFromRun(modulePath: string, sampled: SampledRun, options: P
         }
       }
     });
-    return { function: point, samples: total, variables: tableRows([...rows.values()], total, options.top ?? 12, contexts[0]!) };
+    return {
+      function: point,
+      samples: total,
+      variables: tableRows([...rows.values()], total, options.top ?? 12, contexts[0]!),
+    };
   });
   const sum = (value: (run: SampledRun) => number) => runs.reduce((n, run) => n + value(run), 0);
   return {
-    schema: 'taintlens/blame@1', module: modulePath, period: layout.period, totalSamples: sum((r) => r.samples.length), blamePoints,
-    invoke: sampled.invoke, result: sampled.result, droppedSamples: sum((r) => r.dropped), droppedAllocations: sum((r) => r.allocationsDropped),
+    schema: 'taintlens/blame@1',
+    module: modulePath,
+    period: layout.period,
+    totalSamples: sum((r) => r.samples.length),
+    blamePoints,
+    invoke: sampled.invoke,
+    result: sampled.result,
+    droppedSamples: sum((r) => r.dropped),
+    droppedAllocations: sum((r) => r.allocationsDropped),
     containers: sum((r) => r.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length),
     ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.samples.length) } : {}),
     ...guestStreams(sampled),
@@ -120,26 +155,48 @@ interface Row {
 }
 
 function tableRows(
-  rows: Row[], total: number, top: number,
+  rows: Row[],
+  total: number,
+  top: number,
   context: Parameters<typeof allocationSite>[1],
 ): BlamedVariable[] {
-  const percent = (n: number) => (total > 0 ? round(100 * n / total) : 0);
+  const percent = (n: number) => (total > 0 ? round((100 * n) / total) : 0);
   // Variables under 0.1% of the blame point's samples (stray fractions of split samples) count as other.
   const significant = (r: Row) => r.ref.kind !== 'other' && r.samples >= total / 1000;
   const named = rows.filter(significant).sort((a, b) => b.samples - a.samples || a.ref.name.localeCompare(b.ref.name));
   const shown = named.slice(0, top);
-  const rest = named.slice(top).reduce((sum, r) => sum + r.samples, 0) + rows.filter((r) => !significant(r)).reduce((sum, r) => sum + r.samples, 0);
+  const rest =
+    named.slice(top).reduce((sum, r) => sum + r.samples, 0) +
+    rows.filter((r) => !significant(r)).reduce((sum, r) => sum + r.samples, 0);
   const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
     const list = [...containers.values()];
-    const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : ref.bytes ?? null;
+    const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : (ref.bytes ?? null);
     const sitesOf = [...new Set(list.map((c) => allocationSite(c, context)))];
     return {
-      name: ref.name, kind: ref.kind, bytes, allocationSite: sitesOf.length ? sitesOf.join(', ') : null,
-      samples: round(samples), percent: percent(samples),
-      ...(fields.size > 0 ? { fields: [...fields].sort((a, b) => b[1] - a[1]).map(([name, n]) => ({ name, samples: round(n), percent: percent(n) })) } : {}),
+      name: ref.name,
+      kind: ref.kind,
+      bytes,
+      allocationSite: sitesOf.length ? sitesOf.join(', ') : null,
+      samples: round(samples),
+      percent: percent(samples),
+      ...(fields.size > 0
+        ? {
+            fields: [...fields]
+              .sort((a, b) => b[1] - a[1])
+              .map(([name, n]) => ({ name, samples: round(n), percent: percent(n) })),
+          }
+        : {}),
     };
   });
-  if (rest > 0) out.push({ name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: round(rest), percent: percent(rest) });
+  if (rest > 0)
+    out.push({
+      name: 'other',
+      kind: 'other',
+      bytes: null,
+      allocationSite: null,
+      samples: round(rest),
+      percent: percent(rest),
+    });
   return out;
 }
 
@@ -152,7 +209,8 @@ function pointIndex(sample: Sample, point: string, names: string[]): number {
 function defaultBlamePoint(sampled: SampledRun): string {
   const names = sampled.sites.functions.map((f) => f.name);
   if (sampled.invoke !== null) return sampled.invoke;
-  for (const candidate of ['main', '__main_argc_argv', '__original_main', '_start']) if (names.includes(candidate)) return candidate;
+  for (const candidate of ['main', '__main_argc_argv', '__original_main', '_start'])
+    if (names.includes(candidate)) return candidate;
   return sampled.samples[0] ? names[sampled.samples[0].path[0]!.function]! : '_start';
 }
 

@@ -18,17 +18,18 @@ export interface HeapContainer {
   live: boolean;
 }
 
-export type Container =
-  | HeapContainer
-  | { kind: 'stack'; address: number }
-  | { kind: 'static'; address: number };
+export type Container = HeapContainer | { kind: 'stack'; address: number } | { kind: 'static'; address: number };
 
 export class ContainerTimeline {
   private applied = 0;
   private readonly live: HeapContainer[] = [];
   readonly all: HeapContainer[] = [];
 
-  constructor(private readonly events: AllocationEvent[], private readonly allocatorName: (frame: Frame | undefined) => string, private readonly stackTop: number | null) {}
+  constructor(
+    private readonly events: AllocationEvent[],
+    private readonly allocatorName: (frame: Frame | undefined) => string,
+    private readonly stackTop: number | null,
+  ) {}
 
   /** Containers live after the first `count` allocation events. */
   advanceTo(count: number): void {
@@ -62,8 +63,14 @@ export class ContainerTimeline {
     }
     if (event.address === 0 || event.bytes === 0) return;
     const container: HeapContainer = {
-      kind: 'heap', id: this.all.length, address: event.address, bytes: event.bytes, path: event.path,
-      allocator: event.kind === 'grow' ? 'memory.grow' : this.allocatorName(event.path.at(-1)), growSite: event.growSite, live: true,
+      kind: 'heap',
+      id: this.all.length,
+      address: event.address,
+      bytes: event.bytes,
+      path: event.path,
+      allocator: event.kind === 'grow' ? 'memory.grow' : this.allocatorName(event.path.at(-1)),
+      growSite: event.growSite,
+      live: true,
     };
     this.all.push(container);
     this.live.push(container);

@@ -4,23 +4,47 @@ import { displayPath, pathTail } from '../report/names.js';
 import type { BlameReport, BlamedVariable } from './types.js';
 import type { SampledProfile, SampledCallpath } from './sampled-profile.js';
 
-export function blameTables(report: BlameReport & { droppedSamples?: number; ranks?: number[] }, width: number): string {
+export function blameTables(
+  report: BlameReport & { droppedSamples?: number; ranks?: number[] },
+  width: number,
+): string {
   const parts: string[] = [];
-  const ranks = report.ranks ? `; ${report.ranks.length} ranks, their variables merged by name (${report.ranks.join(' + ')} samples)` : '';
+  const ranks = report.ranks
+    ? `; ${report.ranks.length} ranks, their variables merged by name (${report.ranks.join(' + ')} samples)`
+    : '';
   for (const point of report.blamePoints) {
-    parts.push(`blame point ${point.function}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions${ranks})`);
+    parts.push(
+      `blame point ${point.function}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions${ranks})`,
+    );
     const columns: Column<BlamedVariable>[] = [
       { header: 'variable', value: (v) => v.name, shrink: 'end', shrinkOrder: 2, min: 12 },
       { header: 'kind', value: (v) => v.kind },
       { header: 'bytes', value: (v) => (v.bytes === null ? '-' : v.bytes), align: 'right' },
-      { header: 'allocated at', value: (v) => (v.allocationSite ? displayPath(v.allocationSite) : '-'), shrink: pathTail, shrinkOrder: 1, dropOrder: 1 },
+      {
+        header: 'allocated at',
+        value: (v) => (v.allocationSite ? displayPath(v.allocationSite) : '-'),
+        shrink: pathTail,
+        shrinkOrder: 1,
+        dropOrder: 1,
+      },
       { header: 'samples', value: (v) => v.samples.toFixed(Number.isInteger(v.samples) ? 0 : 1), align: 'right' },
       { header: 'blame', value: (v) => `${v.percent.toFixed(1)}%`, align: 'right' },
     ];
     // A struct's fields follow it as indented rows (`  .l2`), its own row holding their sum.
-    const rows = point.variables.flatMap((v) => [v, ...(v.fields ?? []).map((f) => ({
-      name: `  .${f.name}`, kind: v.kind, bytes: null, allocationSite: null, samples: f.samples, percent: f.percent,
-    } as BlamedVariable))]);
+    const rows = point.variables.flatMap((v) => [
+      v,
+      ...(v.fields ?? []).map(
+        (f) =>
+          ({
+            name: `  .${f.name}`,
+            kind: v.kind,
+            bytes: null,
+            allocationSite: null,
+            samples: f.samples,
+            percent: f.percent,
+          }) as BlamedVariable,
+      ),
+    ]);
     parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');
   }
   if (report.droppedSamples) parts.push(droppedSamplesWarning(report.droppedSamples));
@@ -40,7 +64,8 @@ export function sampleTable(profile: SampledProfile, width: number, top: number 
     renderTable(rows, columns, { width }),
     `largest difference sampled vs exact: ${profile.maxErrorPoints.toFixed(2)} percentage points`,
   ];
-  if (rows.length < profile.callpaths.length) lines.push(`(${profile.callpaths.length - rows.length} more call paths in --json)`);
+  if (rows.length < profile.callpaths.length)
+    lines.push(`(${profile.callpaths.length - rows.length} more call paths in --json)`);
   if (profile.droppedSamples > 0) lines.push(droppedSamplesWarning(profile.droppedSamples));
   return lines.join('\n');
 }

@@ -5,7 +5,15 @@ import { readStaticVariables, type StaticVariable } from '../../instrument/debug
 import type { InstrumentOptions, InstrumentedSites } from '../../instrument/pipeline.js';
 import { instrumentCached } from '../../instrument/cache.js';
 import { readExports } from '../../instrument/exports.js';
-import { ALLOC_KINDS, ALLOC_RECORD, EXTERNAL_SITE, MAX_ADDRESSES, NODE_HEADER, SAMPLE_RECORD, readContextNodes } from '../../instrument/layouts.js';
+import {
+  ALLOC_KINDS,
+  ALLOC_RECORD,
+  EXTERNAL_SITE,
+  MAX_ADDRESSES,
+  NODE_HEADER,
+  SAMPLE_RECORD,
+  readContextNodes,
+} from '../../instrument/layouts.js';
 import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
@@ -76,12 +84,20 @@ const MAX_GROWN_SAMPLES = 1 << 21;
  * once more with a buffer sized for them (the sampling is deterministic), up to MAX_GROWN_SAMPLES;
  * what still does not fit stays in `dropped` for the report to say.
  */
-export async function runSampled(file: string, bytes: Uint8Array, run: RunSettings, options: SampleRunOptions = {}): Promise<SampledRun> {
+export async function runSampled(
+  file: string,
+  bytes: Uint8Array,
+  run: RunSettings,
+  options: SampleRunOptions = {},
+): Promise<SampledRun> {
   const first = await runSampledOnce(file, bytes, run, options);
   const runs = first.ranks ?? [first];
   const needed = Math.max(...runs.map((r) => r.samples.length + r.dropped));
   if (!runs.some((r) => r.dropped > 0) || options.maxSamples !== undefined) return first;
-  return runSampledOnce(file, bytes, run, { ...options, maxSamples: Math.min(MAX_GROWN_SAMPLES, Math.ceil(needed * 1.25)) });
+  return runSampledOnce(file, bytes, run, {
+    ...options,
+    maxSamples: Math.min(MAX_GROWN_SAMPLES, Math.ceil(needed * 1.25)),
+  });
 }
 
 /** Debug info only adds names: unreadable .debug_info leaves static data unnamed, never fails the run. */
@@ -93,21 +109,50 @@ function staticVariablesOf(bytes: Uint8Array): StaticVariable[] {
   }
 }
 
-async function runSampledOnce(file: string, bytes: Uint8Array, run: RunSettings, options: SampleRunOptions): Promise<SampledRun> {
+async function runSampledOnce(
+  file: string,
+  bytes: Uint8Array,
+  run: RunSettings,
+  options: SampleRunOptions,
+): Promise<SampledRun> {
   const exports = readExports(bytes, file);
-  const sample: SampleOptions = { ...(options.period !== undefined ? { period: options.period } : {}), ...(options.maxSamples !== undefined ? { maxSamples: options.maxSamples } : {}) };
+  const sample: SampleOptions = {
+    ...(options.period !== undefined ? { period: options.period } : {}),
+    ...(options.maxSamples !== undefined ? { maxSamples: options.maxSamples } : {}),
+  };
   const instrumentOptions = { ...options.instrument, sample } as InstrumentOptions;
   const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['sample'], instrumentOptions);
   const layout = sites.passes.sample as SampleLayout;
   const outcome = await runModule({
-    file, bytes: instrumented, invoke: run.invoke, args: run.args, argv: run.argv, repeat: 1, timeoutMs: run.timeoutMs, exports,
+    file,
+    bytes: instrumented,
+    invoke: run.invoke,
+    args: run.args,
+    argv: run.argv,
+    repeat: 1,
+    timeoutMs: run.timeoutMs,
+    exports,
     regions: [
       { name: 'tree', base: layout.tree.base, bytes: layout.tree.bytes, endGlobal: layout.tree.exports.next },
       { name: 'samples', base: layout.samples.base, bytes: layout.samples.bytes, endGlobal: layout.exports.samples },
-      { name: 'allocations', base: layout.allocations.base, bytes: layout.allocations.bytes, endGlobal: layout.exports.allocations },
+      {
+        name: 'allocations',
+        base: layout.allocations.base,
+        bytes: layout.allocations.bytes,
+        endGlobal: layout.exports.allocations,
+      },
     ],
-    globals: [layout.tree.exports.next, layout.tree.exports.overflow, layout.exports.samples, layout.exports.dropped, layout.exports.allocations, layout.exports.allocationsDropped],
-    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+    globals: [
+      layout.tree.exports.next,
+      layout.tree.exports.overflow,
+      layout.exports.samples,
+      layout.exports.dropped,
+      layout.exports.allocations,
+      layout.exports.allocationsDropped,
+    ],
+    programBase: sites.layout?.programBase ?? 0,
+    wasi: run.wasi,
+    ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
   const staticVariables = staticVariablesOf(bytes);
   const invoke = run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run');
@@ -115,13 +160,19 @@ async function runSampledOnce(file: string, bytes: Uint8Array, run: RunSettings,
     const paths = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
     const pathOf = (node: number): Frame[] => paths.get(node) ?? [];
     return {
-      sites, layout,
+      sites,
+      layout,
       samples: decodeSamples(rep.regions.samples!, pathOf, layout.allocations.base),
       dropped: Number(rep.globals[layout.exports.dropped]),
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
       contextsLost: Number(rep.globals[layout.tree.exports.overflow]),
-      result: rep.result, ms: rep.ms, stdout: rep.stdout, stderr: rep.stderr, invoke, staticVariables,
+      result: rep.result,
+      ms: rep.ms,
+      stdout: rep.stdout,
+      stderr: rep.stderr,
+      invoke,
+      staticVariables,
     };
   };
   const first = decode(outcome.repetitions[0]!);
@@ -134,8 +185,12 @@ function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): Map<n
   const paths = new Map<number, Frame[]>();
   for (const node of nodes) {
     const parent = paths.get(node.parent) ?? [];
-    const call = node.site === EXTERNAL_SITE || node.parent === layout.tree.base ? null : (node.site - NODE_HEADER.bytes) / 4;
-    paths.set(node.address, [...(call === null ? [] : parent), { function: node.functionIndex, call, node: node.address }]);
+    const call =
+      node.site === EXTERNAL_SITE || node.parent === layout.tree.base ? null : (node.site - NODE_HEADER.bytes) / 4;
+    paths.set(node.address, [
+      ...(call === null ? [] : parent),
+      { function: node.functionIndex, call, node: node.address },
+    ]);
   }
   return paths;
 }
@@ -148,9 +203,11 @@ function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], alloc
     const addresses: number[] = [];
     for (let k = 0; k < MAX_ADDRESSES; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
     samples.push({
-      region: u32(SAMPLE_RECORD.region), path: pathOf(u32(SAMPLE_RECORD.node)),
+      region: u32(SAMPLE_RECORD.region),
+      path: pathOf(u32(SAMPLE_RECORD.node)),
       allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
-      stackPointer: u32(SAMPLE_RECORD.stack), addresses,
+      stackPointer: u32(SAMPLE_RECORD.stack),
+      addresses,
     });
   }
   return samples;
@@ -164,7 +221,14 @@ function decodeAllocations(raw: Uint8Array, pathOf: (node: number) => Frame[]): 
     const kind = ALLOC_KINDS[u32(ALLOC_RECORD.kind)];
     if (!kind) throw new Error(`internal: corrupt allocation log at record ${at / ALLOC_RECORD.size}`);
     const site = view.getInt32(at + ALLOC_RECORD.site, true);
-    events.push({ kind, address: u32(ALLOC_RECORD.address), bytes: u32(ALLOC_RECORD.bytes), old: u32(ALLOC_RECORD.old), path: pathOf(u32(ALLOC_RECORD.node)), growSite: site < 0 ? null : site });
+    events.push({
+      kind,
+      address: u32(ALLOC_RECORD.address),
+      bytes: u32(ALLOC_RECORD.bytes),
+      old: u32(ALLOC_RECORD.old),
+      path: pathOf(u32(ALLOC_RECORD.node)),
+      growSite: site < 0 ? null : site,
+    });
   }
   return events;
 }

@@ -42,15 +42,25 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
   const exactShare = new Map(exact.callpaths.map((c) => [c.callpath, c.instructions]));
   const paths = new Set([...counts.keys(), ...[...exactShare].filter(([, n]) => n > 0).map(([p]) => p)]);
   const round = (n: number) => Math.round(n * 100) / 100;
-  const callpaths = [...paths].map((callpath) => ({
-    callpath,
-    samples: counts.get(callpath) ?? 0,
-    sampledPercent: total ? round(100 * (counts.get(callpath) ?? 0) / total) : 0,
-    exactPercent: exact.totalInstructions ? round(100 * (exactShare.get(callpath) ?? 0) / exact.totalInstructions) : 0,
-  })).sort((a, b) => b.exactPercent - a.exactPercent || b.samples - a.samples);
+  const callpaths = [...paths]
+    .map((callpath) => ({
+      callpath,
+      samples: counts.get(callpath) ?? 0,
+      sampledPercent: total ? round((100 * (counts.get(callpath) ?? 0)) / total) : 0,
+      exactPercent: exact.totalInstructions
+        ? round((100 * (exactShare.get(callpath) ?? 0)) / exact.totalInstructions)
+        : 0,
+    }))
+    .sort((a, b) => b.exactPercent - a.exactPercent || b.samples - a.samples);
   return {
-    schema: 'taintlens/sample@1', module: file, invoke: sampled.invoke, result: sampled.result, period: sampled.layout.period,
-    totalSamples: total, droppedSamples: sampled.dropped, totalInstructions: exact.totalInstructions,
+    schema: 'taintlens/sample@1',
+    module: file,
+    invoke: sampled.invoke,
+    result: sampled.result,
+    period: sampled.layout.period,
+    totalSamples: total,
+    droppedSamples: sampled.dropped,
+    totalInstructions: exact.totalInstructions,
     maxErrorPoints: round(Math.max(0, ...callpaths.map((c) => Math.abs(c.sampledPercent - c.exactPercent)))),
     callpaths,
     timing: { ms: Math.round(sampled.ms * 1000) / 1000 },

@@ -54,15 +54,32 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
       const c = target.container;
       if (c.kind === 'static') {
         const named = staticVariableAt(context.staticVariables ?? [], c.address);
-        if (named) return { key: `static:${named.name}@${named.address}`, name: named.name, kind: 'static', container: null, ...(named.bytes > 0 ? { bytes: named.bytes } : {}) };
+        if (named)
+          return {
+            key: `static:${named.name}@${named.address}`,
+            name: named.name,
+            kind: 'static',
+            container: null,
+            ...(named.bytes > 0 ? { bytes: named.bytes } : {}),
+          };
         const base = target.staticBase;
-        return { key: `static:${base ?? 'data'}`, name: base === null ? 'static data' : `static data at 0x${base.toString(16)}`, kind: 'static', container: null };
+        return {
+          key: `static:${base ?? 'data'}`,
+          name: base === null ? 'static data' : `static data at 0x${base.toString(16)}`,
+          kind: 'static',
+          container: null,
+        };
       }
       if (c.kind === 'stack') {
         const owner = target.base === null ? null : stackOwner(path, target.frame, target.base, context);
         if (owner !== null && owner > point) return OTHER;
         const fn = path[owner ?? point]!.function;
-        return { key: `stack:${owner ?? point}`, name: `stack frame of ${context.table.functions[fn]?.name ?? `func${fn}`}`, kind: 'stack', container: null };
+        return {
+          key: `stack:${owner ?? point}`,
+          name: `stack frame of ${context.table.functions[fn]?.name ?? `func${fn}`}`,
+          kind: 'stack',
+          container: null,
+        };
       }
       return heapOwner(c, path, point, context);
     }
@@ -70,7 +87,13 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
 }
 
 /** A callee's local, carried up to the blame point's frame through the parameters it was passed as. */
-function liftLocal(path: Frame[], frame: number, local: number, point: number, context: TransferContext): number | null {
+function liftLocal(
+  path: Frame[],
+  frame: number,
+  local: number,
+  point: number,
+  context: TransferContext,
+): number | null {
   let f = frame;
   let l = local;
   while (f > point) {
@@ -106,7 +129,10 @@ const heapCache = new WeakMap<TransferContext, Map<string, VariableRef>>();
 function heapOwner(c: HeapContainer, path: Frame[], point: number, context: TransferContext): VariableRef {
   let cache = heapCache.get(context);
   if (!cache) heapCache.set(context, (cache = new Map()));
-  const key = `${c.id}:${path.slice(0, point + 1).map((f) => f.node).join(',')}`;
+  const key = `${c.id}:${path
+    .slice(0, point + 1)
+    .map((f) => f.node)
+    .join(',')}`;
   let ref = cache.get(key);
   if (!ref) cache.set(key, (ref = resolveHeapOwner(c, path, point, context)));
   return ref;
@@ -128,7 +154,9 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
   let field: string | null = null;
   let name: string | null = null;
   if (local !== undefined) {
-    name = variableName(fn, local, call, context) ?? (c.path.length > owner + 2 && call !== null ? callName(fn, call, context) : null);
+    name =
+      variableName(fn, local, call, context) ??
+      (c.path.length > owner + 2 && call !== null ? callName(fn, call, context) : null);
     // A callee that allocates and stores into fields (`panel->l2 = calloc(...)`): name the field.
     if (c.path.length > owner + 2) field = fieldOf(allocationCall(c, context));
   } else {
@@ -143,11 +171,15 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
     // The container is a field of the object `local` points to (`this.e = new StaticArray(...)`).
     field = fieldOf(call !== null ? callLocation(fn, call, context) : null) ?? `+${store.offset}`;
     // The object's own name: what the source line of a call filling `local` assigns to.
-    const makers = context.layout.functions[fn]!.facts
-      .filter((f) => f.target.kind === 'local' && f.target.local === local)
+    const makers = context.layout.functions[fn]!.facts.filter(
+      (f) => f.target.kind === 'local' && f.target.local === local,
+    )
       .flatMap((f) => f.sources.filter((x) => x.startsWith('c')).map((x) => Number(x.slice(1))))
       .filter((m) => context.layout.allocators.some((a) => a.function === context.layout.functions[fn]!.callees[m]));
-    name = context.layout.functions[fn]!.localNames[local] || makers.map((m) => allocatingName(callLocation(fn, m, context))).find((n) => n) || `object in local ${local}`;
+    name =
+      context.layout.functions[fn]!.localNames[local] ||
+      makers.map((m) => allocatingName(callLocation(fn, m, context))).find((n) => n) ||
+      `object in local ${local}`;
   }
   // Received from the allocation here: a heap variable even when the compiler reused a parameter's local for it.
   if (common > point) return { ...localRef(fn, local, context, c, name), kind: 'heap', ...(field ? { field } : {}) };
@@ -159,18 +191,32 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
     if (args.length === 0) return fallback;
     local = args[0]!;
   }
-  return { ...localRef(path[point]!.function, local, context, c, context.layout.functions[path[point]!.function]!.localNames[local] || name), ...(field ? { field } : {}) };
+  return {
+    ...localRef(
+      path[point]!.function,
+      local,
+      context,
+      c,
+      context.layout.functions[path[point]!.function]!.localNames[local] || name,
+    ),
+    ...(field ? { field } : {}),
+  };
 }
 
 /** A local's name: the name section's, else what the source line of the call filling it assigns to. */
 function variableName(fn: number, local: number, call: number | null, context: TransferContext): string | null {
-  return context.layout.functions[fn]!.localNames[local] || (call !== null ? assignedName(callLocation(fn, call, context)) : null);
+  return (
+    context.layout.functions[fn]!.localNames[local] ||
+    (call !== null ? assignedName(callLocation(fn, call, context)) : null)
+  );
 }
 
 /** The allocating line's variable; AssemblyScript's source maps put an inlined constructor's allocation a line early. */
 function allocatingName(location: SourceLocation | null): string | null {
   if (!location) return null;
-  return assignedName(location, ALLOCATING) ?? assignedName({ file: location.file, line: location.line + 1 }, ALLOCATING);
+  return (
+    assignedName(location, ALLOCATING) ?? assignedName({ file: location.file, line: location.line + 1 }, ALLOCATING)
+  );
 }
 
 function fieldOf(location: SourceLocation | null): string | null {
@@ -211,11 +257,18 @@ function callName(fn: number, call: number, context: TransferContext): string {
   return `${callee}() result${site?.location ? ` at ${site.location.file.split('/').pop()}:${site.location.line}` : site ? ` (${site.id})` : ''}`;
 }
 
-function localRef(fn: number, local: number, context: TransferContext, container: HeapContainer | null, viaCall: string | null = null): VariableRef {
+function localRef(
+  fn: number,
+  local: number,
+  context: TransferContext,
+  container: HeapContainer | null,
+  viaCall: string | null = null,
+): VariableRef {
   const facts = context.layout.functions[fn]!;
   const named = facts.localNames[local] || viaCall;
   const kind: BlameVariableKind = container ? 'heap' : local < facts.params ? 'parameter' : 'local';
-  const name = named || (container ? containerName(container, context) : `${local < facts.params ? 'param' : 'local'} ${local}`);
+  const name =
+    named || (container ? containerName(container, context) : `${local < facts.params ? 'param' : 'local'} ${local}`);
   return { key: `var:${fn}:${local}`, name, kind: container && local < facts.params ? 'parameter' : kind, container };
 }
 
@@ -227,14 +280,18 @@ function containerRef(c: HeapContainer, context: TransferContext): VariableRef {
 function containerName(c: HeapContainer, context: TransferContext): string {
   const allocator = c.allocator.slice(c.allocator.lastIndexOf('/') + 1);
   const last = c.path.at(-1);
-  if (c.allocator === 'memory.grow') return `memory.grow in ${shortName(context.table.functions[last?.function ?? -1]?.name ?? '?')}`;
+  if (c.allocator === 'memory.grow')
+    return `memory.grow in ${shortName(context.table.functions[last?.function ?? -1]?.name ?? '?')}`;
   const caller = c.allocator === 'memory.grow' ? last : c.path.at(-2);
-  const site = last?.call !== null && last?.call !== undefined && caller ? context.table.functions[caller.function]?.calls[last.call] : undefined;
+  const site =
+    last?.call !== null && last?.call !== undefined && caller
+      ? context.table.functions[caller.function]?.calls[last.call]
+      : undefined;
   const call = site ? callSiteById(context).get(site) : undefined;
   const assigned = assignedName(call?.location);
   if (assigned) return assigned;
   if (call?.location) return `${allocator} at ${call.location.file.split('/').pop()}:${call.location.line}`;
-  const where = caller ? context.table.functions[caller.function]?.name ?? '?' : '?';
+  const where = caller ? (context.table.functions[caller.function]?.name ?? '?') : '?';
   return `${allocator} in ${where.slice(where.lastIndexOf('/') + 1)}${site ? ` (${site})` : ''}`;
 }
 

@@ -47,7 +47,10 @@ export function planCompile(args: string[], compiler: string, env: NodeJS.Proces
   const compileOnly = passThrough.some((a) => ['-c', '-S', '-E', '-M', '-MM', '-fsyntax-only'].includes(a));
   const hasInputs = passThrough.some((a) => !a.startsWith('-') && /\.(c|cc|cpp|cxx|o|a|s)$/i.test(a));
   const outIndex = passThrough.indexOf('-o');
-  const output = outIndex >= 0 ? passThrough[outIndex + 1] ?? null : passThrough.find((a) => a.startsWith('-o') && a.length > 2)?.slice(2) ?? 'a.out';
+  const output =
+    outIndex >= 0
+      ? (passThrough[outIndex + 1] ?? null)
+      : (passThrough.find((a) => a.startsWith('-o') && a.length > 2)?.slice(2) ?? 'a.out');
   return { compiler, args: [...extra, ...passThrough], linkOutput: compileOnly || !hasInputs ? null : output, modes };
 }
 
@@ -56,14 +59,18 @@ export function runWrapper(language: Language, args: string[], env: NodeJS.Proce
   const name = language === 'c' ? 'taintlens-cc' : 'taintlens-c++';
   const compiler = findClang(language, env);
   if (!compiler) {
-    process.stderr.write(`${name}: clang not found on PATH (install clang with wasm32-wasi support and wasi-libc, or set TAINTLENS_CLANG)\n`);
+    process.stderr.write(
+      `${name}: clang not found on PATH (install clang with wasm32-wasi support and wasi-libc, or set TAINTLENS_CLANG)\n`,
+    );
     return 127;
   }
   let plan: WrapperPlan;
   try {
     plan = planCompile(args, compiler, env);
   } catch (error) {
-    process.stderr.write(`${name}: ${messageOf(error)} (TAINTLENS_MODE or ${MODE_OPTION}MODES; "none" to only compile)\n`);
+    process.stderr.write(
+      `${name}: ${messageOf(error)} (TAINTLENS_MODE or ${MODE_OPTION}MODES; "none" to only compile)\n`,
+    );
     return 2;
   }
   const result = spawnSync(plan.compiler, plan.args, { stdio: 'inherit' });
@@ -79,7 +86,10 @@ export function runWrapper(language: Language, args: string[], env: NodeJS.Proce
     const output = `${plan.linkOutput.replace(/\.wasm$/, '')}.${plan.modes.join('+')}.wasm`;
     const sitesFile = `${output.replace(/\.wasm$/, '')}.sites.json`;
     writeFileAtomic(output, instrumented.bytes);
-    writeJsonAtomic(sitesFile, { ...instrumented.sites, instrumented: { file: output, sha256: sha256Of(instrumented.bytes) } });
+    writeJsonAtomic(sitesFile, {
+      ...instrumented.sites,
+      instrumented: { file: output, sha256: sha256Of(instrumented.bytes) },
+    });
     return 0;
   } catch (error) {
     process.stderr.write(`${name}: ${messageOf(error)}\n`);

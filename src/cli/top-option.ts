@@ -6,7 +6,8 @@ export const DEFAULT_TOP = 40;
 
 export function parseTopCount(text: string): number {
   const value = Number(text);
-  if (!/^\s*\d+\s*$/.test(text) || !(value >= 1)) throw new UserError(`--top: "${text}" is not a positive whole number`, 2);
+  if (!/^\s*\d+\s*$/.test(text) || !(value >= 1))
+    throw new UserError(`--top: "${text}" is not a positive whole number`, 2);
   return value;
 }
 

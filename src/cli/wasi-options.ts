@@ -18,8 +18,18 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 /** --dir, --dir-rw, --stdin and --env: what a WASI program gets from its host (every command that runs one). */
 export function addWasiOptions(command: Command): Command {
   return command
-    .option('--dir <host[:guest]>', 'give a WASI program a host directory, read-only, as GUEST (default: the same path); repeatable', collect, [])
-    .option('--dir-rw <host[:guest]>', 'like --dir, but the program may write, create and delete files there', collect, [])
+    .option(
+      '--dir <host[:guest]>',
+      'give a WASI program a host directory, read-only, as GUEST (default: the same path); repeatable',
+      collect,
+      [],
+    )
+    .option(
+      '--dir-rw <host[:guest]>',
+      'like --dir, but the program may write, create and delete files there',
+      collect,
+      [],
+    )
     .option('--stdin <file>', "a WASI program's standard input (default: empty)")
     .option('--env <name=value>', 'an environment variable for a WASI program; repeatable', collect, []);
 }
@@ -56,13 +66,19 @@ function stdinBytes(file: string): Uint8Array {
     return new Uint8Array(readFileSync(file));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read'} (--stdin)`, 1);
+    throw new UserError(
+      `${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read'} (--stdin)`,
+      1,
+    );
   }
 }
 
 export function parseWasiOptions(options: WasiCliOptions, defaultClock: WasiClock): WasiConfig {
   return {
-    preopens: [...(options.dir ?? []).map((d) => preopen(d, false)), ...(options.dirRw ?? []).map((d) => preopen(d, true))],
+    preopens: [
+      ...(options.dir ?? []).map((d) => preopen(d, false)),
+      ...(options.dirRw ?? []).map((d) => preopen(d, true)),
+    ],
     ...(options.stdin !== undefined ? { stdin: stdinBytes(options.stdin) } : {}),
     env: environment(options.env ?? []),
     clock: (options.clock as WasiClock | undefined) ?? defaultClock,
@@ -73,7 +89,15 @@ export function parseWasiOptions(options: WasiCliOptions, defaultClock: WasiCloc
  * What every run of an analysis gets besides its arguments, from --dir/--dir-rw/--stdin/--env and
  * --context-tree: only the fields given (none given: the analysis runs as before).
  */
-export function runHostOf(options: WasiCliOptions, contextBytes: number | undefined): { wasi?: WasiConfig; contextBytes?: number } {
-  const given = (options.dir?.length ?? 0) + (options.dirRw?.length ?? 0) + (options.env?.length ?? 0) > 0 || options.stdin !== undefined;
-  return { ...(given ? { wasi: parseWasiOptions(options, 'real') } : {}), ...(contextBytes !== undefined ? { contextBytes } : {}) };
+export function runHostOf(
+  options: WasiCliOptions,
+  contextBytes: number | undefined,
+): { wasi?: WasiConfig; contextBytes?: number } {
+  const given =
+    (options.dir?.length ?? 0) + (options.dirRw?.length ?? 0) + (options.env?.length ?? 0) > 0 ||
+    options.stdin !== undefined;
+  return {
+    ...(given ? { wasi: parseWasiOptions(options, 'real') } : {}),
+    ...(contextBytes !== undefined ? { contextBytes } : {}),
+  };
 }

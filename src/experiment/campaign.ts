@@ -70,9 +70,10 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   const points = options.points ?? gridPoints(options.parameters);
   const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
-  const regions = options.regions && options.metrics.includes('time')
-    ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0, options.contextBytes)
-    : null;
+  const regions =
+    options.regions && options.metrics.includes('time')
+      ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0, options.contextBytes)
+      : null;
   let measured = 0;
   let lines = 0;
   const todo = points.filter((point) => {
@@ -117,18 +118,33 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
 
 /** Every line of one point; throws (and nothing is stored) when any run at it fails. */
 async function measurePoint(
-  options: CampaignOptions, point: GridPoint, exports: ReturnType<typeof readExports>, regions: RegionModule | null,
+  options: CampaignOptions,
+  point: GridPoint,
+  exports: ReturnType<typeof readExports>,
+  regions: RegionModule | null,
 ): Promise<{ lines: MeasurementLine[]; stats: PointSummary | null }> {
   const args = argumentsAt(point, options.parameters, 'arg', options.baseArgs);
   const argv = argumentsAt(point, options.parameters, 'argv', options.baseArgv);
   const ranks = ranksAt(point, options.parameters, options.ranks);
   const spmd = ranks !== undefined ? { ranks } : {};
   const out: MeasurementLine[] = [];
-  const line = (callpath: string, metric: Metric, value: number) => out.push({ params: point, callpath, metric, value });
+  const line = (callpath: string, metric: Metric, value: number) =>
+    out.push({ params: point, callpath, metric, value });
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
-    const profile = await (options.profiler ?? profileLoops)(options.file, options.bytes, {
-      invoke: options.invoke, args, argv, repeat: 1, timeoutMs: options.timeoutMs, ...spmd, ...wasiOf(options),
-    }, options.contextBytes !== undefined ? { contextBytes: options.contextBytes } : {});
+    const profile = await (options.profiler ?? profileLoops)(
+      options.file,
+      options.bytes,
+      {
+        invoke: options.invoke,
+        args,
+        argv,
+        repeat: 1,
+        timeoutMs: options.timeoutMs,
+        ...spmd,
+        ...wasiOf(options),
+      },
+      options.contextBytes !== undefined ? { contextBytes: options.contextBytes } : {},
+    );
     // Truncated counts are no data: the point fails (nothing stored) with the fix.
     if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
@@ -139,7 +155,17 @@ async function measurePoint(
   }
   let stats: PointSummary | null = null;
   if (options.metrics.includes('time')) {
-    const run = { file: options.file, invoke: options.invoke, args, argv, repeat: options.repeat, timeoutMs: options.timeoutMs, exports, ...spmd, ...wasiOf(options) };
+    const run = {
+      file: options.file,
+      invoke: options.invoke,
+      args,
+      argv,
+      repeat: options.repeat,
+      timeoutMs: options.timeoutMs,
+      exports,
+      ...spmd,
+      ...wasiOf(options),
+    };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {
@@ -156,5 +182,7 @@ async function measurePoint(
 }
 
 export function describePoint(point: GridPoint): string {
-  return Object.entries(point).map(([k, v]) => `${k}=${v}`).join(' ');
+  return Object.entries(point)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }

@@ -41,7 +41,12 @@ export function autoDesign(parameters: VariedParameter[], taint: TaintFacts, rep
   const points = [...seen.values()];
   const full = gridPoints(parameters).length;
   return {
-    kind: 'lines', points, gridPoints: full, runsSaved: (full - points.length) * repetitions,
-    reason: `no function multiplies two of ${[...varied].join(', ')}: one-parameter lines through ${Object.entries(base).map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    kind: 'lines',
+    points,
+    gridPoints: full,
+    runsSaved: (full - points.length) * repetitions,
+    reason: `no function multiplies two of ${[...varied].join(', ')}: one-parameter lines through ${Object.entries(base)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
   };
 }

@@ -24,14 +24,19 @@ export interface ExperimentDir {
 
 export function prepareExperimentDir(dir: string): ExperimentDir {
   try {
-    if (!statSync(dir).isDirectory()) throw fileError(dir, 'exists and is not a folder: --out names the folder the experiment writes');
+    if (!statSync(dir).isDirectory())
+      throw fileError(dir, 'exists and is not a folder: --out names the folder the experiment writes');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(dir, { recursive: true });
   }
   return {
-    dir, measurements: join(dir, 'measurements.jsonl'), points: join(dir, 'points.jsonl'), summary: join(dir, 'summary.json'),
-    spec: join(dir, 'spec.json'), environment: join(dir, 'environment.json'),
+    dir,
+    measurements: join(dir, 'measurements.jsonl'),
+    points: join(dir, 'points.jsonl'),
+    summary: join(dir, 'summary.json'),
+    spec: join(dir, 'spec.json'),
+    environment: join(dir, 'environment.json'),
   };
 }
 
@@ -48,7 +53,11 @@ export function recordSpec(paths: ExperimentDir, spec: unknown): void {
       recorded = undefined;
     }
     const difference = specDifference(recorded, spec);
-    if (difference) throw fileError(paths.dir, `holds the results of another spec (${difference}); give another --out, or remove the folder`);
+    if (difference)
+      throw fileError(
+        paths.dir,
+        `holds the results of another spec (${difference}); give another --out, or remove the folder`,
+      );
   }
   writeJsonAtomic(paths.spec, spec);
 }
@@ -56,9 +65,17 @@ export function recordSpec(paths: ExperimentDir, spec: unknown): void {
 export function writeEnvironment(paths: ExperimentDir): void {
   const cpu = cpus();
   writeJsonAtomic(paths.environment, {
-    schema: schemaId('environment'), taintlens: packageRoot()?.version ?? null, node: process.version, v8: process.versions.v8,
-    platform: platform(), release: release(), arch: arch(), cpu: cpu[0]?.model ?? null, cores: cpu.length,
-    memoryBytes: totalmem(), date: new Date().toISOString(),
+    schema: schemaId('environment'),
+    taintlens: packageRoot()?.version ?? null,
+    node: process.version,
+    v8: process.versions.v8,
+    platform: platform(),
+    release: release(),
+    arch: arch(),
+    cpu: cpu[0]?.model ?? null,
+    cores: cpu.length,
+    memoryBytes: totalmem(),
+    date: new Date().toISOString(),
   });
 }
 
@@ -84,10 +101,21 @@ export function writeSummary(paths: ExperimentDir, module: string, run: Experime
   }
   const { selection, design } = run;
   const document: SummaryDocument = {
-    schema: schemaId('summary'), module, mode: selection.mode, rule: selection.rule,
-    instrumentedFunctions: selection.functions?.length ?? 0, dropped: selection.dropped,
-    design: { kind: design.kind, reason: design.reason, points: design.points.length, gridPoints: design.gridPoints, runsSaved: design.runsSaved },
-    volume, points,
+    schema: schemaId('summary'),
+    module,
+    mode: selection.mode,
+    rule: selection.rule,
+    instrumentedFunctions: selection.functions?.length ?? 0,
+    dropped: selection.dropped,
+    design: {
+      kind: design.kind,
+      reason: design.reason,
+      points: design.points.length,
+      gridPoints: design.gridPoints,
+      runsSaved: design.runsSaved,
+    },
+    volume,
+    points,
   };
   writeJsonAtomic(paths.summary, document);
   return document;

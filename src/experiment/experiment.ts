@@ -58,35 +58,66 @@ export function basePoint(parameters: VariedParameter[]): GridPoint {
 }
 
 /** The mode's region functions and the design, both from runs at the base point. */
-export async function planExperiment(def: ExperimentDefinition): Promise<{ selection: RegionSelection; design: Design }> {
+export async function planExperiment(
+  def: ExperimentDefinition,
+): Promise<{ selection: RegionSelection; design: Design }> {
   const base = basePoint(def.parameters);
   const at = {
-    file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
-    args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}), ...hostOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
+    file: def.file,
+    bytes: def.bytes,
+    invoke: def.invoke,
+    timeoutMs: def.timeoutMs,
+    args: argumentsAt(base, def.parameters, 'arg', def.args),
+    argv: argumentsAt(base, def.parameters, 'argv', def.argv),
+    ...(def.taint ? { taint: def.taint } : {}),
+    ...hostOf(def),
+    ...(def.profiler ? { profiler: def.profiler } : {}),
   };
   const selection = await selectRegions({ ...at, mode: def.mode });
-  const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions) : gridDesign(def.parameters);
+  const design =
+    def.design === 'auto'
+      ? autoDesign(def.parameters, await taintReportFor(at), def.repetitions)
+      : gridDesign(def.parameters);
   return { selection, design };
 }
 
 /** What the campaign runner needs of an experiment (all but where it writes), with the mode's regions. */
-export type CampaignOfExperiment = CampaignDefinition & Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'contextBytes' | 'profiler'>;
+export type CampaignOfExperiment = CampaignDefinition &
+  Pick<CampaignOptions, 'metrics' | 'timeoutMs' | 'trace' | 'wasi' | 'contextBytes' | 'profiler'>;
 
 /** What every run of an analysis gets besides its arguments: the WASI host's extras and the context-tree size. */
 export type RunHost = Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>;
 
 /** The run host of an experiment (WASI directories etc., context-tree size), only the fields given. */
-function hostOf(def: Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>): Pick<ExperimentDefinition, 'wasi' | 'contextBytes'> {
-  return { ...(def.wasi ? { wasi: def.wasi } : {}), ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}) };
+function hostOf(
+  def: Pick<ExperimentDefinition, 'wasi' | 'contextBytes'>,
+): Pick<ExperimentDefinition, 'wasi' | 'contextBytes'> {
+  return {
+    ...(def.wasi ? { wasi: def.wasi } : {}),
+    ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}),
+  };
 }
 
 /** The one mapping from an experiment to its campaign: a local run and every SLURM task use it. */
-export function campaignOf(def: Omit<ExperimentDefinition, 'taint' | 'design'>, regions: string[] | null): CampaignOfExperiment {
+export function campaignOf(
+  def: Omit<ExperimentDefinition, 'taint' | 'design'>,
+  regions: string[] | null,
+): CampaignOfExperiment {
   return {
-    file: def.file, bytes: def.bytes, invoke: def.invoke, baseArgs: def.args, baseArgv: def.argv,
-    parameters: def.parameters, repeat: def.repetitions, metrics: def.metrics, timeoutMs: def.timeoutMs,
-    trace: def.trace, mode: def.mode, regions, ...(def.ranks !== undefined ? { ranks: def.ranks } : {}), ...hostOf(def),
+    file: def.file,
+    bytes: def.bytes,
+    invoke: def.invoke,
+    baseArgs: def.args,
+    baseArgv: def.argv,
+    parameters: def.parameters,
+    repeat: def.repetitions,
+    metrics: def.metrics,
+    timeoutMs: def.timeoutMs,
+    trace: def.trace,
+    mode: def.mode,
+    regions,
+    ...(def.ranks !== undefined ? { ranks: def.ranks } : {}),
+    ...hostOf(def),
     ...(def.profiler ? { profiler: def.profiler } : {}),
   };
 }
@@ -96,7 +127,10 @@ export async function runExperiment(def: ExperimentDefinition, out: ExperimentOu
   const progress = out.progress?.(design.points.length);
   try {
     const campaign = await runCampaign({
-      ...campaignOf(def, selection.functions), output: out.output, jobs: out.jobs, points: design.points,
+      ...campaignOf(def, selection.functions),
+      output: out.output,
+      jobs: out.jobs,
+      points: design.points,
       ...(out.statsOutput ? { statsOutput: out.statsOutput } : {}),
       ...(progress ? { progress } : {}),
     });

@@ -15,16 +15,22 @@ export type GridPoint = Record<string, number>;
 
 export function parseVary(spec: string): VariedParameter {
   const match = /^([A-Za-z_][\w.]*)=(?:(arg|argv)(\d+)|(ranks)):(.+)$/.exec(spec.trim());
-  if (!match) throw new UserError(`--vary '${spec}': expected NAME=argK:v1,v2,..., NAME=argvK:v1,v2,... or NAME=ranks:v1,v2,...`, 2);
+  if (!match)
+    throw new UserError(
+      `--vary '${spec}': expected NAME=argK:v1,v2,..., NAME=argvK:v1,v2,... or NAME=ranks:v1,v2,...`,
+      2,
+    );
   const values = match[5]!.split(',').map((v) => Number(v.trim()));
   if (values.some((v) => !Number.isFinite(v))) throw new UserError(`--vary '${spec}': values must be numbers`, 2);
   if (new Set(values).size !== values.length) throw new UserError(`--vary '${spec}': values repeat`, 2);
-  if (match[4] && values.some((v) => !Number.isInteger(v) || v < 1)) throw new UserError(`--vary '${spec}': rank counts must be whole numbers ≥ 1`, 2);
+  if (match[4] && values.some((v) => !Number.isInteger(v) || v < 1))
+    throw new UserError(`--vary '${spec}': rank counts must be whole numbers ≥ 1`, 2);
   if (match[4]) return { name: match[1]!, target: { kind: 'ranks', index: 0 }, values };
   const position = Number(match[3]);
   if (match[2] === 'arg') return { name: match[1]!, target: { kind: 'arg', index: position }, values };
   // argvK numbers as C does (argv1 is the first word after --), like taint's --param; kept 0-based inside.
-  if (position < 1) throw new UserError(`--vary '${spec}': argv0 is the program's name; argv1 is the first word after --`, 2);
+  if (position < 1)
+    throw new UserError(`--vary '${spec}': argv0 is the program's name; argv1 is the first word after --`, 2);
   return { name: match[1]!, target: { kind: 'argv', index: position - 1 }, values };
 }
 
@@ -37,7 +43,12 @@ export function gridPoints(parameters: VariedParameter[]): GridPoint[] {
 }
 
 /** The export arguments (or argv) for one point: the base list with the varied positions filled in. */
-export function argumentsAt(point: GridPoint, parameters: VariedParameter[], kind: 'arg' | 'argv', base: string[]): string[] {
+export function argumentsAt(
+  point: GridPoint,
+  parameters: VariedParameter[],
+  kind: 'arg' | 'argv',
+  base: string[],
+): string[] {
   const out = [...base];
   for (const parameter of parameters) {
     if (parameter.target.kind !== kind) continue;
@@ -54,5 +65,9 @@ export function ranksAt(point: GridPoint, parameters: VariedParameter[], fixed?:
 }
 
 export function pointKey(point: GridPoint): string {
-  return JSON.stringify(Object.keys(point).sort().map((k) => [k, point[k]]));
+  return JSON.stringify(
+    Object.keys(point)
+      .sort()
+      .map((k) => [k, point[k]]),
+  );
 }

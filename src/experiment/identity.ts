@@ -86,7 +86,10 @@ export function readIdentity(output: string): CampaignIdentity | null {
   try {
     value = JSON.parse(readInputText(path));
   } catch {
-    throw fileError(path, 'not valid JSON: this campaign record is damaged; delete it and the measurements to start over');
+    throw fileError(
+      path,
+      'not valid JSON: this campaign record is damaged; delete it and the measurements to start over',
+    );
   }
   if (typeof value !== 'object' || value === null || (value as { schema?: unknown }).schema !== CAMPAIGN_SCHEMA) {
     throw fileError(path, `not a campaign record (${CAMPAIGN_SCHEMA})`);
@@ -106,10 +109,16 @@ export function writeIdentity(output: string, identity: CampaignIdentity, previo
 /** The first way `wanted` differs from the recorded campaign, in the user's terms; null when it matches. */
 export function identityDifference(recorded: CampaignIdentity, wanted: CampaignIdentity): string | null {
   const binding = (parameters: VariedParameter[]) =>
-    parameters.map((p) => `${p.name}=${p.target.kind}${p.target.kind === 'argv' ? p.target.index + 1 : p.target.index}`).join(' ') || 'none';
+    parameters
+      .map((p) => `${p.name}=${p.target.kind}${p.target.kind === 'argv' ? p.target.index + 1 : p.target.index}`)
+      .join(' ') || 'none';
   const list = (values: string[]) => (values.length ? values.join(',') : 'none');
   const checks: Array<[string, string, string]> = [
-    ['module', `${recorded.module.file} (sha256 ${recorded.module.sha256.slice(0, 12)})`, `${wanted.module.file} (sha256 ${wanted.module.sha256.slice(0, 12)})`],
+    [
+      'module',
+      `${recorded.module.file} (sha256 ${recorded.module.sha256.slice(0, 12)})`,
+      `${wanted.module.file} (sha256 ${wanted.module.sha256.slice(0, 12)})`,
+    ],
     ['--invoke', recorded.invoke ?? '_start', wanted.invoke ?? '_start'],
     ['--args', list(recorded.args), list(wanted.args)],
     ['argv after --', list(recorded.argv), list(wanted.argv)],

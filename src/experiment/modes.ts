@@ -16,7 +16,10 @@ export type MeasureMode = 'none' | 'full' | 'default' | 'selective' | `filter:${
 export const MEASURE_MODES = ['none', 'full', 'default', 'selective', 'filter:FILE'] as const;
 
 export function isMeasureMode(text: string): text is MeasureMode {
-  return ['none', 'full', 'default', 'selective'].includes(text) || (text.startsWith('filter:') && text.length > 'filter:'.length);
+  return (
+    ['none', 'full', 'default', 'selective'].includes(text) ||
+    (text.startsWith('filter:') && text.length > 'filter:'.length)
+  );
 }
 
 /** The functions a mode instruments, with what it left out and why. */
@@ -48,7 +51,9 @@ export function selectDefault(profile: LoopProfile, all: string[], rule = DEFAUL
     return false;
   });
   return {
-    mode: 'default', functions, dropped,
+    mode: 'default',
+    functions,
+    dropped,
     rule: `leave out functions with ≥ ${rule.minVisits} visits and ≤ ${rule.maxInstructionsPerVisit} instructions per visit (inclusive) in one profiling run`,
   };
 }
@@ -62,9 +67,12 @@ export function selectSelective(report: TaintFacts, all: string[]): RegionSelect
   }
   const functions = all.filter((name) => keep.has(name));
   return {
-    mode: 'selective', functions,
+    mode: 'selective',
+    functions,
     rule: 'parameter-dependent functions (taint report) and the functions on the call paths leading to them',
-    dropped: all.filter((name) => !keep.has(name)).map((name) => ({ name, why: 'no parameter-dependent work beneath it' })),
+    dropped: all
+      .filter((name) => !keep.has(name))
+      .map((name) => ({ name, why: 'no parameter-dependent work beneath it' })),
   };
 }
 
@@ -72,7 +80,9 @@ export function selectFiltered(file: string, all: string[]): RegionSelection {
   const rules = parseScorepFilter(readInputText(file), file);
   const functions = all.filter((name) => filterIncludes(rules, name));
   return {
-    mode: `filter:${file}`, functions, rule: `Score-P filter ${file}`,
+    mode: `filter:${file}`,
+    functions,
+    rule: `Score-P filter ${file}`,
     dropped: all.filter((name) => !functions.includes(name)).map((name) => ({ name, why: 'excluded by the filter' })),
   };
 }
@@ -101,8 +111,10 @@ export function parseScorepFilter(text: string, file: string): FilterRule[] {
     }
     if (!inside) return;
     const match = /^(INCLUDE|EXCLUDE)(\s+MANGLED)?\s+(.+)$/.exec(line);
-    if (!match) throw fileError(file, `line ${index + 1}: expected INCLUDE or EXCLUDE followed by region names, got '${line}'`);
-    for (const name of match[3]!.split(/\s+/)) rules.push({ include: match[1] === 'INCLUDE', pattern: globToRegExp(name) });
+    if (!match)
+      throw fileError(file, `line ${index + 1}: expected INCLUDE or EXCLUDE followed by region names, got '${line}'`);
+    for (const name of match[3]!.split(/\s+/))
+      rules.push({ include: match[1] === 'INCLUDE', pattern: globToRegExp(name) });
   });
   if (!seen) throw fileError(file, 'not a Score-P filter: no SCOREP_REGION_NAMES_BEGIN block');
   return rules;
@@ -115,6 +127,9 @@ function filterIncludes(rules: FilterRule[], name: string): boolean {
 }
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`);
 }

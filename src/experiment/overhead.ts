@@ -78,15 +78,26 @@ interface ModeRun {
   regions: Array<Map<string, number[]>>;
 }
 
-export async function measureOverhead(def: ExperimentDefinition, rounds: number, progress?: Progress): Promise<OverheadReport> {
+export async function measureOverhead(
+  def: ExperimentDefinition,
+  rounds: number,
+  progress?: Progress,
+): Promise<OverheadReport> {
   const base = basePoint(def.parameters);
   const at = {
-    file: def.file, bytes: def.bytes, invoke: def.invoke, timeoutMs: def.timeoutMs,
-    args: argumentsAt(base, def.parameters, 'arg', def.args), argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}), ...wasiOf(def), ...(def.profiler ? { profiler: def.profiler } : {}),
+    file: def.file,
+    bytes: def.bytes,
+    invoke: def.invoke,
+    timeoutMs: def.timeoutMs,
+    args: argumentsAt(base, def.parameters, 'arg', def.args),
+    argv: argumentsAt(base, def.parameters, 'argv', def.argv),
+    ...(def.taint ? { taint: def.taint } : {}),
+    ...wasiOf(def),
+    ...(def.profiler ? { profiler: def.profiler } : {}),
     ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}),
   };
-  const design = def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), 1) : gridDesign(def.parameters);
+  const design =
+    def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), 1) : gridDesign(def.parameters);
   const points = design.points;
   const exports = readExports(def.bytes, def.file);
   const runs: ModeRun[] = [];
@@ -102,8 +113,12 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const timed = [...runs, original];
   const profiles: CallpathEntry[][] = [];
   for (const point of points) {
-    const profile = await (def.profiler ?? profileLoops)(def.file, def.bytes, { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs },
-      def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {});
+    const profile = await (def.profiler ?? profileLoops)(
+      def.file,
+      def.bytes,
+      { ...runArguments(def, point), repeat: 1, timeoutMs: def.timeoutMs },
+      def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {},
+    );
     if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
     profiles.push(profile.callpaths);
   }
@@ -111,7 +126,13 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
     for (let p = 0; p < points.length; p++) {
       for (let k = 0; k < timed.length; k++) {
         const run = timed[(k + round + p) % timed.length]!;
-        const request = { file: def.file, ...runArguments(def, points[p]!), repeat: RUNS_PER_ROUND, timeoutMs: def.timeoutMs, exports };
+        const request = {
+          file: def.file,
+          ...runArguments(def, points[p]!),
+          repeat: RUNS_PER_ROUND,
+          timeoutMs: def.timeoutMs,
+          exports,
+        };
         if (!run.module) {
           const outcome = await runModule({ ...request, bytes: def.bytes });
           run.whole[p]!.push(Math.min(...outcome.repetitions.slice(1).map((r) => r.ms)));
@@ -144,7 +165,11 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
   const models: Record<string, RegionModel[]> = {};
   for (const run of runs) models[run.selection.mode] = modelMode(def, points, run, profiles);
   return {
-    schema: 'taintlens/overhead@1', module: def.file, points: points.length, rounds, modes,
+    schema: 'taintlens/overhead@1',
+    module: def.file,
+    points: points.length,
+    rounds,
+    modes,
     fullOverSelective: full && selective ? full.ratio / selective.ratio : null,
     relocation: { originalMs: total(original) / points.length, ratio: none / total(original) },
     models,
@@ -152,20 +177,36 @@ export async function measureOverhead(def: ExperimentDefinition, rounds: number,
 }
 
 function runArguments(def: ExperimentDefinition, point: GridPoint) {
-  return { invoke: def.invoke, args: argumentsAt(point, def.parameters, 'arg', def.args), argv: argumentsAt(point, def.parameters, 'argv', def.argv), ...wasiOf(def) };
+  return {
+    invoke: def.invoke,
+    args: argumentsAt(point, def.parameters, 'arg', def.args),
+    argv: argumentsAt(point, def.parameters, 'argv', def.argv),
+    ...wasiOf(def),
+  };
 }
 
 /** Time models of a mode's regions beside the instruction-count models of the same regions. */
-function modelMode(def: ExperimentDefinition, points: GridPoint[], run: ModeRun, profiles: CallpathEntry[][]): RegionModel[] {
+function modelMode(
+  def: ExperimentDefinition,
+  points: GridPoint[],
+  run: ModeRun,
+  profiles: CallpathEntry[][],
+): RegionModel[] {
   const params = def.parameters.map((p) => p.name);
   const coords = (point: GridPoint) => params.map((name) => point[name]!);
   const modeler = new Modeler('median');
   const fit = (values: number[][]) => {
-    const series = { callpath: '', metric: '', params, points: points.map((point, i) => ({ coords: coords(point), values: values[i]! })) };
+    const series = {
+      callpath: '',
+      metric: '',
+      params,
+      points: points.map((point, i) => ({ coords: coords(point), values: values[i]! })),
+    };
     return modeler.model(series).terms;
   };
   const folded = profiles.map((callpaths) => {
-    if (!run.selection.functions) return new Map([[DEFAULT_CALLPATH, callpaths.reduce((sum, c) => sum + c.instructions, 0)]]);
+    if (!run.selection.functions)
+      return new Map([[DEFAULT_CALLPATH, callpaths.reduce((sum, c) => sum + c.instructions, 0)]]);
     return new Map(foldOntoRegions(callpaths, run.selection.functions).map((c) => [c.callpath, c.instructions]));
   });
   const paths = run.selection.functions ? [...new Set(run.regions.flatMap((m) => [...m.keys()]))] : [DEFAULT_CALLPATH];
@@ -178,7 +219,8 @@ function modelMode(def: ExperimentDefinition, points: GridPoint[], run: ModeRun,
     const countTerms = fit(counts);
     // A region with a small share of the run is mostly timing noise: its models are shown, not judged.
     const share = times.reduce((sum, t) => sum + median(t), 0) / run.whole.reduce((sum, t) => sum + median(t), 0);
-    const changed = share >= SIGNIFICANT_SHARE ? growthDifference(growthOf(timeTerms), growthOf(countTerms), params) : null;
+    const changed =
+      share >= SIGNIFICANT_SHARE ? growthDifference(growthOf(timeTerms), growthOf(countTerms), params) : null;
     out.push({ callpath, share, time: formatModel(timeTerms), instructions: formatModel(countTerms), changed });
   }
   return out;
@@ -188,13 +230,19 @@ function modelMode(def: ExperimentDefinition, points: GridPoint[], run: ModeRun,
  * Where a time model and the instruction-count model of the same region disagree beyond timing
  * noise: a parameter only one of them depends on, or leading exponents more than 1/2 apart.
  */
-function growthDifference(time: ReturnType<typeof growthOf>, count: ReturnType<typeof growthOf>, params: string[]): string | null {
-  const show = (g: { exponent: number; log: number } | undefined) => (!g ? 'constant' : `^${+g.exponent.toFixed(2)}${g.log ? ` log^${g.log}` : ''}`);
+function growthDifference(
+  time: ReturnType<typeof growthOf>,
+  count: ReturnType<typeof growthOf>,
+  params: string[],
+): string | null {
+  const show = (g: { exponent: number; log: number } | undefined) =>
+    !g ? 'constant' : `^${+g.exponent.toFixed(2)}${g.log ? ` log^${g.log}` : ''}`;
   for (const name of params) {
     const a = time[name];
     const b = count[name];
     if (!a && !b) continue;
-    if (!a || !b || Math.abs(a.exponent - b.exponent) > 0.5) return `${name}: time grows ${show(a)}, instructions ${show(b)}`;
+    if (!a || !b || Math.abs(a.exponent - b.exponent) > 0.5)
+      return `${name}: time grows ${show(a)}, instructions ${show(b)}`;
   }
   return null;
 }

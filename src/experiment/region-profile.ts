@@ -43,9 +43,19 @@ export function decodeRegions(raw: Uint8Array, layout: MeasureLayout, next: numb
       trace.push([f64(entry), f64(entry + 8)]);
     }
     out.push({
-      callpath, function: name, visits,
-      inclusiveMs: f64(a + R.inclusive), exclusiveMs: f64(a + R.exclusive), firstMs: f64(a + R.first),
-      later: { count: visits - 1, meanMs: f64(a + R.mean), m2: f64(a + R.m2), minMs: f64(a + R.min), maxMs: f64(a + R.max) },
+      callpath,
+      function: name,
+      visits,
+      inclusiveMs: f64(a + R.inclusive),
+      exclusiveMs: f64(a + R.exclusive),
+      firstMs: f64(a + R.first),
+      later: {
+        count: visits - 1,
+        meanMs: f64(a + R.mean),
+        m2: f64(a + R.m2),
+        minMs: f64(a + R.min),
+        maxMs: f64(a + R.max),
+      },
       trace,
     });
   }
@@ -66,17 +76,35 @@ function mergeByCallpath(entries: RegionStats[]): RegionStats[] {
 export function mergeStats(a: RegionStats, b: RegionStats): RegionStats {
   const n = a.later.count + b.later.count;
   const delta = b.later.meanMs - a.later.meanMs;
-  const later = n === 0 ? a.later : {
-    count: n,
-    meanMs: a.later.meanMs + (delta * b.later.count) / n,
-    m2: a.later.m2 + b.later.m2 + (delta * delta * a.later.count * b.later.count) / n,
-    minMs: a.later.count === 0 ? b.later.minMs : b.later.count === 0 ? a.later.minMs : Math.min(a.later.minMs, b.later.minMs),
-    maxMs: a.later.count === 0 ? b.later.maxMs : b.later.count === 0 ? a.later.maxMs : Math.max(a.later.maxMs, b.later.maxMs),
-  };
+  const later =
+    n === 0
+      ? a.later
+      : {
+          count: n,
+          meanMs: a.later.meanMs + (delta * b.later.count) / n,
+          m2: a.later.m2 + b.later.m2 + (delta * delta * a.later.count * b.later.count) / n,
+          minMs:
+            a.later.count === 0
+              ? b.later.minMs
+              : b.later.count === 0
+                ? a.later.minMs
+                : Math.min(a.later.minMs, b.later.minMs),
+          maxMs:
+            a.later.count === 0
+              ? b.later.maxMs
+              : b.later.count === 0
+                ? a.later.maxMs
+                : Math.max(a.later.maxMs, b.later.maxMs),
+        };
   return {
-    callpath: a.callpath, function: a.function, visits: a.visits + b.visits,
-    inclusiveMs: a.inclusiveMs + b.inclusiveMs, exclusiveMs: a.exclusiveMs + b.exclusiveMs,
-    firstMs: a.firstMs, later, trace: [...a.trace, ...b.trace].slice(-Math.max(a.trace.length, b.trace.length)),
+    callpath: a.callpath,
+    function: a.function,
+    visits: a.visits + b.visits,
+    inclusiveMs: a.inclusiveMs + b.inclusiveMs,
+    exclusiveMs: a.exclusiveMs + b.exclusiveMs,
+    firstMs: a.firstMs,
+    later,
+    trace: [...a.trace, ...b.trace].slice(-Math.max(a.trace.length, b.trace.length)),
   };
 }
 

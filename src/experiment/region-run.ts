@@ -42,7 +42,13 @@ export interface RegionModule {
   run(options: Omit<RegionRunOptions, 'bytes' | 'functions' | 'trace' | 'treeBytes'>): Promise<RegionRepetition[]>;
 }
 
-export function instrumentRegions(file: string, bytes: Uint8Array, functions: string[] | null, trace = 0, treeBytes?: number): RegionModule {
+export function instrumentRegions(
+  file: string,
+  bytes: Uint8Array,
+  functions: string[] | null,
+  trace = 0,
+  treeBytes?: number,
+): RegionModule {
   const { bytes: instrumented, sites } = instrumentModule(bytes, file, ['measure'], {
     measure: { ...(functions ? { functions } : {}), trace, ...(treeBytes !== undefined ? { treeBytes } : {}) },
   });
@@ -53,11 +59,18 @@ export function instrumentRegions(file: string, bytes: Uint8Array, functions: st
     instrumentedFunctions: layout.regions.length,
     async run(options) {
       const outcome = await runModule({
-        file: options.file, bytes: instrumented, invoke: options.invoke, args: options.args, argv: options.argv,
-        repeat: options.repeat, timeoutMs: options.timeoutMs, ...(options.exports ? { exports: options.exports } : {}),
+        file: options.file,
+        bytes: instrumented,
+        invoke: options.invoke,
+        args: options.args,
+        argv: options.argv,
+        repeat: options.repeat,
+        timeoutMs: options.timeoutMs,
+        ...(options.exports ? { exports: options.exports } : {}),
         regions: [{ name: 'measure', base: tree.base, bytes: tree.bytes, endGlobal: tree.exports.next }],
         globals: [tree.exports.next, tree.exports.overflow],
-        programBase: sites.layout?.programBase ?? 0, ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
+        programBase: sites.layout?.programBase ?? 0,
+        ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
         ...(options.wasi ? { wasi: options.wasi } : {}),
       });
       // Region statistics of a tree that filled miss call paths: refused, not stored.
@@ -73,5 +86,7 @@ export function instrumentRegions(file: string, bytes: Uint8Array, functions: st
 }
 
 export function runRegions(options: RegionRunOptions): Promise<RegionRepetition[]> {
-  return instrumentRegions(options.file, options.bytes, options.functions, options.trace, options.treeBytes).run(options);
+  return instrumentRegions(options.file, options.bytes, options.functions, options.trace, options.treeBytes).run(
+    options,
+  );
 }

@@ -22,22 +22,34 @@ export function prepareOutput(output: string, identity: CampaignIdentity): Set<s
     if (!line.trim()) return;
     const params = measuredParams(line);
     if (!params) {
-      throw fileError(output, `line ${index + 1} is not a JSON Lines measurement, so this is not a campaign to resume: measure into another file`);
+      throw fileError(
+        output,
+        `line ${index + 1} is not a JSON Lines measurement, so this is not a campaign to resume: measure into another file`,
+      );
     }
     const found = Object.keys(params).sort();
     if (found.join(',') !== names.join(',')) {
-      throw fileError(output, `holds measurements over {${found.join(', ')}} (line ${index + 1}), not {${names.join(', ')}}: measure into another file`);
+      throw fileError(
+        output,
+        `holds measurements over {${found.join(', ')}} (line ${index + 1}), not {${names.join(', ')}}: measure into another file`,
+      );
     }
     done.add(pointKey(params));
   });
   const recorded = readIdentity(output);
   const record = campaignFile(output);
   if (!recorded) {
-    throw fileError(output, `has measurements but no campaign record (${record}), so how they were measured is unknown: measure into another file, or delete it to start over`);
+    throw fileError(
+      output,
+      `has measurements but no campaign record (${record}), so how they were measured is unknown: measure into another file, or delete it to start over`,
+    );
   }
   const difference = identityDifference(recorded, identity);
   if (difference) {
-    throw fileError(output, `holds another campaign (${difference}): measure into another file, or delete it and ${record} to start over`);
+    throw fileError(
+      output,
+      `holds another campaign (${difference}): measure into another file, or delete it and ${record} to start over`,
+    );
   }
   if (torn) writeFileAtomic(output, lines.length ? lines.join('\n') + '\n' : '');
   writeIdentity(output, identity, recorded);

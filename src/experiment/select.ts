@@ -9,14 +9,26 @@ import { readInputText } from '../util/read-file.js';
 import { parseDependency } from '../model/prior.js';
 import type { WasiConfig } from '../runtime/protocol.js';
 import type { LoopProfiler } from '../profile/profile-memo.js';
-import { selectDefault, selectFiltered, selectFull, selectSelective, type MeasureMode, type RegionSelection } from './modes.js';
+import {
+  selectDefault,
+  selectFiltered,
+  selectFull,
+  selectSelective,
+  type MeasureMode,
+  type RegionSelection,
+} from './modes.js';
 import { treeFullRefusal } from '../profile/tree-full.js';
 import { fileError } from '../util/errors.js';
 
 /** What measurement needs of a taint report: per function its dependency and a call path to it. */
 export interface TaintFacts {
   parameters: string[];
-  functions: Array<{ name: string; dependency: string | null; monomials: string[][] | null; callpath: string[] | null }>;
+  functions: Array<{
+    name: string;
+    dependency: string | null;
+    monomials: string[][] | null;
+    callpath: string[] | null;
+  }>;
 }
 
 export interface SelectionInput {
@@ -39,22 +51,40 @@ export interface SelectionInput {
 }
 
 export async function selectRegions(input: SelectionInput): Promise<RegionSelection> {
-  if (input.mode === 'none') return { mode: 'none', functions: null, rule: 'no instrumentation: the whole run is timed', dropped: [] };
+  if (input.mode === 'none')
+    return { mode: 'none', functions: null, rule: 'no instrumentation: the whole run is timed', dropped: [] };
   const all = functionNames(input.bytes, input.file);
   if (input.mode === 'full') return selectFull(all);
   if (input.mode.startsWith('filter:')) return selectFiltered(input.mode.slice('filter:'.length), all);
   if (input.mode === 'default') {
-    const profile = await (input.profiler ?? profileLoops)(input.file, input.bytes, {
-      invoke: input.invoke, args: input.args, argv: input.argv, repeat: 1, timeoutMs: input.timeoutMs, ...wasiOf(input),
-    }, input.contextBytes !== undefined ? { contextBytes: input.contextBytes } : {});
-    if (profile.contextsLost) throw fileError(input.file, `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`);
+    const profile = await (input.profiler ?? profileLoops)(
+      input.file,
+      input.bytes,
+      {
+        invoke: input.invoke,
+        args: input.args,
+        argv: input.argv,
+        repeat: 1,
+        timeoutMs: input.timeoutMs,
+        ...wasiOf(input),
+      },
+      input.contextBytes !== undefined ? { contextBytes: input.contextBytes } : {},
+    );
+    if (profile.contextsLost)
+      throw fileError(
+        input.file,
+        `profiling run: ${treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0)}`,
+      );
     return selectDefault(profile, all);
   }
   return selectSelective(await taintReportFor(input), all);
 }
 
 export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promise<TaintFacts> {
-  let json: { parameters: string[]; functions: Array<{ name: string; dependency: string | null; callpath?: string[] | null }> };
+  let json: {
+    parameters: string[];
+    functions: Array<{ name: string; dependency: string | null; callpath?: string[] | null }>;
+  };
   if (input.taint && 'report' in input.taint) {
     if (input.taint.facts) return input.taint.facts;
     const file = input.taint.report;
@@ -62,21 +92,34 @@ export async function taintReportFor(input: Omit<SelectionInput, 'mode'>): Promi
     parseTaintReport(raw, file);
     json = raw as typeof json;
   } else {
-    json = (await analyzeTaint({
-      file: input.file, bytes: input.bytes, invoke: input.invoke, args: input.args, argv: input.argv,
-      timeoutMs: input.timeoutMs, params: input.taint?.params ?? [], ...wasiOf(input),
-      ...(input.contextBytes !== undefined ? { instrument: { contextBytes: input.contextBytes } } : {}),
-    })).report;
+    json = (
+      await analyzeTaint({
+        file: input.file,
+        bytes: input.bytes,
+        invoke: input.invoke,
+        args: input.args,
+        argv: input.argv,
+        timeoutMs: input.timeoutMs,
+        params: input.taint?.params ?? [],
+        ...wasiOf(input),
+        ...(input.contextBytes !== undefined ? { instrument: { contextBytes: input.contextBytes } } : {}),
+      })
+    ).report;
   }
   return taintFactsOf(json);
 }
 
 /** What measurement needs of a taint report (`taintlens taint --json`, or the analysis' own). */
-export function taintFactsOf(json: { parameters: string[]; functions: Array<{ name: string; dependency: string | null; callpath?: string[] | null }> }): TaintFacts {
+export function taintFactsOf(json: {
+  parameters: string[];
+  functions: Array<{ name: string; dependency: string | null; callpath?: string[] | null }>;
+}): TaintFacts {
   return {
     parameters: json.parameters,
     functions: json.functions.map((f) => ({
-      name: f.name, dependency: f.dependency, callpath: f.callpath ?? null,
+      name: f.name,
+      dependency: f.dependency,
+      callpath: f.callpath ?? null,
       monomials: f.dependency === null ? null : parseDependency(f.dependency, json.parameters),
     })),
   };

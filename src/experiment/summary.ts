@@ -33,7 +33,9 @@ export function summarizePoint(params: GridPoint, repetitions: RegionRepetition[
   const paths = [...new Set(repetitions.flatMap((rep) => rep.regions.map((r) => r.callpath)))];
   const last = repetitions.at(-1)!;
   const regions = paths.map((callpath): RegionSummary => {
-    const each = repetitions.map((rep) => rep.regions.find((r) => r.callpath === callpath)).filter((r) => r !== undefined);
+    const each = repetitions
+      .map((rep) => rep.regions.find((r) => r.callpath === callpath))
+      .filter((r) => r !== undefined);
     const merged = each.reduce((a, b) => mergeStats(a, b));
     const later = merged.later;
     const kept = last.regions.find((r) => r.callpath === callpath)?.trace ?? [];
@@ -43,9 +45,16 @@ export function summarizePoint(params: GridPoint, repetitions: RegionRepetition[
       inclusiveMs: median(each.map((r) => r.inclusiveMs)),
       exclusiveMs: median(each.map((r) => r.exclusiveMs)),
       firstVisitMs: median(each.map((r) => r.firstMs)),
-      later: later.count === 0
-        ? { visits: 0, meanMs: null, cv: null, minMs: null, maxMs: null }
-        : { visits: each[0]!.later.count, meanMs: later.meanMs, cv: coefficientOfVariation(later), minMs: later.minMs, maxMs: later.maxMs },
+      later:
+        later.count === 0
+          ? { visits: 0, meanMs: null, cv: null, minMs: null, maxMs: null }
+          : {
+              visits: each[0]!.later.count,
+              meanMs: later.meanMs,
+              cv: coefficientOfVariation(later),
+              minMs: later.minMs,
+              maxMs: later.maxMs,
+            },
       ...(trace > 0 ? { trace: kept } : {}),
     };
   });

@@ -29,12 +29,20 @@ export interface FuzzCliOptions {
 function variantsFor(options: FuzzCliOptions): Variant[] {
   let variants: Variant[] = defaultVariants().filter((v) => v.modes.length === 1);
   if (options.modes !== undefined) {
-    const wanted = options.modes.split(',').map((m) => m.trim()).filter(Boolean);
+    const wanted = options.modes
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
     const unknown = wanted.filter((m) => !availableModes().includes(m));
-    if (unknown.length || wanted.length === 0) throw new UserError(`fuzz: unknown mode(s) '${unknown.join(', ') || options.modes}' (available: ${availableModes().join(', ')})`, 2);
+    if (unknown.length || wanted.length === 0)
+      throw new UserError(
+        `fuzz: unknown mode(s) '${unknown.join(', ') || options.modes}' (available: ${availableModes().join(', ')})`,
+        2,
+      );
     variants = wanted.map((mode) => ({ name: mode, modes: [mode] }));
   }
-  if (options.combined && variants.length > 1) variants.push({ name: variants.map((v) => v.name).join('+'), modes: variants.flatMap((v) => v.modes) });
+  if (options.combined && variants.length > 1)
+    variants.push({ name: variants.map((v) => v.name).join('+'), modes: variants.flatMap((v) => v.modes) });
   return variants;
 }
 
@@ -54,7 +62,11 @@ export async function fuzzCommand(options: FuzzCliOptions): Promise<number> {
   const onTerminal = process.stderr.isTTY === true && !options.json;
   let lastReport = Date.now();
   const summary: FuzzSummary = await runFuzz({
-    count: options.count, seed: options.seed, source: options.source, variants, wasmOpt,
+    count: options.count,
+    seed: options.seed,
+    source: options.source,
+    variants,
+    wasmOpt,
     workers: options.jobs,
     caseTimeoutMs: options.timeout * 1000,
     shrinkMs: options.shrink * 1000,
@@ -62,7 +74,9 @@ export async function fuzzCommand(options: FuzzCliOptions): Promise<number> {
     onProgress: (s) => {
       if (!onTerminal || Date.now() - lastReport < PROGRESS_EVERY_MS) return;
       lastReport = Date.now();
-      process.stderr.write(`fuzz: ${s.cases}/${options.count} cases, ${s.checks} checks, ${s.failures.length} failures\n`);
+      process.stderr.write(
+        `fuzz: ${s.cases}/${options.count} cases, ${s.checks} checks, ${s.failures.length} failures\n`,
+      );
     },
   });
   process.stdout.write((options.json ? jsonText(summary) : formatSummary(summary)) + '\n');

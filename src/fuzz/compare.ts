@@ -9,12 +9,14 @@ export interface Difference {
   signature: string;
 }
 
-const shape = (event: string | undefined) => (event ?? '<end>').replace(/\(.*\)/, '()').replace(/-?\d[\d.e+-]*n?|nan|Infinity/g, 'N');
+const shape = (event: string | undefined) =>
+  (event ?? '<end>').replace(/\(.*\)/, '()').replace(/-?\d[\d.e+-]*n?|nan|Infinity/g, 'N');
 
 export function compareObservations(original: Observation, instrumented: Observation): Difference | null {
   if (original.instantiate !== instrumented.instantiate) {
     return {
-      aspect: 'instantiate', detail: `original: ${original.instantiate}; instrumented: ${instrumented.instantiate}`,
+      aspect: 'instantiate',
+      detail: `original: ${original.instantiate}; instrumented: ${instrumented.instantiate}`,
       signature: `instantiate: ${shape(original.instantiate)} / ${shape(instrumented.instantiate)}`,
     };
   }
@@ -25,9 +27,11 @@ export function compareObservations(original: Observation, instrumented: Observa
     const context = original.events.slice(Math.max(0, i - 2), i).join(' | ');
     return {
       aspect: 'events',
-      detail: `event ${i + 1}: original '${original.events[i] ?? (i >= original.eventCount ? '<end>' : '<beyond kept events>')}', ` +
+      detail:
+        `event ${i + 1}: original '${original.events[i] ?? (i >= original.eventCount ? '<end>' : '<beyond kept events>')}', ` +
         `instrumented '${instrumented.events[i] ?? (i >= instrumented.eventCount ? '<end>' : '<beyond kept events>')}'` +
-        (context ? ` (after: ${context})` : '') + ` [${original.eventCount} vs ${instrumented.eventCount} events]`,
+        (context ? ` (after: ${context})` : '') +
+        ` [${original.eventCount} vs ${instrumented.eventCount} events]`,
       signature: `events: ${shape(original.events[i])} / ${shape(instrumented.events[i])}`,
     };
   }
@@ -35,26 +39,40 @@ export function compareObservations(original: Observation, instrumented: Observa
   for (const name of names) {
     if (original.globals[name] !== instrumented.globals[name]) {
       return {
-        aspect: 'globals', detail: `global ${name}: original ${original.globals[name] ?? '<absent>'}, instrumented ${instrumented.globals[name] ?? '<absent>'}`,
+        aspect: 'globals',
+        detail: `global ${name}: original ${original.globals[name] ?? '<absent>'}, instrumented ${instrumented.globals[name] ?? '<absent>'}`,
         signature: 'globals',
       };
     }
   }
   const a = original.memory;
   const b = instrumented.memory;
-  if (a && !b) return { aspect: 'memory', detail: 'instrumented module exports no memory', signature: 'memory: not exported' };
+  if (a && !b)
+    return { aspect: 'memory', detail: 'instrumented module exports no memory', signature: 'memory: not exported' };
   if (a && b) {
-    if (b.length < a.length) return { aspect: 'memory', detail: `memory: original ${a.length} bytes, instrumented only ${b.length}`, signature: 'memory: size' };
+    if (b.length < a.length)
+      return {
+        aspect: 'memory',
+        detail: `memory: original ${a.length} bytes, instrumented only ${b.length}`,
+        signature: 'memory: size',
+      };
     const offset = firstDifference(a, b);
     if (offset >= 0) {
-      return { aspect: 'memory', detail: `memory byte ${offset} (0x${offset.toString(16)}): original ${a[offset]}, instrumented ${b[offset]}`, signature: 'memory: contents' };
+      return {
+        aspect: 'memory',
+        detail: `memory byte ${offset} (0x${offset.toString(16)}): original ${a[offset]}, instrumented ${b[offset]}`,
+        signature: 'memory: contents',
+      };
     }
   }
   return null;
 }
 
 function firstDifference(a: Uint8Array, b: Uint8Array): number {
-  if (Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, a.length)) === 0) return -1;
+  if (
+    Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, a.length)) === 0
+  )
+    return -1;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
   return -1;
 }

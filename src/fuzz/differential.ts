@@ -41,7 +41,8 @@ export interface CaseReport {
   variants: Record<string, VariantOutcome>;
 }
 
-const REFUSAL = /does not handle it yet|cannot be instrumented in this mode yet|leaves no room for instrumentation data/;
+const REFUSAL =
+  /does not handle it yet|cannot be instrumented in this mode yet|leaves no room for instrumentation data/;
 
 export function isFailure(outcome: VariantOutcome): boolean {
   return outcome.status === 'mismatch' || outcome.status === 'crash';
@@ -53,7 +54,13 @@ export interface CheckOptions {
   host?: HostImports;
 }
 
-export function checkModule(bytes: Uint8Array, seed: number, source: string, variants: Variant[], options: CheckOptions = {}): CaseReport {
+export function checkModule(
+  bytes: Uint8Array,
+  seed: number,
+  source: string,
+  variants: Variant[],
+  options: CheckOptions = {},
+): CaseReport {
   const report: CaseReport = { seed, source, variants: {} };
   const host = options.host;
   let original: WebAssembly.Module;
@@ -94,7 +101,12 @@ export function checkModule(bytes: Uint8Array, seed: number, source: string, var
 }
 
 export function checkVariant(
-  bytes: Uint8Array, seed: number, variant: Variant, plan: CallPlan, reference: Observation, programBytes: number | undefined,
+  bytes: Uint8Array,
+  seed: number,
+  variant: Variant,
+  plan: CallPlan,
+  reference: Observation,
+  programBytes: number | undefined,
   host?: HostImports,
 ): VariantOutcome {
   let instrumented: Uint8Array;
@@ -109,12 +121,20 @@ export function checkVariant(
   }
   let observed: Observation;
   try {
-    observed = observe(new WebAssembly.Module(instrumented as Uint8Array<ArrayBuffer>), plan, { programBytes, programBase, host });
+    observed = observe(new WebAssembly.Module(instrumented as Uint8Array<ArrayBuffer>), plan, {
+      programBytes,
+      programBase,
+      host,
+    });
   } catch (error) {
     return { status: 'crash', message: `instrumented module cannot run: ${(error as Error).message}` };
   }
   if (reference.stackOverflow || observed.stackOverflow) return { status: 'stack-overflow' };
-  if (observed.outOfRoom) return { status: 'unsupported', message: 'the program outgrew the memory instrumentation leaves it (the run stops, as documented)' };
+  if (observed.outOfRoom)
+    return {
+      status: 'unsupported',
+      message: 'the program outgrew the memory instrumentation leaves it (the run stops, as documented)',
+    };
   const difference = compareObservations(reference, observed);
   return difference ? { status: 'mismatch', difference } : { status: 'agree' };
 }
@@ -133,8 +153,10 @@ export function stillFails(bytes: Uint8Array, seed: number, variant: Variant, ex
   }
   const outcome = checkVariant(bytes, seed, variant, plan, reference, reference.memory?.length);
   if (outcome.status !== expected.status) return false;
-  if (outcome.status === 'mismatch' && expected.status === 'mismatch') return outcome.difference.signature === expected.difference.signature;
-  if (outcome.status === 'crash' && expected.status === 'crash') return messageShape(outcome.message) === messageShape(expected.message);
+  if (outcome.status === 'mismatch' && expected.status === 'mismatch')
+    return outcome.difference.signature === expected.difference.signature;
+  if (outcome.status === 'crash' && expected.status === 'crash')
+    return messageShape(outcome.message) === messageShape(expected.message);
   return true;
 }
 

@@ -56,7 +56,9 @@ function callFromJs(target: unknown, catching: boolean, what: string, budget: Ca
 
 function exportedFunctions(exports: WebAssembly.Exports | null): unknown[] {
   if (!exports) return [];
-  return Object.entries(exports).filter(([name, value]) => typeof value === 'function' && !name.startsWith(INTERNAL_PREFIX)).map(([, value]) => value);
+  return Object.entries(exports)
+    .filter(([name, value]) => typeof value === 'function' && !name.startsWith(INTERNAL_PREFIX))
+    .map(([, value]) => value);
 }
 
 function exportedTable(exports: WebAssembly.Exports | null): WebAssembly.Table {
@@ -65,14 +67,24 @@ function exportedTable(exports: WebAssembly.Exports | null): WebAssembly.Table {
   return table;
 }
 
-function hostFunction(name: string, log: EventLog, getExports: () => WebAssembly.Exports | null, budget: CallbackBudget): HostFunction | null {
+function hostFunction(
+  name: string,
+  log: EventLog,
+  getExports: () => WebAssembly.Exports | null,
+  budget: CallbackBudget,
+): HostFunction | null {
   if (name.startsWith('log-')) return (...args) => void log.push(`${name} ${args.map(show).join(' ')}`);
   switch (name) {
     case 'call-export':
     case 'call-export-catch':
       return (index, flags) => {
         log.push(`${name} ${show(index)}${flags === undefined ? '' : ` ${show(flags)}`}`);
-        const result = callFromJs(exportedFunctions(getExports())[Number(index)], name === 'call-export-catch', 'call-export', budget);
+        const result = callFromJs(
+          exportedFunctions(getExports())[Number(index)],
+          name === 'call-export-catch',
+          'call-export',
+          budget,
+        );
         return name === 'call-export-catch' ? result : undefined;
       };
     case 'call-ref':
@@ -109,17 +121,29 @@ function hostFunction(name: string, log: EventLog, getExports: () => WebAssembly
 
 /** Imports for a generated module; one outside `fuzzing-support` and `host` cannot be satisfied. */
 export function fuzzingSupportImports(
-  module: WebAssembly.Module, log: EventLog, getExports: () => WebAssembly.Exports | null, budget: CallbackBudget, host: HostImports = {},
+  module: WebAssembly.Module,
+  log: EventLog,
+  getExports: () => WebAssembly.Exports | null,
+  budget: CallbackBudget,
+  host: HostImports = {},
 ): WebAssembly.Imports {
   const imports: Record<string, Record<string, WebAssembly.ImportValue>> = {};
   for (const entry of WebAssembly.Module.imports(module)) {
     const given = entry.kind === 'function' ? host[entry.module]?.[entry.name] : undefined;
-    const fn = given ?? (entry.kind !== 'function' ? null
-      : entry.module === 'fuzzing-support' ? hostFunction(entry.name, log, getExports, budget)
-      // The measurement pass's clock: its value only reaches the pass's own records.
-      : entry.module === 'taintlens' && entry.name === 'clock' ? () => performance.now()
-      : null);
-    if (!fn) throw new UnsatisfiableImport(`${entry.module}.${entry.name}${entry.kind === 'function' ? '' : ` (${entry.kind})`}`);
+    const fn =
+      given ??
+      (entry.kind !== 'function'
+        ? null
+        : entry.module === 'fuzzing-support'
+          ? hostFunction(entry.name, log, getExports, budget)
+          : // The measurement pass's clock: its value only reaches the pass's own records.
+            entry.module === 'taintlens' && entry.name === 'clock'
+            ? () => performance.now()
+            : null);
+    if (!fn)
+      throw new UnsatisfiableImport(
+        `${entry.module}.${entry.name}${entry.kind === 'function' ? '' : ` (${entry.kind})`}`,
+      );
     (imports[entry.module] ??= {})[entry.name] = fn;
   }
   return imports;

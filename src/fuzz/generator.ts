@@ -51,11 +51,19 @@ export class Generator {
   private useSimd = false;
   private budget = 0;
 
-  constructor(private readonly m: binaryen.Module, private readonly rng: Rng) {}
+  constructor(
+    private readonly m: binaryen.Module,
+    private readonly rng: Rng,
+  ) {}
 
   build(): void {
     const { m, rng } = this;
-    for (const [name, type] of [['log-i32', binaryen.i32], ['log-i64', binaryen.i64], ['log-f32', binaryen.f32], ['log-f64', binaryen.f64]] as const) {
+    for (const [name, type] of [
+      ['log-i32', binaryen.i32],
+      ['log-i64', binaryen.i64],
+      ['log-f32', binaryen.f32],
+      ['log-f64', binaryen.f64],
+    ] as const) {
       m.addFunctionImport(name, 'fuzzing-support', name, type, binaryen.none);
     }
     this.useSimd = rng.chance(0.2);
@@ -64,7 +72,11 @@ export class Generator {
     const max = hasMax ? this.memoryPages + rng.range(0, 3) : 65536;
     const segments = [];
     for (let i = rng.range(0, 3); i > 0; i--) {
-      segments.push({ offset: m.i32.const(rng.below(Math.max(1, this.memoryPages * 65536 - 64))), data: rng.bytes(rng.range(1, 48)), passive: false });
+      segments.push({
+        offset: m.i32.const(rng.below(Math.max(1, this.memoryPages * 65536 - 64))),
+        data: rng.bytes(rng.range(1, 48)),
+        passive: false,
+      });
     }
     if (this.memoryPages === 0) segments.length = 0;
     const exportMemory = rng.chance(0.9) ? 'memory' : null;
@@ -87,7 +99,9 @@ export class Generator {
     if (this.tableSize > 0) m.addTable('table', this.tableSize, this.tableSize);
     for (const spec of this.funcs) {
       this.budget = rng.range(20, 160);
-      const locals = Array.from({ length: rng.range(0, 4) }, () => rng.pick(this.useSimd && rng.chance(0.2) ? [binaryen.v128] : this.types));
+      const locals = Array.from({ length: rng.range(0, 4) }, () =>
+        rng.pick(this.useSimd && rng.chance(0.2) ? [binaryen.v128] : this.types),
+      );
       const scope: Scope = { spec, locals: [...spec.params, ...locals], labels: [], depth: 0 };
       const body: number[] = [this.spendFuel()];
       for (let i = rng.range(1, 6); i > 0; i--) body.push(this.statement(scope));
@@ -100,9 +114,20 @@ export class Generator {
     if (this.tableSize > 0) {
       // After the functions: Binaryen wants the segment's functions to exist.
       const filled = rng.range(0, this.tableSize);
-      m.addActiveElementSegment('table', 'elems', Array.from({ length: filled }, () => rng.pick(this.funcs).name), m.i32.const(0));
+      m.addActiveElementSegment(
+        'table',
+        'elems',
+        Array.from({ length: filled }, () => rng.pick(this.funcs).name),
+        m.i32.const(0),
+      );
     }
-    m.addFunction('hangLimitInitializer', binaryen.none, binaryen.none, [], m.global.set(FUEL, m.i32.const(rng.range(50, 400))));
+    m.addFunction(
+      'hangLimitInitializer',
+      binaryen.none,
+      binaryen.none,
+      [],
+      m.global.set(FUEL, m.i32.const(rng.range(50, 400))),
+    );
     m.addFunctionExport('hangLimitInitializer', 'hangLimitInitializer');
   }
 
@@ -119,9 +144,19 @@ export class Generator {
     const { m, rng } = this;
     const small = rng.chance(0.6);
     if (type === binaryen.i32) return m.i32.const(small ? rng.range(-4, 70) : rng.next() | 0);
-    if (type === binaryen.i64) return i64Const(m, small ? BigInt(rng.range(-4, 70)) : BigInt.asIntN(64, (BigInt(rng.next()) << 32n) | BigInt(rng.next())));
-    if (type === binaryen.f32) return m.f32.const(small ? rng.range(-8, 8) / 2 : rng.pick([NaN, Infinity, -Infinity, -0, 1e30, 3e-39, 2 ** 31, 4294967296]));
-    if (type === binaryen.f64) return m.f64.const(small ? rng.range(-8, 8) / 4 : rng.pick([NaN, Infinity, -0, 1e300, 2 ** 63, -(2 ** 31) - 1, 5e-324]));
+    if (type === binaryen.i64)
+      return i64Const(
+        m,
+        small ? BigInt(rng.range(-4, 70)) : BigInt.asIntN(64, (BigInt(rng.next()) << 32n) | BigInt(rng.next())),
+      );
+    if (type === binaryen.f32)
+      return m.f32.const(
+        small ? rng.range(-8, 8) / 2 : rng.pick([NaN, Infinity, -Infinity, -0, 1e30, 3e-39, 2 ** 31, 4294967296]),
+      );
+    if (type === binaryen.f64)
+      return m.f64.const(
+        small ? rng.range(-8, 8) / 4 : rng.pick([NaN, Infinity, -0, 1e300, 2 ** 63, -(2 ** 31) - 1, 5e-324]),
+      );
     return m.v128.const(Array.from(rng.bytes(16)));
   }
 
@@ -149,24 +184,42 @@ export class Generator {
     scope.depth++;
     try {
       switch (rng.below(14)) {
-        case 0: case 1: return this.leaf(type, scope);
-        case 2: case 3: case 4: return this.arithmetic(type, scope);
-        case 5: return this.load(type, scope);
+        case 0:
+        case 1:
+          return this.leaf(type, scope);
+        case 2:
+        case 3:
+        case 4:
+          return this.arithmetic(type, scope);
+        case 5:
+          return this.load(type, scope);
         case 6: {
           const callees = this.funcs.filter((f) => f.result === type);
           if (callees.length === 0) return this.arithmetic(type, scope);
           const callee = rng.pick(callees);
-          return m.call(callee.name, callee.params.map((p) => this.expr(p, scope)), type);
+          return m.call(
+            callee.name,
+            callee.params.map((p) => this.expr(p, scope)),
+            type,
+          );
         }
         case 7: {
           if (this.tableSize === 0) return this.arithmetic(type, scope);
           const sig = rng.pick(this.funcs);
           const params = rng.chance(0.8) ? sig.params : [binaryen.i32];
           const target = rng.chance(0.7) ? m.i32.const(rng.below(this.tableSize + 1)) : this.expr(binaryen.i32, scope);
-          return m.call_indirect('table', target, params.map((p) => this.expr(p, scope)), binaryen.createType(params), type);
+          return m.call_indirect(
+            'table',
+            target,
+            params.map((p) => this.expr(p, scope)),
+            binaryen.createType(params),
+            type,
+          );
         }
-        case 8: return m.if(this.condition(scope), this.expr(type, scope), this.expr(type, scope));
-        case 9: return m.select(this.condition(scope), this.expr(type, scope), this.expr(type, scope));
+        case 8:
+          return m.if(this.condition(scope), this.expr(type, scope), this.expr(type, scope));
+        case 9:
+          return m.select(this.condition(scope), this.expr(type, scope), this.expr(type, scope));
         case 10: {
           const index = this.local(scope, type);
           return index === null ? this.arithmetic(type, scope) : m.local.tee(index, this.expr(type, scope), type);
@@ -181,9 +234,12 @@ export class Generator {
         }
         case 12: {
           if (type !== binaryen.i32) return this.arithmetic(type, scope);
-          return rng.chance(0.5) ? m.memory.size() : m.memory.grow(rng.chance(0.7) ? m.i32.const(rng.range(0, 2)) : this.expr(binaryen.i32, scope));
+          return rng.chance(0.5)
+            ? m.memory.size()
+            : m.memory.grow(rng.chance(0.7) ? m.i32.const(rng.range(0, 2)) : this.expr(binaryen.i32, scope));
         }
-        default: return this.convert(type, scope);
+        default:
+          return this.convert(type, scope);
       }
     } finally {
       scope.depth--;
@@ -219,7 +275,9 @@ export class Generator {
   private arithmetic(type: T, scope: Scope): number {
     const { m, rng } = this;
     if (type === binaryen.v128) {
-      return rng.chance(0.5) ? m.i32x4.add(this.expr(type, scope), this.expr(type, scope)) : m.i32x4.splat(this.expr(binaryen.i32, scope));
+      return rng.chance(0.5)
+        ? m.i32x4.add(this.expr(type, scope), this.expr(type, scope))
+        : m.i32x4.splat(this.expr(binaryen.i32, scope));
     }
     const a = this.expr(type, scope);
     if (type === binaryen.i32 || type === binaryen.i64) {
@@ -229,7 +287,23 @@ export class Generator {
         const r = ops[unary](a);
         return unary === 'eqz' && type === binaryen.i64 ? m.i64.extend_u(r) : r;
       }
-      const op = rng.pick(['add', 'sub', 'mul', 'div_s', 'div_u', 'rem_s', 'rem_u', 'and', 'or', 'xor', 'shl', 'shr_s', 'shr_u', 'rotl', 'rotr'] as const);
+      const op = rng.pick([
+        'add',
+        'sub',
+        'mul',
+        'div_s',
+        'div_u',
+        'rem_s',
+        'rem_u',
+        'and',
+        'or',
+        'xor',
+        'shl',
+        'shr_s',
+        'shr_u',
+        'rotl',
+        'rotr',
+      ] as const);
       return ops[op](a, this.expr(type, scope));
     }
     const ops = type === binaryen.f32 ? m.f32 : m.f64;
@@ -241,33 +315,50 @@ export class Generator {
     const { m, rng } = this;
     if (type === binaryen.i32) {
       switch (rng.below(5)) {
-        case 0: return m.i32.wrap(this.expr(binaryen.i64, scope));
-        case 1: return m.i32.trunc_s.f64(this.expr(binaryen.f64, scope));
-        case 2: return m.i32.trunc_u_sat.f32(this.expr(binaryen.f32, scope));
-        case 3: return m.i32.reinterpret(this.expr(binaryen.f32, scope));
-        default: return this.useSimd ? m.i32x4.extract_lane(this.expr(binaryen.v128, scope), rng.below(4)) : m.i32.eqz(this.expr(binaryen.i32, scope));
+        case 0:
+          return m.i32.wrap(this.expr(binaryen.i64, scope));
+        case 1:
+          return m.i32.trunc_s.f64(this.expr(binaryen.f64, scope));
+        case 2:
+          return m.i32.trunc_u_sat.f32(this.expr(binaryen.f32, scope));
+        case 3:
+          return m.i32.reinterpret(this.expr(binaryen.f32, scope));
+        default:
+          return this.useSimd
+            ? m.i32x4.extract_lane(this.expr(binaryen.v128, scope), rng.below(4))
+            : m.i32.eqz(this.expr(binaryen.i32, scope));
       }
     }
     if (type === binaryen.i64) {
       switch (rng.below(4)) {
-        case 0: return m.i64.extend_s(this.expr(binaryen.i32, scope));
-        case 1: return m.i64.trunc_u.f32(this.expr(binaryen.f32, scope));
-        case 2: return m.i64.trunc_s_sat.f64(this.expr(binaryen.f64, scope));
-        default: return m.i64.reinterpret(this.expr(binaryen.f64, scope));
+        case 0:
+          return m.i64.extend_s(this.expr(binaryen.i32, scope));
+        case 1:
+          return m.i64.trunc_u.f32(this.expr(binaryen.f32, scope));
+        case 2:
+          return m.i64.trunc_s_sat.f64(this.expr(binaryen.f64, scope));
+        default:
+          return m.i64.reinterpret(this.expr(binaryen.f64, scope));
       }
     }
     if (type === binaryen.f32) {
       switch (rng.below(3)) {
-        case 0: return m.f32.demote(this.expr(binaryen.f64, scope));
-        case 1: return m.f32.convert_u.i64(this.expr(binaryen.i64, scope));
-        default: return m.f32.reinterpret(this.expr(binaryen.i32, scope));
+        case 0:
+          return m.f32.demote(this.expr(binaryen.f64, scope));
+        case 1:
+          return m.f32.convert_u.i64(this.expr(binaryen.i64, scope));
+        default:
+          return m.f32.reinterpret(this.expr(binaryen.i32, scope));
       }
     }
     if (type === binaryen.f64) {
       switch (rng.below(3)) {
-        case 0: return m.f64.promote(this.expr(binaryen.f32, scope));
-        case 1: return m.f64.convert_s.i32(this.expr(binaryen.i32, scope));
-        default: return m.f64.reinterpret(this.expr(binaryen.i64, scope));
+        case 0:
+          return m.f64.promote(this.expr(binaryen.f32, scope));
+        case 1:
+          return m.f64.convert_s.i32(this.expr(binaryen.i32, scope));
+        default:
+          return m.f64.reinterpret(this.expr(binaryen.i64, scope));
       }
     }
     return this.arithmetic(type, scope);
@@ -277,16 +368,30 @@ export class Generator {
     const { m, rng } = this;
     const offset = rng.chance(0.8) ? 0 : rng.pick([1, 4, 100, 65535, 65536]);
     if (type === binaryen.i32) {
-      const [op, bytes] = rng.pick([['load', 4], ['load8_s', 1], ['load8_u', 1], ['load16_s', 2], ['load16_u', 2]] as const);
+      const [op, bytes] = rng.pick([
+        ['load', 4],
+        ['load8_s', 1],
+        ['load8_u', 1],
+        ['load16_s', 2],
+        ['load16_u', 2],
+      ] as const);
       return m.i32[op](offset, bytes, this.address(scope, bytes));
     }
     if (type === binaryen.i64) {
-      const [op, bytes] = rng.pick([['load', 8], ['load8_u', 1], ['load16_s', 2], ['load32_u', 4], ['load32_s', 4]] as const);
+      const [op, bytes] = rng.pick([
+        ['load', 8],
+        ['load8_u', 1],
+        ['load16_s', 2],
+        ['load32_u', 4],
+        ['load32_s', 4],
+      ] as const);
       return m.i64[op](offset, bytes, this.address(scope, bytes));
     }
     if (type === binaryen.f32) return m.f32.load(offset, 4, this.address(scope, 4));
     if (type === binaryen.f64) return m.f64.load(offset, 8, this.address(scope, 8));
-    return rng.chance(0.5) ? m.v128.load(offset, 16, this.address(scope, 16)) : m.v128.load32_splat(offset, 4, this.address(scope, 4));
+    return rng.chance(0.5)
+      ? m.v128.load(offset, 16, this.address(scope, 16))
+      : m.v128.load32_splat(offset, 4, this.address(scope, 4));
   }
 
   private store(scope: Scope): number {
@@ -294,11 +399,19 @@ export class Generator {
     const type = this.useSimd && rng.chance(0.1) ? binaryen.v128 : rng.pick(this.types);
     const offset = rng.chance(0.8) ? 0 : rng.pick([1, 3, 64, 65535]);
     if (type === binaryen.i32) {
-      const [op, bytes] = rng.pick([['store', 4], ['store8', 1], ['store16', 2]] as const);
+      const [op, bytes] = rng.pick([
+        ['store', 4],
+        ['store8', 1],
+        ['store16', 2],
+      ] as const);
       return m.i32[op](offset, bytes, this.address(scope, bytes), this.expr(type, scope));
     }
     if (type === binaryen.i64) {
-      const [op, bytes] = rng.pick([['store', 8], ['store8', 1], ['store32', 4]] as const);
+      const [op, bytes] = rng.pick([
+        ['store', 8],
+        ['store8', 1],
+        ['store32', 4],
+      ] as const);
       return m.i64[op](offset, bytes, this.address(scope, bytes), this.expr(type, scope));
     }
     if (type === binaryen.f32) return m.f32.store(offset, 4, this.address(scope, 4), this.expr(type, scope));
@@ -311,7 +424,14 @@ export class Generator {
   }
 
   private log(type: T, value: number): number {
-    const name = type === binaryen.i32 ? 'log-i32' : type === binaryen.i64 ? 'log-i64' : type === binaryen.f32 ? 'log-f32' : 'log-f64';
+    const name =
+      type === binaryen.i32
+        ? 'log-i32'
+        : type === binaryen.i64
+          ? 'log-i64'
+          : type === binaryen.f32
+            ? 'log-f32'
+            : 'log-f64';
     return this.m.call(name, [value], binaryen.none);
   }
 
@@ -325,11 +445,13 @@ export class Generator {
     scope.depth++;
     try {
       switch (rng.below(16)) {
-        case 0: case 1: {
+        case 0:
+        case 1: {
           const type = rng.pick(this.types);
           return this.log(type, this.expr(type, scope));
         }
-        case 2: case 3: {
+        case 2:
+        case 3: {
           if (scope.locals.length === 0) return this.store(scope);
           const index = rng.below(scope.locals.length);
           return m.local.set(index, this.expr(scope.locals[index]!, scope));
@@ -338,8 +460,12 @@ export class Generator {
           const g = rng.pick(this.globals);
           return m.global.set(g.name, this.expr(g.type, scope));
         }
-        case 5: case 6: return this.store(scope);
-        case 7: case 8: return this.loop(scope);
+        case 5:
+        case 6:
+          return this.store(scope);
+        case 7:
+        case 8:
+          return this.loop(scope);
         case 9: {
           const label = this.label();
           scope.labels.push(label);
@@ -347,7 +473,12 @@ export class Generator {
           scope.labels.pop();
           return m.block(label, body);
         }
-        case 10: return m.if(this.condition(scope), this.statement(scope), rng.chance(0.5) ? this.statement(scope) : undefined);
+        case 10:
+          return m.if(
+            this.condition(scope),
+            this.statement(scope),
+            rng.chance(0.5) ? this.statement(scope) : undefined,
+          );
         case 11: {
           if (scope.labels.length === 0) return this.statement(scope);
           const target = rng.pick(scope.labels);
@@ -359,7 +490,11 @@ export class Generator {
           const callees = this.funcs.filter((f) => f.result === binaryen.none || rng.chance(0.3));
           if (callees.length === 0) return this.store(scope);
           const callee = rng.pick(callees);
-          const call = m.call(callee.name, callee.params.map((p) => this.expr(p, scope)), callee.result);
+          const call = m.call(
+            callee.name,
+            callee.params.map((p) => this.expr(p, scope)),
+            callee.result,
+          );
           return callee.result === binaryen.none ? call : m.drop(call);
         }
         case 13: {
@@ -373,7 +508,10 @@ export class Generator {
           const value = scope.spec.result === binaryen.none ? undefined : this.expr(scope.spec.result, scope);
           return m.if(this.condition(scope), m.return(value));
         }
-        default: return rng.chance(0.2) ? m.if(m.i32.eqz(this.condition(scope)), m.unreachable()) : m.drop(this.expr(rng.pick(this.types), scope));
+        default:
+          return rng.chance(0.2)
+            ? m.if(m.i32.eqz(this.condition(scope)), m.unreachable())
+            : m.drop(this.expr(rng.pick(this.types), scope));
       }
     } finally {
       scope.depth--;

@@ -68,11 +68,18 @@ function nameHash(name: string): number {
 function argument(rng: Rng, type: WasmValueType): number | bigint | null {
   const small = rng.chance(0.5);
   switch (type) {
-    case 'i32': return small ? rng.pick(INTERESTING_I32) : rng.next() | 0;
-    case 'i64': return small ? BigInt(rng.pick(INTERESTING_I32)) : BigInt.asIntN(64, (BigInt(rng.next()) << 32n) | BigInt(rng.next()));
-    case 'f32': return small ? Math.fround(rng.pick(INTERESTING_F)) : new Float32Array(new Uint32Array([rng.next()]).buffer)[0]!;
-    case 'f64': return small ? rng.pick(INTERESTING_F) : (rng.next() - 2 ** 31) / (rng.range(1, 1000));
-    default: return null;
+    case 'i32':
+      return small ? rng.pick(INTERESTING_I32) : rng.next() | 0;
+    case 'i64':
+      return small
+        ? BigInt(rng.pick(INTERESTING_I32))
+        : BigInt.asIntN(64, (BigInt(rng.next()) << 32n) | BigInt(rng.next()));
+    case 'f32':
+      return small ? Math.fround(rng.pick(INTERESTING_F)) : new Float32Array(new Uint32Array([rng.next()]).buffer)[0]!;
+    case 'f64':
+      return small ? rng.pick(INTERESTING_F) : (rng.next() - 2 ** 31) / rng.range(1, 1000);
+    default:
+      return null;
   }
 }
 
@@ -158,10 +165,20 @@ export function observe(module: WebAssembly.Module, plan: CallPlan, options: Obs
       else if (value instanceof WebAssembly.Memory && memory === null) {
         const buffer = new Uint8Array(value.buffer);
         const base = options.programBase ?? 0;
-        memory = options.programBytes === undefined ? buffer.slice(base) : buffer.slice(base, base + options.programBytes);
+        memory =
+          options.programBytes === undefined ? buffer.slice(base) : buffer.slice(base, base + options.programBytes);
       }
     }
   }
   const outOfRoom = (exports?.['taintlens$out_of_room'] as WebAssembly.Global | undefined)?.value === 1;
-  return { instantiate, events: recorder.events, eventCount: recorder.count, eventHash: recorder.hash, globals, memory, stackOverflow, outOfRoom };
+  return {
+    instantiate,
+    events: recorder.events,
+    eventCount: recorder.count,
+    eventHash: recorder.hash,
+    globals,
+    memory,
+    stackOverflow,
+    outOfRoom,
+  };
 }

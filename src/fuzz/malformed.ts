@@ -32,21 +32,39 @@ export function malformedVariants(valid: Uint8Array, seed: number): MalformedInp
     out.push({ name: `truncated-at-${cut}`, bytes: valid.slice(0, cut) });
   }
   for (const section of readSections(valid)) {
-    out.push({ name: `section-${section.id}-cut`, bytes: valid.slice(0, Math.max(section.contentStart, section.end - 1)) });
+    out.push({
+      name: `section-${section.id}-cut`,
+      bytes: valid.slice(0, Math.max(section.contentStart, section.end - 1)),
+    });
     const sizeLength = section.contentStart - section.offset - 1;
-    out.push({ name: `section-${section.id}-huge-size`, bytes: splice(valid, section.offset + 1, sizeLength, LEB_MAX) });
+    out.push({
+      name: `section-${section.id}-huge-size`,
+      bytes: splice(valid, section.offset + 1, sizeLength, LEB_MAX),
+    });
     if (section.end > section.contentStart) {
       // The first field of most sections is a count: make it absurd.
-      out.push({ name: `section-${section.id}-huge-count`, bytes: splice(valid, section.contentStart, lebLength(valid, section.contentStart), LEB_MAX) });
+      out.push({
+        name: `section-${section.id}-huge-count`,
+        bytes: splice(valid, section.contentStart, lebLength(valid, section.contentStart), LEB_MAX),
+      });
     }
     if (section.id === 5 && section.end - section.contentStart >= 3) {
       // Memory limits: 65536 pages (4 GiB), valid to compile, impossible to allocate with our data on top.
       const limits = section.contentStart + 1;
       const flags = valid[limits]!;
-      const rest = valid.subarray(limits + 1 + lebLength(valid, limits + 1) + (flags & 1 ? lebLength(valid, limits + 1 + lebLength(valid, limits + 1)) : 0), section.end);
+      const rest = valid.subarray(
+        limits +
+          1 +
+          lebLength(valid, limits + 1) +
+          (flags & 1 ? lebLength(valid, limits + 1 + lebLength(valid, limits + 1)) : 0),
+        section.end,
+      );
       const content = [1, 0x01, 0x80, 0x80, 0x04, 0x80, 0x80, 0x04, ...rest];
       const body = [5, ...uleb(content.length), ...content];
-      out.push({ name: 'memory-65536-pages', bytes: splice(valid, section.offset, section.end - section.offset, body) });
+      out.push({
+        name: 'memory-65536-pages',
+        bytes: splice(valid, section.offset, section.end - section.offset, body),
+      });
     }
   }
   for (let i = 0; i < 12; i++) {
@@ -58,4 +76,3 @@ export function malformedVariants(valid: Uint8Array, seed: number): MalformedInp
   out.push({ name: 'trailing-garbage', bytes: new Uint8Array([...valid, 0x0b, 0xff, 0x00]) });
   return out;
 }
-

@@ -67,7 +67,12 @@ export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOp
           worker.removeAllListeners();
           void worker.terminate();
           // Past the limit while shrinking: report what was found, unshrunk.
-          options.onReply(found ?? { id: request.id, report: { seed: request.seed, source: request.source, variants: {}, timeout: true } });
+          options.onReply(
+            found ?? {
+              id: request.id,
+              report: { seed: request.seed, source: request.source, variants: {}, timeout: true },
+            },
+          );
           found = null;
           worker = spawn();
           ready = false;
@@ -114,7 +119,16 @@ export async function runPool(requests: Iterable<WorkerRequest>, options: PoolOp
           clearTimeout(timer);
           const request = current;
           current = null;
-          if (request) options.onReply({ id: request.id, report: { seed: request.seed, source: request.source, variants: {}, error: `worker failed: ${error.message}` } });
+          if (request)
+            options.onReply({
+              id: request.id,
+              report: {
+                seed: request.seed,
+                source: request.source,
+                variants: {},
+                error: `worker failed: ${error.message}`,
+              },
+            });
           worker.removeAllListeners();
           worker = spawn();
           ready = false;

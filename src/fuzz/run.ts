@@ -70,20 +70,36 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const variants = options.variants ?? defaultVariants();
   const started = Date.now();
   const summary: FuzzSummary = {
-    schema: 'taintlens/fuzz@1', seed: options.seed, source: options.source,
-    wasmOpt: options.wasmOpt ? { version: options.wasmOpt.version, path: options.wasmOpt.path } : null, variants: variants.map((v) => v.name),
-    cases: 0, modules: 0, checks: 0, skipped: {}, nondeterministic: [], timeouts: [], errors: [],
-    perVariant: Object.fromEntries(variants.map((v) => [v.name, { agree: 0, 'stack-overflow': 0, unsupported: 0, crash: 0, mismatch: 0 }])),
-    unsupported: {}, failures: [], elapsedMs: 0, msPer1000Modules: 0,
+    schema: 'taintlens/fuzz@1',
+    seed: options.seed,
+    source: options.source,
+    wasmOpt: options.wasmOpt ? { version: options.wasmOpt.version, path: options.wasmOpt.path } : null,
+    variants: variants.map((v) => v.name),
+    cases: 0,
+    modules: 0,
+    checks: 0,
+    skipped: {},
+    nondeterministic: [],
+    timeouts: [],
+    errors: [],
+    perVariant: Object.fromEntries(
+      variants.map((v) => [v.name, { agree: 0, 'stack-overflow': 0, unsupported: 0, crash: 0, mismatch: 0 }]),
+    ),
+    unsupported: {},
+    failures: [],
+    elapsedMs: 0,
+    msPer1000Modules: 0,
   };
   const shrinkMs = options.shrinkMs ?? 60_000;
   const requests = function* (): Generator<WorkerRequest> {
     if (options.source !== 'ttf' && options.source !== 'gen' && options.source !== 'mixed') {
       const cases = corpusCases(options.source).slice(0, options.count);
-      for (const [id, c] of cases.entries()) yield { id, seed: c.seed, source: c.source, bytes: c.bytes, variants, shrinkMs };
+      for (const [id, c] of cases.entries())
+        yield { id, seed: c.seed, source: c.source, bytes: c.bytes, variants, shrinkMs };
       return;
     }
-    for (let i = 0; i < options.count; i++) yield { id: i, seed: options.seed + i, source: options.source, variants, shrinkMs };
+    for (let i = 0; i < options.count; i++)
+      yield { id: i, seed: options.seed + i, source: options.source, variants, shrinkMs };
   };
   const onReply = (reply: WorkerReply) => {
     const { report } = reply;
@@ -106,36 +122,60 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
         if (!isFailure(outcome)) continue;
         const failure: FuzzFailure = { seed: report.seed, source: report.source, variant: name, outcome };
         const reduced = reply.reduced?.find((r) => r.variant === name);
-        if (options.saveDir && reduced) failure.file = saveReproducer(options.saveDir, failure, reduced.bytes, reply.original, summary.wasmOpt?.version);
+        if (options.saveDir && reduced)
+          failure.file = saveReproducer(
+            options.saveDir,
+            failure,
+            reduced.bytes,
+            reply.original,
+            summary.wasmOpt?.version,
+          );
         summary.failures.push(failure);
       }
     }
     options.onProgress?.(summary);
   };
-  await runPool(requests(), { workers: options.workers ?? defaultWorkers(), caseTimeoutMs: options.caseTimeoutMs ?? 30_000, onReply });
+  await runPool(requests(), {
+    workers: options.workers ?? defaultWorkers(),
+    caseTimeoutMs: options.caseTimeoutMs ?? 30_000,
+    onReply,
+  });
   summary.elapsedMs = Date.now() - started;
   summary.msPer1000Modules = summary.cases ? Math.round((summary.elapsedMs / summary.cases) * 1000) : 0;
   return summary;
 }
 
-function saveReproducer(dir: string, failure: FuzzFailure, reduced: Uint8Array, original: Uint8Array | undefined, wasmOpt: string | undefined): string {
+function saveReproducer(
+  dir: string,
+  failure: FuzzFailure,
+  reduced: Uint8Array,
+  original: Uint8Array | undefined,
+  wasmOpt: string | undefined,
+): string {
   mkdirSync(dir, { recursive: true });
   const base = `${failure.variant}-${failure.seed}`;
   const file = join(dir, `${base}.wasm`);
   writeFileAtomic(file, reduced);
-  writeFileAtomic(join(dir, `${base}.json`), JSON.stringify({
-    schema: 'taintlens/fuzz-reproducer@1',
-    variant: failure.variant,
-    modes: failure.variant.split('+'),
-    seed: failure.seed,
-    source: failure.source,
-    ...(failure.source === 'ttf' && wasmOpt ? { wasmOpt } : {}),
-    outcome: failure.outcome,
-    originalBytes: original?.length,
-    reducedBytes: reduced.length,
-    reproduce: `npm run fuzz -- --source ${/^(ttf|gen)$/.test(failure.source) ? failure.source : 'mixed'} --seed ${failure.seed} --count 1`,
-    status: 'open',
-  }, null, 2) + '\n');
+  writeFileAtomic(
+    join(dir, `${base}.json`),
+    JSON.stringify(
+      {
+        schema: 'taintlens/fuzz-reproducer@1',
+        variant: failure.variant,
+        modes: failure.variant.split('+'),
+        seed: failure.seed,
+        source: failure.source,
+        ...(failure.source === 'ttf' && wasmOpt ? { wasmOpt } : {}),
+        outcome: failure.outcome,
+        originalBytes: original?.length,
+        reducedBytes: reduced.length,
+        reproduce: `npm run fuzz -- --source ${/^(ttf|gen)$/.test(failure.source) ? failure.source : 'mixed'} --seed ${failure.seed} --count 1`,
+        status: 'open',
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   return file;
 }
 
@@ -147,16 +187,31 @@ export function formatSummary(summary: FuzzSummary): string {
     `  ${summary.cases} cases in ${(summary.elapsedMs / 1000).toFixed(1)} s (${(summary.msPer1000Modules / 1000).toFixed(1)} s per 1000)`,
   ];
   for (const [name, counts] of Object.entries(summary.perVariant)) {
-    lines.push(`  ${name}: ${Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'nothing run'}`);
+    lines.push(
+      `  ${name}: ${
+        Object.entries(counts)
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ') || 'nothing run'
+      }`,
+    );
   }
   for (const [reason, n] of Object.entries(summary.skipped)) lines.push(`  skipped ${n}: ${reason}`);
   for (const [reason, n] of Object.entries(summary.unsupported)) lines.push(`  unsupported ${n}: ${reason}`);
-  if (summary.nondeterministic.length) lines.push(`  nondeterministic originals (not compared): seeds ${summary.nondeterministic.join(', ')}`);
+  if (summary.nondeterministic.length)
+    lines.push(`  nondeterministic originals (not compared): seeds ${summary.nondeterministic.join(', ')}`);
   if (summary.timeouts.length) lines.push(`  TIMEOUTS: seeds ${summary.timeouts.join(', ')}`);
   for (const error of summary.errors) lines.push(`  ERROR seed ${error.seed}: ${error.message.split('\n')[0]}`);
   for (const failure of summary.failures) {
-    const what = failure.outcome.status === 'mismatch' ? failure.outcome.difference.detail : failure.outcome.status === 'crash' ? failure.outcome.message : '';
-    lines.push(`  ${failure.outcome.status.toUpperCase()} ${failure.variant} seed ${failure.seed} (${failure.source}): ${what}${failure.file ? ` → ${failure.file}` : ''}`);
+    const what =
+      failure.outcome.status === 'mismatch'
+        ? failure.outcome.difference.detail
+        : failure.outcome.status === 'crash'
+          ? failure.outcome.message
+          : '';
+    lines.push(
+      `  ${failure.outcome.status.toUpperCase()} ${failure.variant} seed ${failure.seed} (${failure.source}): ${what}${failure.file ? ` → ${failure.file}` : ''}`,
+    );
   }
   return lines.join('\n');
 }

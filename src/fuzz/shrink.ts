@@ -20,7 +20,13 @@ export interface ShrinkResult {
 
 type Edit = (module: binaryen.Module) => boolean;
 
-export function shrink(bytes: Uint8Array, seed: number, variant: Variant, outcome: VariantOutcome, budgetMs = 60_000): ShrinkResult {
+export function shrink(
+  bytes: Uint8Array,
+  seed: number,
+  variant: Variant,
+  outcome: VariantOutcome,
+  budgetMs = 60_000,
+): ShrinkResult {
   const deadline = Date.now() + budgetMs;
   let best = bytes;
   let trials = 0;
@@ -49,7 +55,9 @@ export function shrink(bytes: Uint8Array, seed: number, variant: Variant, outcom
         }
       }
     }
-    attempt((m) => (m.runPasses(['remove-unused-module-elements', 'vacuum', 'remove-unused-names', 'merge-blocks']), true));
+    attempt(
+      (m) => (m.runPasses(['remove-unused-module-elements', 'vacuum', 'remove-unused-names', 'merge-blocks']), true),
+    );
     if (accepted === before) break;
   }
   return { bytes: best, trials, accepted };
@@ -82,14 +90,16 @@ function applyEdit(bytes: Uint8Array, edit: Edit): Uint8Array | null {
 }
 
 function exportNames(bytes: Uint8Array): string[] {
-  return withModule(bytes, (module) => {
-    const names: string[] = [];
-    for (let i = 0; i < module.getNumExports(); i++) {
-      const name = binaryen.getExportInfo(module.getExportByIndex(i)).name;
-      if (name !== HANG_LIMIT_EXPORT) names.push(name);
-    }
-    return names;
-  }) ?? [];
+  return (
+    withModule(bytes, (module) => {
+      const names: string[] = [];
+      for (let i = 0; i < module.getNumExports(); i++) {
+        const name = binaryen.getExportInfo(module.getExportByIndex(i)).name;
+        if (name !== HANG_LIMIT_EXPORT) names.push(name);
+      }
+      return names;
+    }) ?? []
+  );
 }
 
 function removeExport(module: binaryen.Module, name: string): boolean {
@@ -134,10 +144,12 @@ function expressions(body: Expr): Array<{ expr: Expr; replace: (e: Expr) => void
 }
 
 function expressionCount(bytes: Uint8Array, index: number): number {
-  return withModule(bytes, (module) => {
-    const func = definedFunctions(module)[index];
-    return func === undefined ? 0 : expressions(Func.getBody(func)).length;
-  }) ?? 0;
+  return (
+    withModule(bytes, (module) => {
+      const func = definedFunctions(module)[index];
+      return func === undefined ? 0 : expressions(Func.getBody(func)).length;
+    }) ?? 0
+  );
 }
 
 /**
@@ -160,7 +172,11 @@ function hangGlobals(module: binaryen.Module): Set<string> {
 
 function touchesGlobals(expr: Expr, names: Set<string>): boolean {
   const id = idOf(expr);
-  if ((id === Id.GlobalGet && names.has(GlobalGet.getName(expr))) || (id === Id.GlobalSet && names.has(GlobalSet.getName(expr)))) return true;
+  if (
+    (id === Id.GlobalGet && names.has(GlobalGet.getName(expr))) ||
+    (id === Id.GlobalSet && names.has(GlobalSet.getName(expr)))
+  )
+    return true;
   return childSlots(expr).some((slot) => touchesGlobals(slot.expr, names));
 }
 

@@ -32,6 +32,10 @@ export function corpusCases(dir: string): Case[] {
     .sort()
     .map((name, index) => {
       const match = /(\d+)\.wasm$/.exec(name);
-      return { seed: match ? Number(match[1]) : index, source: `corpus:${name}`, bytes: new Uint8Array(readFileSync(join(dir, name))) };
+      return {
+        seed: match ? Number(match[1]) : index,
+        source: `corpus:${name}`,
+        bytes: new Uint8Array(readFileSync(join(dir, name))),
+      };
     });
 }

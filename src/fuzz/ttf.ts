@@ -15,8 +15,12 @@ import { Rng } from './rng.js';
  * left out: Binaryen then emits typed function references, which Node 20 rejects.
  */
 export const TTF_FEATURES = [
-  '--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals',
-  '--enable-nontrapping-float-to-int', '--enable-simd', '--enable-multivalue',
+  '--enable-bulk-memory',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-nontrapping-float-to-int',
+  '--enable-simd',
+  '--enable-multivalue',
 ];
 
 export interface WasmOpt {
@@ -78,7 +82,9 @@ export function generateTtf(seed: number): Uint8Array {
     const input = join(dir, 'random.bin');
     const output = join(dir, 'module.wasm');
     writeFileSync(input, new Rng(seed).bytes(ttfInputSize(seed)));
-    execFileSync(program, [...leading, input, '-ttf', ...TTF_FEATURES, '-o', output], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(program, [...leading, input, '-ttf', ...TTF_FEATURES, '-o', output], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     return new Uint8Array(readFileSync(output));
   } finally {
     rmSync(dir, { recursive: true, force: true });

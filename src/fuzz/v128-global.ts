@@ -12,7 +12,6 @@ function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
-
 function name(text: string): number[] {
   const bytes = [...Buffer.from(text, 'utf8')];
   return [...uleb(bytes.length), ...bytes];
@@ -56,5 +55,7 @@ function linkReader(global: WebAssembly.Global): (() => number[]) | null {
 export function showV128Global(global: WebAssembly.Global): string | null {
   const lanes = linkReader(global);
   if (!lanes) return null;
-  return `v128 ${lanes().map((lane) => '0x' + (lane >>> 0).toString(16).padStart(8, '0')).join(' ')}`;
+  return `v128 ${lanes()
+    .map((lane) => '0x' + (lane >>> 0).toString(16).padStart(8, '0'))
+    .join(' ')}`;
 }

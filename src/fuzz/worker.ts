@@ -17,14 +17,28 @@ export function handle(request: WorkerRequest, progress: (found: WorkerReply) =>
       bytes = generate(kind, request.seed);
     }
   } catch (error) {
-    return { id: request.id, report: { seed: request.seed, source, skipped: `generation failed: ${(error as Error).message.split('\n')[0]}`, variants: {} } };
+    return {
+      id: request.id,
+      report: {
+        seed: request.seed,
+        source,
+        skipped: `generation failed: ${(error as Error).message.split('\n')[0]}`,
+        variants: {},
+      },
+    };
   }
   const report = checkModule(bytes, request.seed, source, request.variants);
   const failures = Object.entries(report.variants).filter(([, outcome]) => isFailure(outcome));
   if (failures.length === 0) return { id: request.id, report };
   const reduced: WorkerReply['reduced'] = [];
   // What was found, unshrunk, so a shrink that overruns its time still leaves a reproducer.
-  if (request.shrinkMs > 0) progress({ id: request.id, report, original: bytes, reduced: failures.map(([name]) => ({ variant: name, bytes })) });
+  if (request.shrinkMs > 0)
+    progress({
+      id: request.id,
+      report,
+      original: bytes,
+      reduced: failures.map(([name]) => ({ variant: name, bytes })),
+    });
   for (const [name, outcome] of failures) {
     const variant = request.variants.find((v) => v.name === name)!;
     const shrunk = request.shrinkMs > 0 ? shrink(bytes, request.seed, variant, outcome, request.shrinkMs).bytes : bytes;
@@ -43,7 +57,12 @@ parentPort?.on('message', (request: WorkerRequest) => {
   } catch (error) {
     const reply: WorkerReply = {
       id: request.id,
-      report: { seed: request.seed, source: request.source, variants: {}, error: `internal error in the fuzzer: ${(error as Error).stack ?? String(error)}` },
+      report: {
+        seed: request.seed,
+        source: request.source,
+        variants: {},
+        error: `internal error in the fuzzer: ${(error as Error).stack ?? String(error)}`,
+      },
     };
     parentPort!.postMessage(reply);
   }

@@ -16,7 +16,10 @@ export function jsonSyntaxError(text: string, error?: unknown): string {
   const offset = jsonErrorOffset(text);
   const line = text.slice(0, offset).split('\n').length;
   const found = offset >= text.length ? 'unexpected end' : `unexpected ${JSON.stringify(text[offset])}`;
-  const detail = error instanceof Error && /position \d+/.test(error.message) ? error.message.replace(/ in JSON at position \d+.*$/, '') : found;
+  const detail =
+    error instanceof Error && /position \d+/.test(error.message)
+      ? error.message.replace(/ in JSON at position \d+.*$/, '')
+      : found;
   return `line ${line}: not valid JSON (${detail})`;
 }
 
@@ -46,10 +49,11 @@ export function jsonErrorOffset(text: string): number {
       if (ch === '\\') {
         at++;
         if (text[at] === 'u') {
-          for (let i = 1; i <= 4; i++) if (!/[0-9a-fA-F]/.test(text[at + i] ?? '')) {
-            at += i;
-            fail();
-          }
+          for (let i = 1; i <= 4; i++)
+            if (!/[0-9a-fA-F]/.test(text[at + i] ?? '')) {
+              at += i;
+              fail();
+            }
           at += 5;
         } else if (at < text.length && '"\\/bfnrt'.includes(text[at]!)) at++;
         else fail();

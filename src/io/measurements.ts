@@ -35,7 +35,11 @@ export function parseMeasurements(text: string, file: string, format: Measuremen
 export function detectFormat(text: string, file: string): MeasurementFormat {
   const extension = extname(file).toLowerCase();
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
-  const firstLine = text.split('\n').find((line) => line.trim() !== '' && !line.trim().startsWith('#'))?.trim() ?? '';
+  const firstLine =
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '' && !line.trim().startsWith('#'))
+      ?.trim() ?? '';
   if (extension === '.json') {
     // A whole-document JSON object with "measurements" is Extra-P's JSON; several lines of objects
     // (or one object with "params") are JSON Lines; a broken document is reported as Extra-P JSON.
@@ -69,9 +73,20 @@ function refuseOtherDocument(text: string, file: string): void {
   }
   if (!isObject(document) || 'measurements' in document || 'params' in document) return;
   const schema = typeof document.schema === 'string' ? document.schema : '';
-  if (schema.startsWith('taintlens/taint@')) throw fileError(file, 'is a taint report, not measurements: give it with --taint, and measurements (from taintlens measure) as the input');
-  if (schema.startsWith('taintlens/')) throw fileError(file, `is a Taintlens ${schema.replace(/^taintlens\//, '').replace(/@\d+$/, '')} document (${schema}), not measurements`);
-  throw fileError(file, 'is one JSON document, not measurements: JSON Lines has one {"params":...,"value":...} object per line; Extra-P JSON has "parameters" and "measurements"');
+  if (schema.startsWith('taintlens/taint@'))
+    throw fileError(
+      file,
+      'is a taint report, not measurements: give it with --taint, and measurements (from taintlens measure) as the input',
+    );
+  if (schema.startsWith('taintlens/'))
+    throw fileError(
+      file,
+      `is a Taintlens ${schema.replace(/^taintlens\//, '').replace(/@\d+$/, '')} document (${schema}), not measurements`,
+    );
+  throw fileError(
+    file,
+    'is one JSON document, not measurements: JSON Lines has one {"params":...,"value":...} object per line; Extra-P JSON has "parameters" and "measurements"',
+  );
 }
 
 /** Collects repetitions per (callpath, metric, point) in first-seen order. */
@@ -122,7 +137,8 @@ function checkParameterNames(file: string, line: number, names: readonly string[
     if (seen.has(name)) throw fileError(file, `line ${line}: parameter "${name}" given twice`);
     seen.add(name);
   }
-  if (names.length > MAX_PARAMETERS) throw fileError(file, `line ${line}: ${names.length} parameters; at most ${MAX_PARAMETERS} are supported`);
+  if (names.length > MAX_PARAMETERS)
+    throw fileError(file, `line ${line}: ${names.length} parameters; at most ${MAX_PARAMETERS} are supported`);
 }
 
 /**
@@ -203,11 +219,15 @@ export function parseExtrapText(text: string, file: string): Experiment {
         if (region === undefined) throw fileError(file, `line ${lineNumber}: DATA before any REGION`);
         if (dataCount === 0) {
           const key = `${region}\u0000${metric}`;
-          if (blocks.has(key)) throw fileError(file, `line ${lineNumber}: REGION ${region} METRIC ${metric} given twice`);
+          if (blocks.has(key))
+            throw fileError(file, `line ${lineNumber}: REGION ${region} METRIC ${metric} given twice`);
           blocks.add(key);
         }
         if (dataCount >= points.length) {
-          throw fileError(file, `line ${lineNumber}: more DATA lines than POINTS (${points.length}) for REGION ${region} METRIC ${metric}`);
+          throw fileError(
+            file,
+            `line ${lineNumber}: more DATA lines than POINTS (${points.length}) for REGION ${region} METRIC ${metric}`,
+          );
         }
         const tokens = rest.split(/\s+/).filter((token) => token !== '');
         if (tokens.length === 0) throw fileError(file, `line ${lineNumber}: DATA needs at least one value`);
@@ -222,7 +242,10 @@ export function parseExtrapText(text: string, file: string): Experiment {
         break;
       }
       default:
-        throw fileError(file, `line ${lineNumber}: unknown keyword "${keyword}" (expected PARAMETER, POINTS, REGION, METRIC or DATA)`);
+        throw fileError(
+          file,
+          `line ${lineNumber}: unknown keyword "${keyword}" (expected PARAMETER, POINTS, REGION, METRIC or DATA)`,
+        );
     }
   }
   closeBlock();
@@ -258,7 +281,10 @@ function parsePoints(text: string, m: number, file: string, line: number): numbe
       if (depth < 0) throw fileError(file, `line ${line}: unbalanced ) in POINTS`);
       if (depth === 0) {
         if (current!.length !== m) {
-          throw fileError(file, `line ${line}: point (${current!.join(' ')}) has ${current!.length} coordinate${current!.length === 1 ? '' : 's'}, expected ${m}`);
+          throw fileError(
+            file,
+            `line ${line}: point (${current!.join(' ')}) has ${current!.length} coordinate${current!.length === 1 ? '' : 's'}, expected ${m}`,
+          );
         }
         points.push(current!);
         current = undefined;
@@ -284,7 +310,9 @@ function asNumber(value: unknown): number | undefined {
 /** `, not the string "4"` when a string stood where a number belongs. */
 function notAString(value: unknown): string {
   const string = Array.isArray(value) ? value.find((v) => typeof v === 'string') : value;
-  return typeof string === 'string' ? `, not the string ${JSON.stringify(string.length > 20 ? string.slice(0, 20) + '…' : string)}` : '';
+  return typeof string === 'string'
+    ? `, not the string ${JSON.stringify(string.length > 20 ? string.slice(0, 20) + '…' : string)}`
+    : '';
 }
 
 /**
@@ -308,7 +336,8 @@ export function parseJsonLines(text: string, file: string): Experiment {
       throw fileError(file, `line ${lineNumber}: ${jsonSyntaxError(line, error).replace(/^line \d+: /, '')}`);
     }
     if (!isObject(entry)) throw fileError(file, `line ${lineNumber}: expected a JSON object`);
-    if (!isObject(entry.params)) throw fileError(file, `line ${lineNumber}: "params" must be an object of parameter values`);
+    if (!isObject(entry.params))
+      throw fileError(file, `line ${lineNumber}: "params" must be an object of parameter values`);
     const record = entry.params;
     if (params === undefined) {
       const names = Object.keys(record);
@@ -321,24 +350,35 @@ export function parseJsonLines(text: string, file: string): Experiment {
     let count = 0;
     for (const _ in record) count++;
     if (count !== params.length || !params.every((name) => Object.hasOwn(record, name))) {
-      throw fileError(file, `line ${lineNumber}: parameters {${Object.keys(record).join(', ')}} differ from {${params.join(', ')}} on line ${firstLine}`);
+      throw fileError(
+        file,
+        `line ${lineNumber}: parameters {${Object.keys(record).join(', ')}} differ from {${params.join(', ')}} on line ${firstLine}`,
+      );
     }
     const coords = new Array<number>(params.length);
     for (let l = 0; l < params.length; l++) {
       const raw = record[params[l]!];
       const value = asNumber(raw);
-      if (value === undefined) throw fileError(file, `line ${lineNumber}: parameter "${params[l]}" must be a finite number${notAString(raw)}`);
+      if (value === undefined)
+        throw fileError(file, `line ${lineNumber}: parameter "${params[l]}" must be a finite number${notAString(raw)}`);
       coords[l] = value;
     }
     const raw = entry.value;
-    const values = typeof raw === 'number' && Number.isFinite(raw) ? [raw] : Array.isArray(raw) ? raw.map(asNumber) : [asNumber(raw)];
+    const values =
+      typeof raw === 'number' && Number.isFinite(raw)
+        ? [raw]
+        : Array.isArray(raw)
+          ? raw.map(asNumber)
+          : [asNumber(raw)];
     if (values.length === 0 || values.some((value) => value === undefined)) {
       throw fileError(file, `line ${lineNumber}: "value" must be a finite number or a list of them${notAString(raw)}`);
     }
     const callpath = entry.callpath ?? DEFAULT_CALLPATH;
-    if (typeof callpath !== 'string' || callpath === '') throw fileError(file, `line ${lineNumber}: "callpath" must be a non-empty string`);
+    if (typeof callpath !== 'string' || callpath === '')
+      throw fileError(file, `line ${lineNumber}: "callpath" must be a non-empty string`);
     const metric = entry.metric ?? DEFAULT_METRIC;
-    if (typeof metric !== 'string' || metric === '') throw fileError(file, `line ${lineNumber}: "metric" must be a non-empty string`);
+    if (typeof metric !== 'string' || metric === '')
+      throw fileError(file, `line ${lineNumber}: "metric" must be a non-empty string`);
     collector!.add(callpath, metric, coords, values as number[]);
   }
   if (!collector) throw fileError(file, 'no measurements (empty file)');
@@ -372,11 +412,17 @@ export function parseExtrapJson(text: string, file: string): Experiment {
         if (!isObject(entry)) throw fileError(file, `line ${line}: ${at} must be an object`);
         const point = Array.isArray(entry.point) ? entry.point.map(asNumber) : undefined;
         if (!point || point.length !== names.length || point.some((v) => v === undefined)) {
-          throw fileError(file, `line ${line}: ${at}.point must list ${names.length} numbers${notAString(entry.point)}`);
+          throw fileError(
+            file,
+            `line ${line}: ${at}.point must list ${names.length} numbers${notAString(entry.point)}`,
+          );
         }
         const values = Array.isArray(entry.values) ? entry.values.map(asNumber) : undefined;
         if (!values || values.length === 0 || values.some((v) => v === undefined)) {
-          throw fileError(file, `line ${line}: ${at}.values must be a non-empty list of numbers${notAString(entry.values)}`);
+          throw fileError(
+            file,
+            `line ${line}: ${at}.values must be a non-empty list of numbers${notAString(entry.values)}`,
+          );
         }
         collector.add(callpath, metric, point as number[], values as number[]);
       });

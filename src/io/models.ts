@@ -116,11 +116,19 @@ function entryOf(model: CallpathModel): ModelEntry {
     prediction: finite(model.prediction),
     rank: model.rank,
     ...(model.alternative
-      ? { alternative: { model: model.alternative.model, terms: termsJson(model.alternative.terms), basis: model.alternative.basis } }
+      ? {
+          alternative: {
+            model: model.alternative.model,
+            terms: termsJson(model.alternative.terms),
+            basis: model.alternative.basis,
+          },
+        }
       : {}),
     ...(model.prior ? { prior: model.prior } : {}),
     exact: model.exact,
-    ...(model.leading !== undefined ? { leading: model.leading, leadingTerms: termsJson(model.leadingTerms ?? []) } : {}),
+    ...(model.leading !== undefined
+      ? { leading: model.leading, leadingTerms: termsJson(model.leadingTerms ?? []) }
+      : {}),
     ...(model.leadingShowsAt ? { leadingShowsAt: model.leadingShowsAt } : {}),
     ...(model.countsShape ? { countsShape: model.countsShape } : {}),
     ...(model.aboveNoise !== undefined ? { aboveNoise: model.aboveNoise } : {}),
@@ -160,7 +168,10 @@ export function parseModelsDocument(json: unknown, file: string): ModelsDocument
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw fileError(file, 'expected a JSON object');
   const document = json as Partial<ModelsDocument>;
   if (document.schema !== schemaId('models')) {
-    throw fileError(file, `not a models document (schema ${JSON.stringify(document.schema)}, expected "${schemaId('models')}")`);
+    throw fileError(
+      file,
+      `not a models document (schema ${JSON.stringify(document.schema)}, expected "${schemaId('models')}")`,
+    );
   }
   if (!Array.isArray(document.models)) throw fileError(file, '"models" must be a list');
   document.models.forEach((entry, i) => {
@@ -173,9 +184,15 @@ export function parseModelsDocument(json: unknown, file: string): ModelsDocument
         (term) =>
           typeof term.coefficient === 'number' &&
           Array.isArray(term.factors) &&
-          term.factors.every((f) => typeof f.param === 'string' && typeof f.exponent === 'number' && typeof f.log === 'number'),
+          term.factors.every(
+            (f) => typeof f.param === 'string' && typeof f.exponent === 'number' && typeof f.log === 'number',
+          ),
       );
-    if (!ok) throw fileError(file, `models[${i}]: expected callpath and terms [{coefficient, factors: [{param, exponent, log}]}]`);
+    if (!ok)
+      throw fileError(
+        file,
+        `models[${i}]: expected callpath and terms [{coefficient, factors: [{param, exponent, log}]}]`,
+      );
   });
   return document as ModelsDocument;
 }
@@ -191,24 +208,33 @@ export function entryTerms(entry: ModelEntry): Term[] {
 
 export const FLAG_TEXT: Record<string, string> = {
   unreliable: 'repetitions vary by more than 10% (coefficient of variation): the model is uncertain',
-  contention: 'the measurements grow with a parameter the code cannot depend on (contention or an outside effect); the model follows the measurements',
+  contention:
+    'the measurements grow with a parameter the code cannot depend on (contention or an outside effect); the model follows the measurements',
   'too-narrow': 'the code depends on a parameter the measurements do not show (experiment too narrow?)',
-  branch: 'the measurements grow with a parameter that reaches only the function\'s branches (algorithm selection), not its loops; the model follows the measurements',
+  branch:
+    "the measurements grow with a parameter that reaches only the function's branches (algorithm selection), not its loops; the model follows the measurements",
   interaction: 'the measurements combine parameters the loop nests keep apart; the model follows the measurements',
   refined: 'exponent refined off the grid',
   'few-points': `fewer than ${MIN_VALUES_PER_PARAMETER} values of this parameter (Extra-P's minimum): with two it is not modeled, with three or four its exponent is poorly determined`,
   'not-varied': 'this parameter was measured at one value only: the model cannot depend on it',
   'short-runs': `the whole run's median time over the points is under ${MIN_MODEL_TIME_MS} ms: fixed costs dominate, the model of time extrapolates badly`,
   'taint-missing': 'function not in the taint report: not restricted',
-  inexact: 'every repetition is identical (exact data), but no polynomial/log closed form reproduces every point: the model shown is only the best inexact fit',
+  inexact:
+    'every repetition is identical (exact data), but no polynomial/log closed form reproduces every point: the model shown is only the best inexact fit',
   'few-checks': `the exact closed form leaves fewer than ${MIN_CHECKS} points beyond its coefficients to check it: measure more sizes`,
-  'lower-order': 'lower-order terms outweigh the leading term at the largest measured point: the grid shows little of the leading term (see where it would show, below)',
-  'beyond-nest': 'grows faster than the loop depth the taint report gives for this parameter allows (x^e·log2^g x needs ⌈e⌉ + g nested loops): a trip count that is not linear in it, or work the nest does not explain; the model follows the measurements',
-  'more-values': 'exact data: along this parameter no closed form of the space fits with a value to spare: measure more values of it (a count with as many functions of it as values, e.g. 1, n, n·log2 n, log2 n, n²·log2 n on five sizes), unless the count is outside the space',
-  'counts-shaped': 'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
+  'lower-order':
+    'lower-order terms outweigh the leading term at the largest measured point: the grid shows little of the leading term (see where it would show, below)',
+  'beyond-nest':
+    'grows faster than the loop depth the taint report gives for this parameter allows (x^e·log2^g x needs ⌈e⌉ + g nested loops): a trip count that is not linear in it, or work the nest does not explain; the model follows the measurements',
+  'more-values':
+    'exact data: along this parameter no closed form of the space fits with a value to spare: measure more values of it (a count with as many functions of it as values, e.g. 1, n, n·log2 n, log2 n, n²·log2 n on five sizes), unless the count is outside the space',
+  'counts-shaped':
+    'fitted with the term set of the exact model of this metric (coefficients refitted): the data do not reject it',
   'too-short': `the call path's median time is under ${MIN_CALLPATH_TIME_MS} ms: timer resolution and tier-up, too short to model; its median is shown (model instructions instead)`,
-  'parts-sum': 'the whole run\'s own model predicts less than its call paths together at the target: the prediction shown is their sum',
-  'counts-disagree': 'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
+  'parts-sum':
+    "the whole run's own model predicts less than its call paths together at the target: the prediction shown is their sum",
+  'counts-disagree':
+    'the data reject the term set of the exact model of this metric: time and counts grow differently (memory-bound, contention)',
 };
 
 const FIT_TEXT: Record<string, string> = {
@@ -240,8 +266,10 @@ function scalabilityText(report: ModelsReport): string {
   const fixed = Object.entries(report.growth.perParam).map(([p, t]) => `${p}^${t}`);
   if (report.growth.default === 'auto') {
     const tail = fixed.length > 0 ? `; fixed for ${fixed.join(', ')}` : '';
-    return `grows faster than the main work (the call paths making up ${100 * MAIN_WORK_SHARE}% of the metric at the largest ` +
-      `measured point) and reaches ${100 * MIN_BUG_SHARE}% of the total at the target${tail}`;
+    return (
+      `grows faster than the main work (the call paths making up ${100 * MAIN_WORK_SHARE}% of the metric at the largest ` +
+      `measured point) and reaches ${100 * MIN_BUG_SHARE}% of the total at the target${tail}`
+    );
   }
   return `grows faster than x^${report.growth.default}${fixed.length > 0 ? ` (${fixed.join(', ')})` : ''}`;
 }
@@ -274,32 +302,63 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
     .join(', ');
   const columns: Column<CallpathModel>[] = [
     { header: 'rank', value: (m) => m.rank },
-    { header: 'callpath', value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)), shrink: pathTail, max: 40, min: 16, shrinkOrder: 0 },
-    { header: 'model', value: (m) => (m.flags.includes('too-short') ? `too short to model (${m.model} ms)` : m.model), shrink: termLines, min: 24 },
+    {
+      header: 'callpath',
+      value: (m) => (options.wide ? m.callpath : displayPath(m.callpath)),
+      shrink: pathTail,
+      max: 40,
+      min: 16,
+      shrinkOrder: 0,
+    },
+    {
+      header: 'model',
+      value: (m) => (m.flags.includes('too-short') ? `too short to model (${m.model} ms)` : m.model),
+      shrink: termLines,
+      min: 24,
+    },
     { header: 'leading', value: (m) => m.leading ?? '-', shrink: termLines, min: 10 },
     { header: 'SMAPE', value: smapeText, align: 'right' },
-    { header: report.targetGiven ? 'predicted' : 'at largest', value: (m) => formatCoefficient(m.prediction), align: 'right' },
+    {
+      header: report.targetGiven ? 'predicted' : 'at largest',
+      value: (m) => formatCoefficient(m.prediction),
+      align: 'right',
+    },
     { header: 'status', value: modelStatus },
     // A flag is never cut: the column keeps at least the longest one.
-    { header: 'flags', value: (m) => actionFlags(m).join(' '), shrink: 'wrap', min: Math.max(5, ...report.models.flatMap((m) => actionFlags(m).map((flag) => flag.length))) },
+    {
+      header: 'flags',
+      value: (m) => actionFlags(m).join(' '),
+      shrink: 'wrap',
+      min: Math.max(5, ...report.models.flatMap((m) => actionFlags(m).map((flag) => flag.length))),
+    },
   ];
   const layout = { wide: options.wide === true, ...(Number.isFinite(width) ? { width } : {}) };
   for (const metric of report.metrics) {
     const models = report.models.filter((model) => model.metric === metric);
     // The leading-term column only where some model is an exact closed form.
-    const shown = models.some((model) => model.exact) ? columns : columns.filter((column) => column.header !== 'leading');
+    const shown = models.some((model) => model.exact)
+      ? columns
+      : columns.filter((column) => column.header !== 'leading');
     const reps = models.length ? Math.round(models.reduce((sum, m) => sum + m.repetitions, 0) / models.length) : 0;
     const unit = report.units[metric] ? ` (${report.units[metric]})` : '';
-    out.push(wrap(
-      `${metric}${unit}: ${models.length} call path${models.length === 1 ? '' : 's'} of ${source} over ${report.params.join(', ')} ` +
-        `(${report.aggregate} of ${reps} repetition${reps === 1 ? '' : 's'}), ranked by the value ` +
-        `${report.targetGiven ? 'predicted at' : 'at the largest measured point'} ${where}` +
-        (report.taint ? `; taint prior from ${report.taint}` : ''),
-      prose,
-    ));
+    out.push(
+      wrap(
+        `${metric}${unit}: ${models.length} call path${models.length === 1 ? '' : 's'} of ${source} over ${report.params.join(', ')} ` +
+          `(${report.aggregate} of ${reps} repetition${reps === 1 ? '' : 's'}), ranked by the value ` +
+          `${report.targetGiven ? 'predicted at' : 'at the largest measured point'} ${where}` +
+          (report.taint ? `; taint prior from ${report.taint}` : ''),
+        prose,
+      ),
+    );
     const noise = report.noise.find((n) => n.metric === metric);
     const exactData = models.length > 0 && models.every((model) => model.exact || model.flags.includes('inexact'));
-    if (exactData) out.push(wrap('noise: none (every repetition identical): exact data, solved for closed forms that reproduce every point', prose));
+    if (exactData)
+      out.push(
+        wrap(
+          'noise: none (every repetition identical): exact data, solved for closed forms that reproduce every point',
+          prose,
+        ),
+      );
     else if (noise) out.push(wrap(noiseLine(noise), prose));
     out.push('');
     out.push(renderTable(models, shown, layout));
@@ -308,12 +367,26 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   for (const model of report.models) {
     if (!model.flags.includes('lower-order')) continue;
     const shows = model.leadingShowsAt
-      ? `it would from ${Object.entries(model.leadingShowsAt).map(([p, v]) => `${p}=${formatCoefficient(v)}`).join(', ')}`
+      ? `it would from ${Object.entries(model.leadingShowsAt)
+          .map(([p, v]) => `${p}=${formatCoefficient(v)}`)
+          .join(', ')}`
       : 'not within 2^30 times the largest sizes';
-    out.push(wrap(`lower-order: ${displayPath(model.callpath)} (${model.metric}): ${model.leading} carries under half of the value at the largest measured point; ${shows}`, prose, '  '));
+    out.push(
+      wrap(
+        `lower-order: ${displayPath(model.callpath)} (${model.metric}): ${model.leading} carries under half of the value at the largest measured point; ${shows}`,
+        prose,
+        '  ',
+      ),
+    );
   }
   if (report.foldedLibraryCallpaths > 0) {
-    out.push(wrap(`${report.foldedLibraryCallpaths} call path(s) of library code (libc, the runtime) folded into their callers; --all models them`, prose, '  '));
+    out.push(
+      wrap(
+        `${report.foldedLibraryCallpaths} call path(s) of library code (libc, the runtime) folded into their callers; --all models them`,
+        prose,
+        '  ',
+      ),
+    );
   }
   for (const warning of report.warnings) out.push(wrap(`warning: ${warning.message}`, prose, '  '));
   if (report.warnings.length > 0) out.push('');
@@ -323,7 +396,14 @@ export function renderModels(report: ModelsReport, source: string, options: Rend
   const kinds = [...new Set(report.models.flatMap((model) => actionFlags(model).map(flagKind)))];
   if (kinds.length > 0) {
     out.push('flags:');
-    for (const kind of kinds) out.push(wrap(`  ${kind}: ${kind === 'scalability-bug' ? scalabilityText(report) : (FLAG_TEXT[kind] ?? kind)}`, prose, '    '));
+    for (const kind of kinds)
+      out.push(
+        wrap(
+          `  ${kind}: ${kind === 'scalability-bug' ? scalabilityText(report) : (FLAG_TEXT[kind] ?? kind)}`,
+          prose,
+          '    ',
+        ),
+      );
   }
   return out.join('\n');
 }

@@ -4,7 +4,13 @@ import { readInputText } from '../util/read-file.js';
 import { fileError } from '../util/errors.js';
 import { parseJson } from './json.js';
 import { schemaId } from '../util/schema.js';
-import { parseDependency, type TaintViewBranch, type TaintViewFunction, type TaintViewLoop, type TaintView } from '../model/prior.js';
+import {
+  parseDependency,
+  type TaintViewBranch,
+  type TaintViewFunction,
+  type TaintViewLoop,
+  type TaintView,
+} from '../model/prior.js';
 
 export function readTaintReport(file: string): TaintView {
   const text = readInputText(file);
@@ -28,7 +34,11 @@ export function parseTaintReport(json: unknown, source: string): TaintView {
     }
     // Version 2 added per-context call paths, per-exit parameters and timing; the fields read here are unchanged.
     const understood = [schemaId('taint', 1), schemaId('taint', 2)];
-    if (!understood.includes(schema)) throw fileError(source, `unsupported taint report version ${schema} (this reader understands ${understood.join(' and ')})`);
+    if (!understood.includes(schema))
+      throw fileError(
+        source,
+        `unsupported taint report version ${schema} (this reader understands ${understood.join(' and ')})`,
+      );
   }
   const parameters = json.parameters === undefined ? [] : stringList(json.parameters);
   if (!parameters) throw fileError(source, '"parameters" must be a list of names');
@@ -38,7 +48,8 @@ export function parseTaintReport(json: unknown, source: string): TaintView {
   json.functions.forEach((entry, i) => {
     const where = `functions[${i}]`;
     if (!isObject(entry)) throw fileError(source, `${where}: expected an object`);
-    if (typeof entry.name !== 'string' || entry.name === '') throw fileError(source, `${where}: "name" must be a non-empty string`);
+    if (typeof entry.name !== 'string' || entry.name === '')
+      throw fileError(source, `${where}: "name" must be a non-empty string`);
     const params = entry.params === undefined || entry.params === null ? [] : stringList(entry.params);
     if (!params) throw fileError(source, `${where} (${entry.name}): "params" must be a list of names`);
     const dependency = entry.dependency ?? null;
@@ -46,7 +57,8 @@ export function parseTaintReport(json: unknown, source: string): TaintView {
       throw fileError(source, `${where} (${entry.name}): "dependency" must be a string or null`);
     }
     const pruned = entry.pruned ?? null;
-    if (pruned !== null && typeof pruned !== 'string') throw fileError(source, `${where} (${entry.name}): "pruned" must be a string or null`);
+    if (pruned !== null && typeof pruned !== 'string')
+      throw fileError(source, `${where} (${entry.name}): "pruned" must be a string or null`);
     let monomials: string[][] | null = null;
     if (dependency !== null && dependency.trim() !== '') {
       try {
@@ -79,8 +91,14 @@ export function parseTaintReport(json: unknown, source: string): TaintView {
       const id = typeof entry.id === 'number' ? String(entry.id) : entry.id;
       if (typeof id !== 'string') throw fileError(source, `${where}: "id" must be a string or number`);
       if (typeof entry.function !== 'string') throw fileError(source, `${where}: "function" must be a string`);
-      const parent = entry.parent === undefined || entry.parent === null ? null : typeof entry.parent === 'number' ? String(entry.parent) : entry.parent;
-      if (parent !== null && typeof parent !== 'string') throw fileError(source, `${where}: "parent" must be an id or null`);
+      const parent =
+        entry.parent === undefined || entry.parent === null
+          ? null
+          : typeof entry.parent === 'number'
+            ? String(entry.parent)
+            : entry.parent;
+      if (parent !== null && typeof parent !== 'string')
+        throw fileError(source, `${where}: "parent" must be an id or null`);
       const params = entry.params === undefined || entry.params === null ? [] : stringList(entry.params);
       if (!params) throw fileError(source, `${where}: "params" must be a list of names`);
       loops.push({ id, function: entry.function, parent, params });
@@ -91,7 +109,8 @@ export function parseTaintReport(json: unknown, source: string): TaintView {
     if (!Array.isArray(json.branches)) throw fileError(source, '"branches" must be a list');
     json.branches.forEach((entry, i) => {
       const where = `branches[${i}]`;
-      if (!isObject(entry) || typeof entry.function !== 'string') throw fileError(source, `${where}: expected an object with a "function"`);
+      if (!isObject(entry) || typeof entry.function !== 'string')
+        throw fileError(source, `${where}: expected an object with a "function"`);
       const params = entry.params === undefined || entry.params === null ? [] : stringList(entry.params);
       if (!params) throw fileError(source, `${where}: "params" must be a list of names`);
       branches.push({ function: entry.function, params });

@@ -84,7 +84,10 @@ export function spreadOf(points: readonly { values: readonly number[] }[], how: 
     let relative = Number.isFinite(cv) ? cv * cv : 0;
     if (how === 'median' && r >= 3) {
       const center = aggregate(point.values, 'median');
-      const mad = aggregate(point.values.map((v) => Math.abs(v - center)), 'median');
+      const mad = aggregate(
+        point.values.map((v) => Math.abs(v - center)),
+        'median',
+      );
       const robust = Math.abs(center) > 0 ? (1.4826 * mad) / Math.abs(center) : 0;
       // Only where outliers dominate the standard deviation (the MAD is the noisier estimate).
       if (robust * robust < relative / 9) relative = robust * robust;

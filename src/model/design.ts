@@ -68,13 +68,20 @@ export function checkTarget(values: ReadonlyMap<string, number[]>, target: Reado
 }
 
 /** One warning per parameter with too few values, and per parameter the target lies beyond. */
-export function designWarnings(values: ReadonlyMap<string, number[]>, target: Readonly<Record<string, number>>): DesignWarning[] {
+export function designWarnings(
+  values: ReadonlyMap<string, number[]>,
+  target: Readonly<Record<string, number>>,
+): DesignWarning[] {
   const warnings: DesignWarning[] = [];
   for (const [p, measured] of values) {
     if (measured.length === 0) continue;
     const list = measured.length <= 6 ? measured.join(', ') : `${measured[0]} … ${measured[measured.length - 1]}`;
     if (measured.length === 1) {
-      warnings.push({ kind: 'not-varied', param: p, message: `${p} was measured at one value only (${list}): no model depends on it` });
+      warnings.push({
+        kind: 'not-varied',
+        param: p,
+        message: `${p} was measured at one value only (${list}): no model depends on it`,
+      });
     } else if (measured.length < MIN_VALUES_PER_PARAMETER) {
       const modeled = measured.length < 3 ? `${p} is not modeled` : `exponents of ${p} are poorly determined`;
       warnings.push({
@@ -84,7 +91,12 @@ export function designWarnings(values: ReadonlyMap<string, number[]>, target: Re
       });
     }
     const at = target[p];
-    if (at !== undefined && measured.length > 1 && measured.length < MIN_VALUES_PER_PARAMETER && (at > measured[measured.length - 1]! || at < measured[0]!)) {
+    if (
+      at !== undefined &&
+      measured.length > 1 &&
+      measured.length < MIN_VALUES_PER_PARAMETER &&
+      (at > measured[measured.length - 1]! || at < measured[0]!)
+    ) {
       warnings.push({
         kind: 'extrapolation',
         param: p,
@@ -137,7 +149,10 @@ export function taintMismatchWarning(
       : match.matched === 0
         ? `matches none of the ${match.callpaths} call paths' functions`
         : `matches only ${match.matched} of the ${match.callpaths} call paths' functions, which carry ${(100 * match.share).toFixed(1)}% of the work`;
-  const effect = match.matched === 0 || sharedParams.length === 0 ? 'The models are not restricted by it' : 'Only those models are restricted by it';
+  const effect =
+    match.matched === 0 || sharedParams.length === 0
+      ? 'The models are not restricted by it'
+      : 'Only those models are restricted by it';
   return {
     kind: 'taint-mismatch',
     message: `the taint report ${taintSource} ${why}: is it from another module? ${effect}`,

@@ -45,15 +45,23 @@ function sameParams(a: readonly string[], b: readonly string[]): boolean {
  * The exact form that shapes a noisy series: the same call path's in another metric, or for the
  * whole run (`<root>`) without one, the sum of every call path's exact instruction counts.
  */
-export function countsShapeFor(series: Series, forms: readonly CountsForm[]): { metric: string; terms: Term[] } | undefined {
-  const candidates = forms.filter((form) => form.series.metric !== series.metric && sameParams(form.series.params, series.params));
+export function countsShapeFor(
+  series: Series,
+  forms: readonly CountsForm[],
+): { metric: string; terms: Term[] } | undefined {
+  const candidates = forms.filter(
+    (form) => form.series.metric !== series.metric && sameParams(form.series.params, series.params),
+  );
   const own = candidates.find((form) => form.series.callpath === series.callpath);
   if (own) return { metric: own.series.metric, terms: own.terms };
   if (series.callpath !== ROOT_CALLPATH) return undefined;
   const metrics = [...new Set(candidates.map((form) => form.series.metric))];
   const metric = COUNT_METRICS.find((name) => metrics.includes(name)) ?? metrics[0];
   if (metric === undefined) return undefined;
-  return { metric, terms: sumTerms(candidates.filter((form) => form.series.metric === metric).flatMap((form) => form.terms)) };
+  return {
+    metric,
+    terms: sumTerms(candidates.filter((form) => form.series.metric === metric).flatMap((form) => form.terms)),
+  };
 }
 
 function factorsKey(term: Term): string {
@@ -74,7 +82,10 @@ export function sumTerms(terms: readonly Term[]): Term[] {
   }
   const size = (term: Term) => term.factors.reduce((sum, f) => sum + f.exponent + 0.5 * f.log, 0);
   // The constant first, then the fastest-growing terms first, as exact models are written.
-  return [...merged.values()].filter((term) => term.coefficient !== 0 || term.factors.length === 0).sort((a, b) => size(b) - size(a) || 0).sort((a, b) => Number(a.factors.length > 0) - Number(b.factors.length > 0));
+  return [...merged.values()]
+    .filter((term) => term.coefficient !== 0 || term.factors.length === 0)
+    .sort((a, b) => size(b) - size(a) || 0)
+    .sort((a, b) => Number(a.factors.length > 0) - Number(b.factors.length > 0));
 }
 
 interface Aggregated {
@@ -109,7 +120,11 @@ export function fitCountsShape(
   relativeWeights(data.y, weights, n);
   const g = at.map((point) => evaluateModel(shape.terms, point));
   // Weighted least squares of y ≈ a + b·g, by the normal equations of two columns.
-  let s00 = 0, s01 = 0, s11 = 0, t0 = 0, t1 = 0;
+  let s00 = 0,
+    s01 = 0,
+    s11 = 0,
+    t0 = 0,
+    t1 = 0;
   for (let i = 0; i < n; i++) {
     const u = weights[i]! * weights[i]!;
     s00 += u;
@@ -126,17 +141,24 @@ export function fitCountsShape(
   const dof = Math.max(1, n - free.terms.length);
   const sigma2 = Math.max(Number.isFinite(data.noiseVar) ? data.noiseVar : 0, freeRss / dof, 1e-14);
   const accepted = b > 0 && n >= 3 && (shapedRss - freeRss) / sigma2 <= COUNTS_REJECT;
-  const constant = shape.terms.filter((term) => term.factors.length === 0).reduce((sum, term) => sum + term.coefficient, 0);
+  const constant = shape.terms
+    .filter((term) => term.factors.length === 0)
+    .reduce((sum, term) => sum + term.coefficient, 0);
   const terms: Term[] = [
     { coefficient: a + b * constant, factors: [] },
-    ...shape.terms.filter((term) => term.factors.length > 0).map((term) => ({ coefficient: b * term.coefficient, factors: term.factors.map((f) => ({ ...f })) })),
+    ...shape.terms
+      .filter((term) => term.factors.length > 0)
+      .map((term) => ({ coefficient: b * term.coefficient, factors: term.factors.map((f) => ({ ...f })) })),
   ];
   return {
     metric: shape.metric,
     shapeTerms: shape.terms,
     terms,
     accepted,
-    smape: smape(data.y, at.map((point) => evaluateModel(terms, point))),
+    smape: smape(
+      data.y,
+      at.map((point) => evaluateModel(terms, point)),
+    ),
   };
 }
 
@@ -149,9 +171,10 @@ export function nestFlags(terms: readonly Term[], degrees: readonly number[], pa
   params.forEach((p, l) => {
     const degree = degrees[l]!;
     if (degree <= 0) return;
-    const beyond = terms.some((term) => term.factors.some((f) => f.param === p && loopDepth(f.exponent, f.log) > degree));
+    const beyond = terms.some((term) =>
+      term.factors.some((f) => f.param === p && loopDepth(f.exponent, f.log) > degree),
+    );
     if (beyond) flags.push(`beyond-nest:${p}`);
   });
   return flags;
 }
-

@@ -50,10 +50,15 @@ export function linewiseExact(
   for (;;) {
     const chosen: number[] = [];
     candidates.forEach((mono, c) => {
-      const inSets = mono.exponents.every((e, l) => (e === 0 && mono.logs[l] === 0) || sets[l]![pick[l]!]!.some((f) => f.exponent === e && f.log === mono.logs[l]));
+      const inSets = mono.exponents.every(
+        (e, l) =>
+          (e === 0 && mono.logs[l] === 0) ||
+          sets[l]![pick[l]!]!.some((f) => f.exponent === e && f.log === mono.logs[l]),
+      );
       if (inSets) chosen.push(c);
     });
-    if (chosen[0] === 0 && chosen.length <= n - 1 && chosen.every((c) => columns[c] !== undefined) && isExact(chosen)) return chosen;
+    if (chosen[0] === 0 && chosen.length <= n - 1 && chosen.every((c) => columns[c] !== undefined) && isExact(chosen))
+      return chosen;
     let l = 0;
     while (l < m && ++pick[l]! >= sets[l]!.length) pick[l++] = 0;
     if (l === m) return undefined;
@@ -61,7 +66,13 @@ export function linewiseExact(
 }
 
 /** Some set of at most `maxSize` of the candidates' functions of parameter l holds every line along l. */
-export function linesExplained(coords: readonly Float64Array[], y: Float64Array, l: number, candidates: readonly Monomial[], maxSize: number): boolean {
+export function linesExplained(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  l: number,
+  candidates: readonly Monomial[],
+  maxSize: number,
+): boolean {
   return smallestSets(coords, y, l, functionsOf(candidates, l), maxSize) !== undefined;
 }
 
@@ -70,7 +81,8 @@ function functionsOf(candidates: readonly Monomial[], l: number): Fn[] {
   const functions: Fn[] = [];
   for (const mono of candidates) {
     const fn = { exponent: mono.exponents[l]!, log: mono.logs[l]! };
-    if ((fn.exponent > 0 || fn.log > 0) && !functions.some((f) => f.exponent === fn.exponent && f.log === fn.log)) functions.push(fn);
+    if ((fn.exponent > 0 || fn.log > 0) && !functions.some((f) => f.exponent === fn.exponent && f.log === fn.log))
+      functions.push(fn);
   }
   return functions;
 }
@@ -94,13 +106,21 @@ function linesAlong(coords: readonly Float64Array[], l: number): number[][] {
  * every line along l that can check it (more distinct values than the set has functions, plus
  * one); undefined when none does.
  */
-function smallestSets(coords: readonly Float64Array[], y: Float64Array, l: number, functions: readonly Fn[], maxSize: number): Fn[][] | undefined {
+function smallestSets(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  l: number,
+  functions: readonly Fn[],
+  maxSize: number,
+): Fn[][] | undefined {
   const lines = linesAlong(coords, l);
   const x = coords[l]!;
   const longest = lines.reduce((a, line) => Math.max(a, line.length), 0);
   const solver = new LeastSquares(Math.max(longest, 1), maxSize + 1);
   const ones = new Float64Array(longest).fill(1);
-  const values = functions.map((f) => lines.map((line) => Float64Array.from(line, (i) => evalShape(x[i]!, f.exponent, f.log))));
+  const values = functions.map((f) =>
+    lines.map((line) => Float64Array.from(line, (i) => evalShape(x[i]!, f.exponent, f.log))),
+  );
   const lineY = lines.map((line) => Float64Array.from(line, (i) => y[i]!));
   const lineValues = lines.map((line) => new Set(line.map((i) => x[i])).size);
   const holds = (set: readonly number[]): boolean => {

@@ -105,13 +105,24 @@ export function exactModel(
     }
     if (top === 0) stages.push({ degrees: space.degrees, logs: false });
     for (const stage of stages) {
-      const candidates = monomials({ ...space, degrees: stage.degrees }, stage.logs ? logsAllowed : coords.map(() => false));
-      const found = smallestExact(coords, y, candidates, distinct, (monomials) => Math.min(...axisMargins(monomials, distinct)) >= 1);
+      const candidates = monomials(
+        { ...space, degrees: stage.degrees },
+        stage.logs ? logsAllowed : coords.map(() => false),
+      );
+      const found = smallestExact(
+        coords,
+        y,
+        candidates,
+        distinct,
+        (monomials) => Math.min(...axisMargins(monomials, distinct)) >= 1,
+      );
       if (!found) continue;
       const margin = Math.min(y.length - found.monomials.length, ...axisMargins(found.monomials, distinct));
       // A form with as many functions of a parameter as it has values interpolates: no check.
       if (margin < 1) continue;
-      const terms = found.monomials.map((monomial, t) => toTerm(monomial, found.coefficients[t]!, params, found.fractions?.[t]));
+      const terms = found.monomials.map((monomial, t) =>
+        toTerm(monomial, found.coefficients[t]!, params, found.fractions?.[t]),
+      );
       return { terms, leading: leadingTerms(terms), margin, rational: found.rational };
     }
   }
@@ -139,13 +150,22 @@ function searchSpaces(distinct: readonly number[], usable: readonly boolean[], p
  * uses as many functions of the parameter as the grid has values of it (1, n, n·log2 n, log2 n,
  * n²·log2 n on five sizes), which more values of it would tell apart.
  */
-export function unexplainedAlong(coords: readonly Float64Array[], y: Float64Array, usable: readonly boolean[], prior?: ExactSpace): number[] {
+export function unexplainedAlong(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  usable: readonly boolean[],
+  prior?: ExactSpace,
+): number[] {
   const distinct = coords.map((column) => new Set(column).size);
   const logsAllowed = coords.map((column) => column.every((x) => x >= 1));
   const spaces = searchSpaces(distinct, usable, prior).map((space) => monomials(space, logsAllowed));
   return coords
     .map((_, l) => l)
-    .filter((l) => usable[l] && !spaces.some((candidates) => linesExplained(coords, y, l, candidates, Math.max(0, distinct[l]! - 2))));
+    .filter(
+      (l) =>
+        usable[l] &&
+        !spaces.some((candidates) => linesExplained(coords, y, l, candidates, Math.max(0, distinct[l]! - 2))),
+    );
 }
 
 /**
@@ -177,11 +197,13 @@ function monomials(space: ExactSpace, logs: readonly boolean[]): Monomial[] {
     const options = members.map((l) => {
       const list: [number, number][] = [];
       const degree = space.degrees[l]!;
-      for (let g = 0; g <= (logs[l] ? Math.min(maxLog, degree) : 0); g++) for (let e = g === 0 ? 1 : 0; e + g <= degree; e++) list.push([e, g]);
+      for (let g = 0; g <= (logs[l] ? Math.min(maxLog, degree) : 0); g++)
+        for (let e = g === 0 ? 1 : 0; e + g <= degree; e++) list.push([e, g]);
       return list;
     });
     const inDepths = (mono: Monomial) =>
-      !space.depths || space.depths.some((depth) => mono.exponents.every((e, l) => e + mono.logs[l]! <= (depth[l] ?? 0)));
+      !space.depths ||
+      space.depths.some((depth) => mono.exponents.every((e, l) => e + mono.logs[l]! <= (depth[l] ?? 0)));
     const pick = new Array<number>(members.length).fill(0);
     for (;;) {
       const mono: Monomial = { exponents: new Array(m).fill(0), logs: new Array(m).fill(0) };
@@ -243,7 +265,16 @@ function smallestExact(
   const tolerance = counts ? Math.min(COUNT_TOLERANCE, EXACT_TOLERANCE * scale) : EXACT_TOLERANCE * scale;
   const fitOf = (chosen: readonly number[]): number[] | undefined => {
     if (chosen.length === 0 || chosen.length > n - 1) return undefined;
-    if (!solver.fit(chosen.map((c) => columns[c]!), chosen.length, ones, y, n)) return undefined;
+    if (
+      !solver.fit(
+        chosen.map((c) => columns[c]!),
+        chosen.length,
+        ones,
+        y,
+        n,
+      )
+    )
+      return undefined;
     return Array.from(solver.coefficients.subarray(0, chosen.length));
   };
   const misfit = (chosen: readonly number[], coefficients: readonly number[]): number => {
@@ -261,7 +292,8 @@ function smallestExact(
   };
 
   /** Exact, and not an interpolation (checked by the caller: values left along every parameter). */
-  const accepted = (chosen: readonly number[]) => checked(chosen.map((c) => candidates[c]!)) && exact(chosen) !== undefined;
+  const accepted = (chosen: readonly number[]) =>
+    checked(chosen.map((c) => candidates[c]!)) && exact(chosen) !== undefined;
   let chosen: number[] = candidates.map((_, c) => c);
   // The whole space may interpolate (and still shrink to a checked form by elimination).
   if (chosen.length > n - 1 || !exact(chosen)) {
@@ -289,12 +321,15 @@ function smallestExact(
   // Backward elimination: drop the column that matters least while the fit stays exact.
   const eliminate = (start: number[]): number[] => {
     let kept = start;
-    for (let dropped = true; dropped && kept.length > 1; ) {
+    for (let dropped = true; dropped && kept.length > 1;) {
       if (!exact(kept)) break;
       dropped = false;
       const coefficients = fitOf(kept)!;
       const order = kept
-        .map((c, t) => ({ t, size: Math.abs(coefficients[t]!) * columns[c]!.reduce((a, b) => Math.max(a, Math.abs(b)), 0) }))
+        .map((c, t) => ({
+          t,
+          size: Math.abs(coefficients[t]!) * columns[c]!.reduce((a, b) => Math.max(a, Math.abs(b)), 0),
+        }))
         .sort((a, b) => a.size - b.size);
       for (const { t } of order) {
         const without = kept.filter((_, u) => u !== t);
@@ -322,14 +357,24 @@ function smallestExact(
   const coefficients = exact(chosen);
   if (!coefficients || n - chosen.length < 1) return undefined;
   // Integer columns (polynomials; log2 of powers of two) and counts: the exact rational solution.
-  const solved = counts ? solveInIntegers(coords, y, chosen.map((c) => candidates[c]!)) : undefined;
+  const solved = counts
+    ? solveInIntegers(
+        coords,
+        y,
+        chosen.map((c) => candidates[c]!),
+      )
+    : undefined;
   const fractions = solved ? undefined : coefficients.map(nearestFraction);
-  const rational = solved !== undefined || (fractions!.every((f) => f !== undefined) && misfit(chosen, fractions as number[]) <= tolerance);
+  const rational =
+    solved !== undefined ||
+    (fractions!.every((f) => f !== undefined) && misfit(chosen, fractions as number[]) <= tolerance);
   // The constant first, then the largest terms first (candidates run from low to high degree).
   const order = chosen.map((c, t) => ({ c, t })).sort((a, b) => (a.c === 0 ? -1 : b.c === 0 ? 1 : b.c - a.c));
   return {
     monomials: order.map(({ c }) => candidates[c]!),
-    coefficients: order.map(({ t }) => (solved ? fractionValue(solved[t]!) : rational ? fractions![t]! : coefficients[t]!)),
+    coefficients: order.map(({ t }) =>
+      solved ? fractionValue(solved[t]!) : rational ? fractions![t]! : coefficients[t]!,
+    ),
     ...(solved ? { fractions: order.map(({ t }) => solved[t]!) } : {}),
     rational,
   };
@@ -339,7 +384,11 @@ function smallestExact(
  * The coefficients of `monomials` solved in exact rational arithmetic, where every column value is
  * an integer; undefined where one is not, or where no rational combination reproduces every count.
  */
-function solveInIntegers(coords: readonly Float64Array[], y: Float64Array, monomials: readonly Monomial[]): Fraction[] | undefined {
+function solveInIntegers(
+  coords: readonly Float64Array[],
+  y: Float64Array,
+  monomials: readonly Monomial[],
+): Fraction[] | undefined {
   const n = y.length;
   const columns: bigint[][] = [];
   for (const mono of monomials) {
@@ -355,7 +404,10 @@ function solveInIntegers(coords: readonly Float64Array[], y: Float64Array, monom
     }
     columns.push(values);
   }
-  return solveExactly(columns, Array.from(y, (value) => BigInt(value)));
+  return solveExactly(
+    columns,
+    Array.from(y, (value) => BigInt(value)),
+  );
 }
 
 /**
@@ -375,7 +427,11 @@ const MAX_SUBSET_CANDIDATES = 15;
  * space singular, and the best single column need not be part of the answer): every set of
  * non-constant candidates, smallest first, with the constant. Only for small spaces.
  */
-function smallestSubset(count: number, maxTerms: number, isExact: (chosen: readonly number[]) => boolean): number[] | undefined {
+function smallestSubset(
+  count: number,
+  maxTerms: number,
+  isExact: (chosen: readonly number[]) => boolean,
+): number[] | undefined {
   if (count > MAX_SUBSET_CANDIDATES) return undefined;
   const chosen = [0];
   const search = (start: number, size: number): boolean => {

@@ -6,7 +6,10 @@ export function formatCoefficient(value: number): string {
   if (value === 0) return '0';
   const magnitude = Math.abs(value);
   if (magnitude >= 1e6 || magnitude < 1e-3) {
-    return value.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
+    return value
+      .toExponential(3)
+      .replace(/\.?0+e/, 'e')
+      .replace('e+', 'e');
   }
   if (magnitude >= 1000) return String(Math.round(value));
   const text = value.toPrecision(4);
@@ -17,7 +20,13 @@ export function formatFactor(factor: Factor): string {
   const parts: string[] = [];
   if (factor.exponent !== 0) {
     const exponent = formatExponent(factor.exponent);
-    parts.push(exponent === '1' ? factor.param : /^\d+$/.test(exponent) ? `${factor.param}^${exponent}` : `${factor.param}^(${exponent})`);
+    parts.push(
+      exponent === '1'
+        ? factor.param
+        : /^\d+$/.test(exponent)
+          ? `${factor.param}^${exponent}`
+          : `${factor.param}^(${exponent})`,
+    );
   }
   if (factor.log > 0) parts.push(factor.log === 1 ? `log2(${factor.param})` : `log2(${factor.param})^${factor.log}`);
   return parts.join(' * ');
@@ -28,7 +37,8 @@ export function formatModel(terms: readonly Term[]): string {
   let text = '';
   for (const term of terms) {
     const body = term.factors.map(formatFactor).join(' * ');
-    const magnitude = term.fraction !== undefined ? term.fraction.replace(/^-/, '') : formatCoefficient(Math.abs(term.coefficient));
+    const magnitude =
+      term.fraction !== undefined ? term.fraction.replace(/^-/, '') : formatCoefficient(Math.abs(term.coefficient));
     const piece = body === '' ? magnitude : magnitude === '1' ? body : `${magnitude} * ${body}`;
     if (text === '') text = term.coefficient < 0 ? `-${piece}` : piece;
     else text += term.coefficient < 0 ? ` - ${piece}` : ` + ${piece}`;

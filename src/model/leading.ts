@@ -38,7 +38,11 @@ export function formatLeading(leading: readonly Term[]): string {
  * The leading terms' share of the growing part of the model at a point: |leading| / Σ|growing
  * term|. A constant offset is left out: it hides no growth.
  */
-export function leadingShare(terms: readonly Term[], leading: readonly Term[], at: Readonly<Record<string, number>>): number {
+export function leadingShare(
+  terms: readonly Term[],
+  leading: readonly Term[],
+  at: Readonly<Record<string, number>>,
+): number {
   let total = 0;
   for (const term of terms) if (term.factors.length > 0) total += Math.abs(evaluateModel([term], at));
   return total === 0 ? 1 : Math.abs(evaluateModel(leading, at)) / total;
@@ -48,7 +52,11 @@ export function leadingShare(terms: readonly Term[], leading: readonly Term[], a
  * Where the leading terms would carry LEADING_SHARE of the model: the point reached by doubling
  * the parameters the leading terms range over from `from`; undefined beyond 2^30 times.
  */
-export function leadingShowsAt(terms: readonly Term[], leading: readonly Term[], from: Readonly<Record<string, number>>): Record<string, number> | undefined {
+export function leadingShowsAt(
+  terms: readonly Term[],
+  leading: readonly Term[],
+  from: Readonly<Record<string, number>>,
+): Record<string, number> | undefined {
   const grow = new Set(leading.flatMap((term) => term.factors.map((f) => f.param)));
   const at = { ...from };
   for (let step = 0; step <= 30; step++) {

@@ -101,7 +101,8 @@ export class MinimaxFit {
     this.lastBounds = nonNegative;
     // A warm reference needs only its own rows to give a lower bound that may already end it all.
     if (warm && sameShape) {
-      for (let i = 0; i < q1; i++) if (this.basisRow[i]! >= 0) this.fillRow(columns, q, weights, y, this.basisRow[i]!, period);
+      for (let i = 0; i < q1; i++)
+        if (this.basisRow[i]! >= 0) this.fillRow(columns, q, weights, y, this.basisRow[i]!, period);
       if (this.warmReference(q)) {
         const t = this.referenceLevel(q);
         if (t > stopAbove) return t;
@@ -236,7 +237,14 @@ export class MinimaxFit {
   }
 
   /** Row k of the scaled, weighted problem (`scale` set): a_k and b_k. */
-  private fillRow(columns: readonly Float64Array[], q: number, weights: Float64Array, y: Float64Array, k: number, period: number): void {
+  private fillRow(
+    columns: readonly Float64Array[],
+    q: number,
+    weights: Float64Array,
+    y: Float64Array,
+    k: number,
+    period: number,
+  ): void {
     const { a, b, scale, maxCols } = this;
     const i = k % period;
     const w = weights[k]!;
@@ -245,12 +253,20 @@ export class MinimaxFit {
   }
 
   /** Every row, column by column (rows beyond `period` repeat the columns' values). */
-  private fillRows(columns: readonly Float64Array[], q: number, weights: Float64Array, y: Float64Array, rows: number, period: number): void {
+  private fillRows(
+    columns: readonly Float64Array[],
+    q: number,
+    weights: Float64Array,
+    y: Float64Array,
+    rows: number,
+    period: number,
+  ): void {
     const { a, b, scale, maxCols } = this;
     for (let j = 0; j < q; j++) {
       const column = columns[j]!;
       const inverse = 1 / scale[j]!;
-      for (let k = 0, i = 0; k < rows; k++, i = i + 1 === period ? 0 : i + 1) a[k * maxCols + j] = weights[k]! * column[i]! * inverse;
+      for (let k = 0, i = 0; k < rows; k++, i = i + 1 === period ? 0 : i + 1)
+        a[k * maxCols + j] = weights[k]! * column[i]! * inverse;
     }
     for (let k = 0; k < rows; k++) b[k] = weights[k]! * y[k]!;
   }

@@ -3,8 +3,17 @@
 import { aggregate, spreadOf, UNRELIABLE_CV } from './aggregate.js';
 import { FULL_SHAPES, EXTRAP_SHAPES, type Shape } from './exponents.js';
 import {
-  checkTarget, designFlags, designWarnings, MIN_MODEL_TIME_MS, shortRunsWarning, taintMismatchWarning, TIME_METRIC, typicalTime,
-  ROOT_CALLPATH, valuesPerParameter, type DesignWarning,
+  checkTarget,
+  designFlags,
+  designWarnings,
+  MIN_MODEL_TIME_MS,
+  shortRunsWarning,
+  taintMismatchWarning,
+  TIME_METRIC,
+  typicalTime,
+  ROOT_CALLPATH,
+  valuesPerParameter,
+  type DesignWarning,
 } from './design.js';
 import { growthOf, mainWorkGrowth, scalabilityFlags, type Growth, type GrowthThreshold } from './scalability.js';
 export { compareGrowth, DEFAULT_GROWTH, exceeds, growthOf, type Growth, type GrowthThreshold } from './scalability.js';
@@ -13,12 +22,27 @@ import { evaluateModel, formatModel } from './format.js';
 import { estimateNoise, type NoiseEstimate } from './noise.js';
 import { PointSetCache, type PointSet } from './pointset.js';
 import { priorFor, type CallpathPrior, type TaintView } from './prior.js';
-import { defaultSearchOptions, leaveOneOutError, popcount, searchModel, type Fit, type SearchOptions } from './search.js';
+import {
+  defaultSearchOptions,
+  leaveOneOutError,
+  popcount,
+  searchModel,
+  type Fit,
+  type SearchOptions,
+} from './search.js';
 import type { Aggregate, Experiment, Series, Term } from './types.js';
 import type { FitMode } from './fit-modes.js';
 import { smape } from './smape.js';
 export { smape } from './smape.js';
-import { COUNT_TOLERANCE, EXACT_TOLERANCE, isExactData, exactModel, unexplainedAlong, type ExactModel, type ExactSpace } from './exact.js';
+import {
+  COUNT_TOLERANCE,
+  EXACT_TOLERANCE,
+  isExactData,
+  exactModel,
+  unexplainedAlong,
+  type ExactModel,
+  type ExactSpace,
+} from './exact.js';
 import { growthAboveNoise, keepAboveNoise, MIN_CALLPATH_TIME_MS } from './noise-findings.js';
 import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
 import { foldLibraryCallpaths } from './fold.js';
@@ -197,7 +221,13 @@ export class Modeler {
    * Models one series, optionally restricted to the allowed term masks of a prior; with `minimax`,
    * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
    */
-  model(series: Series, allowed?: readonly number[], minimax = false, space?: ExactSpace, depths?: readonly number[]): SeriesModel {
+  model(
+    series: Series,
+    allowed?: readonly number[],
+    minimax = false,
+    space?: ExactSpace,
+    depths?: readonly number[],
+  ): SeriesModel {
     const m = series.params.length;
     const points = series.points.filter((point) => point.values.length > 0);
     const ps: PointSet = this.cache.get(
@@ -214,8 +244,10 @@ export class Modeler {
       // every form at a fraction of the search's cost (atoi's digit loop, printf's formatting).
       const fullGrid = points.length > 1 && points.length === ps.distinct.reduce((a, b) => a * b, 1);
       if (fullGrid) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
-      const exact = unexplained && unexplained.length > 0 ? undefined : exactModel(ps.coords, y, series.params, ps.usable, space);
-      if (!exact && points.length > 1 && !unexplained) unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
+      const exact =
+        unexplained && unexplained.length > 0 ? undefined : exactModel(ps.coords, y, series.params, ps.usable, space);
+      if (!exact && points.length > 1 && !unexplained)
+        unexplained = unexplainedAlong(ps.coords, y, ps.usable, space).map((l) => series.params[l]!);
       if (exact) unexplained = undefined;
       if (exact) {
         return {
@@ -237,7 +269,14 @@ export class Modeler {
     }
     const options = { ...defaultSearchOptions(m), ...this.searchOverrides };
     const bounds = minimax && spread.repetitions > 1 ? repetitionBounds(points) : undefined;
-    const result = searchModel(ps, y, spread.noiseVar, allowed ? { allowed, ...(depths ? { depths } : {}) } : undefined, options, bounds);
+    const result = searchModel(
+      ps,
+      y,
+      spread.noiseVar,
+      allowed ? { allowed, ...(depths ? { depths } : {}) } : undefined,
+      options,
+      bounds,
+    );
     // Measurements that contradict the prior significantly win: the prior's model would misfit and
     // mispredict, and the flag says why the model depends on what the code cannot.
     const contradicted = result.contention.length > 0 || result.interaction || (result.beyondNest?.length ?? 0) > 0;
@@ -251,7 +290,12 @@ export class Modeler {
       predicted[i] = evaluateModel(terms, at);
     }
     const alternative =
-      other && other !== chosen ? { terms: termsOf(other, series.params), basis: (contradicted ? 'taint prior' : 'measurements') as AlternativeBasis } : undefined;
+      other && other !== chosen
+        ? {
+            terms: termsOf(other, series.params),
+            basis: (contradicted ? 'taint prior' : 'measurements') as AlternativeBasis,
+          }
+        : undefined;
     // A model that reproduces every count (to half a count) is no inexact fit, whatever its shape.
     const counts = y.every((value) => Number.isSafeInteger(value));
     const scale = y.reduce((a, b) => Math.max(a, Math.abs(b)), 0);
@@ -280,7 +324,9 @@ export class Modeler {
 /** Terms of a fit: the constant first, then products ordered by size and parameter order. */
 export function termsOf(fit: Fit, params: readonly string[]): Term[] {
   const terms: Term[] = [{ coefficient: fit.coefficients[0] ?? 0, factors: [] }];
-  const order = fit.masks.map((mask, t) => ({ mask, t })).sort((a, b) => popcount(b.mask) - popcount(a.mask) || a.mask - b.mask);
+  const order = fit.masks
+    .map((mask, t) => ({ mask, t }))
+    .sort((a, b) => popcount(b.mask) - popcount(a.mask) || a.mask - b.mask);
   for (const { mask, t } of order) {
     const factors = [];
     for (let l = 0; l < params.length; l++) {
@@ -305,10 +351,14 @@ function seriesKey(series: Series): string {
 
 /** Models every call path (of the chosen metric), checks them against the prior, ranks them. */
 export function modelExperiment(measured: Experiment, options: ModelingOptions): ModelsReport {
-  const { experiment: foldedExperiment, folded } = options.isLibrary ? foldLibraryCallpaths(measured, options.isLibrary) : { experiment: measured, folded: 0 };
+  const { experiment: foldedExperiment, folded } = options.isLibrary
+    ? foldLibraryCallpaths(measured, options.isLibrary)
+    : { experiment: measured, folded: 0 };
   const experiment = options.wholeProgram ? withWholeProgram(foldedExperiment) : foldedExperiment;
   const modeler = new Modeler(options.aggregate, options.shapes ?? 'full', options.search ?? {});
-  const selected = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric);
+  const selected = experiment.series.filter(
+    (series) => options.metric === undefined || series.metric === options.metric,
+  );
   const params = experiment.params;
   const reference: Record<string, number> = {};
   for (const series of selected) {
@@ -328,7 +378,11 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
   const noise: MetricNoise[] = [...new Set(selected.map((series) => series.metric))].map((metric) => {
     const estimate = estimateNoise(selected.filter((series) => series.metric === metric));
     const mode = options.fit ?? 'auto';
-    return { metric, ...estimate, fit: mode === 'auto' ? (estimate.shape === 'bounded' ? 'minimax' : 'least-squares') : mode };
+    return {
+      metric,
+      ...estimate,
+      fit: mode === 'auto' ? (estimate.shape === 'bounded' ? 'minimax' : 'least-squares') : mode,
+    };
   });
   const fitFor = new Map(noise.map((entry) => [entry.metric, entry.fit]));
   const models: CallpathModel[] = [];
@@ -361,13 +415,29 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
       const shape = countsShapeFor(series, exactForms);
       if (shape) {
         countsShape = fitCountsShape(series, result, shape);
-        if (countsShape.accepted) result = { ...result, terms: countsShape.terms, fit: undefined, alternative: undefined, smape: countsShape.smape, loo: NaN };
+        if (countsShape.accepted)
+          result = {
+            ...result,
+            terms: countsShape.terms,
+            fit: undefined,
+            alternative: undefined,
+            smape: countsShape.smape,
+            loo: NaN,
+          };
       }
     }
     // A call path's time under a millisecond is timer resolution and tier-up: its median, no formula.
-    const tooShort = options.timeInMs === true && series.metric === TIME_METRIC && typicalTime(result.aggregated) < MIN_CALLPATH_TIME_MS;
+    const tooShort =
+      options.timeInMs === true &&
+      series.metric === TIME_METRIC &&
+      typicalTime(result.aggregated) < MIN_CALLPATH_TIME_MS;
     if (tooShort) {
-      result = { ...result, terms: [{ coefficient: typicalTime(result.aggregated), factors: [] }], fit: undefined, alternative: undefined };
+      result = {
+        ...result,
+        terms: [{ coefficient: typicalTime(result.aggregated), factors: [] }],
+        fit: undefined,
+        alternative: undefined,
+      };
       countsShape = undefined;
     }
     const dependsOn = dependenciesOf(result.terms, series.params);
@@ -386,7 +456,10 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
     if (result.inexact) flags.push('inexact', ...(result.unexplained ?? []).map((p) => `more-values:${p}`));
     if (result.exact && result.exact.margin < MIN_CHECKS) flags.push('few-checks');
     if (tooShort) flags.push('too-short');
-    if (countsShape) flags.push(countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`);
+    if (countsShape)
+      flags.push(
+        countsShape.accepted ? `counts-shaped:${countsShape.metric}` : `counts-disagree:${countsShape.metric}`,
+      );
     if (prior && prior.status === 'restricted') flags.push(...nestFlags(result.terms, prior.degrees, series.params));
     const exact = result.exact;
     let showsAt: Record<string, number> | undefined;
@@ -419,13 +492,27 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
       prediction: evaluateModel(result.terms, target),
       rank: 0,
       ...(result.alternative
-        ? { alternative: { model: formatModel(result.alternative.terms), terms: result.alternative.terms, basis: result.alternative.basis } }
+        ? {
+            alternative: {
+              model: formatModel(result.alternative.terms),
+              terms: result.alternative.terms,
+              basis: result.alternative.basis,
+            },
+          }
         : {}),
       ...(prior ? { prior: { function: prior.function, status: prior.status, params: prior.params } } : {}),
       exact: exact !== undefined,
       ...(exact ? { leading: formatLeading(exact.leading), leadingTerms: exact.leading } : {}),
       ...(showsAt ? { leadingShowsAt: showsAt } : {}),
-      ...(countsShape ? { countsShape: { model: formatModel(countsShape.shapeTerms), metric: countsShape.metric, accepted: countsShape.accepted } } : {}),
+      ...(countsShape
+        ? {
+            countsShape: {
+              model: formatModel(countsShape.shapeTerms),
+              metric: countsShape.metric,
+              accepted: countsShape.accepted,
+            },
+          }
+        : {}),
       ...(exact || result.inexact || tooShort ? {} : aboveNoiseOf(series, result)),
     });
     options.onProgress?.(series.callpath);
@@ -436,7 +523,10 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
     const group = models.filter((model) => model.metric === metric);
     const root = options.wholeProgram ? group.find((model) => model.callpath === ROOT_CALLPATH) : undefined;
     if (root) {
-      const whole = wholeAtLeastParts(root.prediction, group.filter((model) => model !== root).map((model) => model.prediction));
+      const whole = wholeAtLeastParts(
+        root.prediction,
+        group.filter((model) => model !== root).map((model) => model.prediction),
+      );
       if (whole.raised) {
         root.prediction = whole.prediction;
         root.flags.push('parts-sum');
@@ -448,7 +538,9 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
     scalabilityFlags(parts, options.growth, mainWork[metric]).forEach((flags, i) => {
       const model = parts[i]!;
       // On noisy data a growth finding stands only above the noise; exact data need no such check.
-      model.flags.push(...(model.exact || model.flags.includes('inexact') ? flags : keepAboveNoise(flags, model.aboveNoise ?? NaN)));
+      model.flags.push(
+        ...(model.exact || model.flags.includes('inexact') ? flags : keepAboveNoise(flags, model.aboveNoise ?? NaN)),
+      );
     });
     group.sort((a, b) => b.prediction - a.prediction || a.callpath.localeCompare(b.callpath));
     group.forEach((model, i) => (model.rank = i + 1));
@@ -457,9 +549,15 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
   const warnings = designWarnings(values, options.target ?? {});
   if (shortRunMs !== undefined) warnings.push(shortRunsWarning(TIME_METRIC, shortRunMs));
   const taintMatch = options.taint ? matchTaint(models, reference) : null;
-  if (options.taint && taintMatch && taintMatch.callpaths > 0 && (taintMatch.matched === 0 || taintMatch.share < MIN_TAINT_SHARE)) {
+  if (
+    options.taint &&
+    taintMatch &&
+    taintMatch.callpaths > 0 &&
+    (taintMatch.matched === 0 || taintMatch.share < MIN_TAINT_SHARE)
+  ) {
     // Nothing matched: one line instead of a `taint-missing` on every row. Some did: the rows say which.
-    if (taintMatch.matched === 0) for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
+    if (taintMatch.matched === 0)
+      for (const model of models) model.flags = model.flags.filter((flag) => flag !== 'taint-missing');
     warnings.push(taintMismatchWarning(options.taint.source, taintMatch, sharedParams));
   }
   return {
@@ -483,7 +581,9 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
 /** A noisy series' `aboveNoise`: the model's growth beyond a constant, in noise variances. */
 function aboveNoiseOf(series: Series, result: SeriesModel): { aboveNoise?: number } {
   const points = series.points.filter((point) => point.values.length > 0);
-  const predicted = points.map((point) => evaluateModel(result.terms, Object.fromEntries(series.params.map((p, l) => [p, point.coords[l]!]))));
+  const predicted = points.map((point) =>
+    evaluateModel(result.terms, Object.fromEntries(series.params.map((p, l) => [p, point.coords[l]!]))),
+  );
   const above = growthAboveNoise(result.aggregated, predicted, result.noiseVar);
   return Number.isFinite(above) ? { aboveNoise: Number(above.toPrecision(3)) } : {};
 }

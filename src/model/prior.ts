@@ -120,12 +120,14 @@ export function dependencyDepths(text: string, params: readonly string[], known:
 function parseProducts(text: string, known: readonly string[]): string[][] {
   const names = [...known].filter((name) => name !== '').sort((a, b) => b.length - a.length);
   const tokens: string[] = [];
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     if (/\s/.test(text[at]!)) {
       at++;
       continue;
     }
-    const name = names.find((candidate) => text.startsWith(candidate, at) && !/[\w$]/.test(text[at + candidate.length] ?? ''));
+    const name = names.find(
+      (candidate) => text.startsWith(candidate, at) && !/[\w$]/.test(text[at + candidate.length] ?? ''),
+    );
     if (name) {
       tokens.push(`@${name}`);
       at += name.length;
@@ -214,11 +216,22 @@ export function priorFor(report: TaintView, callpath: string, params: readonly s
     const set = new Set(names);
     return params.filter((p) => set.has(p));
   };
-  const branchParams = measured(report.branches.filter((branch) => branch.function === name).flatMap((branch) => branch.params));
-  const unrestricted = { params: [], allowed: [], fromLoops: false, ownParams: [], branchParams, degrees: params.map(() => 0), depths: [] };
+  const branchParams = measured(
+    report.branches.filter((branch) => branch.function === name).flatMap((branch) => branch.params),
+  );
+  const unrestricted = {
+    params: [],
+    allowed: [],
+    fromLoops: false,
+    ownParams: [],
+    branchParams,
+    degrees: params.map(() => 0),
+    depths: [],
+  };
   if (!fn) return { function: name, status: 'missing', ...unrestricted };
   const index = new Map(params.map((p, l) => [p, l]));
-  const maskOf = (names: readonly string[]) => names.reduce((mask, p) => (index.has(p) ? mask | (1 << index.get(p)!) : mask), 0);
+  const maskOf = (names: readonly string[]) =>
+    names.reduce((mask, p) => (index.has(p) ? mask | (1 << index.get(p)!) : mask), 0);
   if (fn.pruned !== null || fn.monomials === null) return { function: name, status: 'constant', ...unrestricted };
   const monomials = [...new Set(fn.monomials.map(maskOf).filter((mask) => mask !== 0))];
   if (monomials.length === 0) return { function: name, status: 'constant', ...unrestricted };
@@ -230,7 +243,11 @@ export function priorFor(report: TaintView, callpath: string, params: readonly s
   for (const loop of loops) {
     let mask = 0;
     const seen = new Set<string>();
-    for (let current: TaintViewLoop | undefined = loop; current && !seen.has(current.id); current = current.parent === null ? undefined : byId.get(current.parent)) {
+    for (
+      let current: TaintViewLoop | undefined = loop;
+      current && !seen.has(current.id);
+      current = current.parent === null ? undefined : byId.get(current.parent)
+    ) {
       seen.add(current.id);
       mask |= maskOf(current.params);
     }

@@ -42,7 +42,8 @@ export function growthOf(terms: readonly Term[]): Record<string, Growth> {
     if (term.coefficient <= 0) continue;
     for (const factor of term.factors) {
       const current = growth[factor.param];
-      if (!current || compareGrowth(factor, current) > 0) growth[factor.param] = { exponent: factor.exponent, log: factor.log };
+      if (!current || compareGrowth(factor, current) > 0)
+        growth[factor.param] = { exponent: factor.exponent, log: factor.log };
     }
   }
   return growth;
@@ -60,8 +61,14 @@ export interface ScalabilityInput {
  * The growth of the main work per parameter: the fewest call paths, largest first at `reference`,
  * that make up MAIN_WORK_SHARE of the metric there, and the fastest growth among them.
  */
-export function mainWorkGrowth(models: readonly ScalabilityInput[], reference: Readonly<Record<string, number>>, params: readonly string[]): Record<string, Growth> {
-  const valued = models.map((model) => ({ model, value: Math.max(0, evaluateModel(model.terms, reference)) })).sort((a, b) => b.value - a.value);
+export function mainWorkGrowth(
+  models: readonly ScalabilityInput[],
+  reference: Readonly<Record<string, number>>,
+  params: readonly string[],
+): Record<string, Growth> {
+  const valued = models
+    .map((model) => ({ model, value: Math.max(0, evaluateModel(model.terms, reference)) }))
+    .sort((a, b) => b.value - a.value);
   const total = valued.reduce((sum, entry) => sum + entry.value, 0);
   const growth: Record<string, Growth> = Object.fromEntries(params.map((p) => [p, { exponent: 0, log: 0 }]));
   let covered = 0;

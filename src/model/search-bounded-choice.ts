@@ -16,7 +16,10 @@ export interface BoundedCandidates {
 }
 
 /** A picked record, with the bounded choice of shapes when it overrides the record's own. */
-export interface Pick { h: number; choice: Int32Array | null }
+export interface Pick {
+  h: number;
+  choice: Int32Array | null;
+}
 
 type BoundedResult = ReturnType<typeof boundedShapes>;
 
@@ -58,7 +61,10 @@ export class BoundedChooser {
   }
 
   /** The best-scoring record of each admitted structure, the `boundedStructures` best of them first. */
-  private bestPerStructure(allowed: ((masks: readonly number[]) => boolean) | undefined, restricted: boolean): Array<{ h: number; score: number }> {
+  private bestPerStructure(
+    allowed: ((masks: readonly number[]) => boolean) | undefined,
+    restricted: boolean,
+  ): Array<{ h: number; score: number }> {
     const { records } = this;
     const bestOf = new Map<number, { h: number; score: number }>();
     for (let h = 0; h < records.rss.length; h++) {
@@ -78,7 +84,13 @@ export class BoundedChooser {
     let result = cache.get(si);
     // The unrestricted choice for the structure, when it keeps to the depths, is the restricted one too.
     const shared = restricted ? this.caches[0]!.get(si) : undefined;
-    if (result === undefined && shared && this.candidates.same && [...shared.choice].every((s, l) => s < 0 || this.withinDepth(l, s))) result = shared;
+    if (
+      result === undefined &&
+      shared &&
+      this.candidates.same &&
+      [...shared.choice].every((s, l) => s < 0 || this.withinDepth(l, s))
+    )
+      result = shared;
     if (result === undefined) {
       const rare = rareShapes(this.ps.shapes);
       const shapePenalty = (_: number, s: number) => (rare[s] ? this.options.rareShapePenalty : 0);

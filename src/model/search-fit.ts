@@ -30,7 +30,6 @@ export function getWorkspace(rows: number, cols: number, m: number): Workspace {
   return workspace;
 }
 
-
 /** Evaluates the columns of a fit with explicit (possibly refined or untied) factors. */
 export function fitColumns(
   ps: PointSet,
@@ -118,7 +117,7 @@ export function finishFit(
     refit(ps, y, ws, fit);
   }
   // Drop terms whose share of the modeled value is negligible everywhere.
-  for (let changed = true; changed && fit.masks.length > 0; ) {
+  for (let changed = true; changed && fit.masks.length > 0;) {
     changed = false;
     fitColumns(ps, fit.masks, fit.factors, fit.own, ws.columns);
     for (let t = 0; t < fit.masks.length; t++) {

@@ -76,7 +76,13 @@ export function structures(usableMask: number, maxTerms: number): number[][] {
  * parameters it uses (an odometer over the candidate lists); a structure covered by a longer one
  * is read off that one's QR (fitPlan).
  */
-export function fitHypotheses(ps: PointSet, y: Float64Array, ws: Workspace, list: number[][], candidates: readonly (readonly number[])[]): Hypotheses {
+export function fitHypotheses(
+  ps: PointSet,
+  y: Float64Array,
+  ws: Workspace,
+  list: number[][],
+  candidates: readonly (readonly number[])[],
+): Hypotheses {
   const { n, m } = ps;
   const { ls, columns, weights } = ws;
   const records: Hypotheses = { list, structure: [], shapes: [], rss: [], press: [] };
@@ -142,7 +148,12 @@ export function structurePenalty(masks: readonly number[], options: SearchOption
 }
 
 /** The penalized score of a record: RSS (or PRESS) over σ², plus parameter, term and rare-shape penalties. */
-export function hypothesisScorer(ps: PointSet, h: Hypotheses, sigma2: number, options: SearchOptions): (r: number) => number {
+export function hypothesisScorer(
+  ps: PointSet,
+  h: Hypotheses,
+  sigma2: number,
+  options: SearchOptions,
+): (r: number) => number {
   const { m } = ps;
   const rare = rareShapes(ps.shapes);
   return (r) => {
@@ -157,7 +168,11 @@ export function hypothesisScorer(ps: PointSet, h: Hypotheses, sigma2: number, op
 }
 
 /** The best-scoring record of all, and the best within `allowed` (-1 when there is none or no `allowed`). */
-export function bestHypotheses(h: Hypotheses, scoreOf: (r: number) => number, allowed: ((r: number) => boolean) | undefined): { all: number; allowed: number } {
+export function bestHypotheses(
+  h: Hypotheses,
+  scoreOf: (r: number) => number,
+  allowed: ((r: number) => boolean) | undefined,
+): { all: number; allowed: number } {
   let bestAll = -1;
   let bestAllowed = -1;
   let bestAllScore = Infinity;

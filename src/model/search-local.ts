@@ -74,7 +74,11 @@ export function localSearch(
       const score = scoreOf(candidateMasks, candidateOwn, candidateShapes);
       if (score < best - 1e-9) {
         best = score;
-        bestMove = { masks: candidateMasks, own: Int32Array.from(candidateOwn), shapes: Int32Array.from(candidateShapes) };
+        bestMove = {
+          masks: candidateMasks,
+          own: Int32Array.from(candidateOwn),
+          shapes: Int32Array.from(candidateShapes),
+        };
       }
     };
     const sharedUse = (l: number) => masks.some((mask, t) => mask & (1 << l) && own[t]! < 0);
@@ -95,7 +99,12 @@ export function localSearch(
       const l = Math.log2(masks[t]!);
       const keep = own[t]!;
       for (let s = -1; s < ps.shapes.length; s++) {
-        if (s === keep || (s >= 0 && (!ps.allowedShape[l]![s] || !shapeOk(l, s) || s === shapes[l])) || (s < 0 && shapes[l]! < 0)) continue;
+        if (
+          s === keep ||
+          (s >= 0 && (!ps.allowedShape[l]![s] || !shapeOk(l, s) || s === shapes[l])) ||
+          (s < 0 && shapes[l]! < 0)
+        )
+          continue;
         own[t] = s;
         consider(masks, own, shapes);
       }
@@ -166,7 +175,9 @@ export function localSearch(
   fit.masks = masks;
   fit.own = Array.from(own, (o) => (o >= 0 ? { exponent: ps.shapes[o]!.exponent, log: ps.shapes[o]!.log } : null));
   fit.factors = Array.from(shapes, (s, l) =>
-    s >= 0 && masks.some((mask, t) => mask & (1 << l) && own[t]! < 0) ? { exponent: ps.shapes[s]!.exponent, log: ps.shapes[s]!.log } : null,
+    s >= 0 && masks.some((mask, t) => mask & (1 << l) && own[t]! < 0)
+      ? { exponent: ps.shapes[s]!.exponent, log: ps.shapes[s]!.log }
+      : null,
   );
   refit(ps, y, ws, fit);
   normalizeShared(fit);

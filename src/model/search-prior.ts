@@ -17,11 +17,19 @@ export interface PriorVerdict {
   explains: boolean;
 }
 
-export function priorVerdict(restricted: Fit, unrestricted: Fit, prior: MaskPrior, depths: readonly number[] | undefined, m: number, options: SearchOptions): PriorVerdict {
+export function priorVerdict(
+  restricted: Fit,
+  unrestricted: Fit,
+  prior: MaskPrior,
+  depths: readonly number[] | undefined,
+  m: number,
+  options: SearchOptions,
+): PriorVerdict {
   const contention: number[] = [];
   const beyondNest: number[] = [];
   // Negated so that a NaN score counts as explained, as it always has.
-  if (!(restricted.score - unrestricted.score > options.contentionThreshold)) return { contention, interaction: false, beyondNest, explains: true };
+  if (!(restricted.score - unrestricted.score > options.contentionThreshold))
+    return { contention, interaction: false, beyondNest, explains: true };
   let interaction = false;
   const allowedParams = unionOf(prior.allowed);
   const used = unionOf(unrestricted.masks);

@@ -98,7 +98,8 @@ export function refineExponents(
         const exponent = Math.round(((a + b) / 2) * 1000) / 1000;
         const value = rssAt(l, exponent, log);
         // A logarithm more must pay for itself: prefer fewer logs unless clearly better.
-        if (value + (log > best.log ? noiseVar : 0) < best.rss - (log < best.log ? noiseVar : 0)) best = { exponent, log, rss: value };
+        if (value + (log > best.log ? noiseVar : 0) < best.rss - (log < best.log ? noiseVar : 0))
+          best = { exponent, log, rss: value };
       }
       trial.factors[l] = { exponent: best.exponent, log: best.log };
     }
@@ -106,7 +107,12 @@ export function refineExponents(
   refit(ps, y, ws, trial);
   const changed = ps.coords
     .map((_, l) => l)
-    .filter((l) => trial.factors[l] && (!sameExponent(trial.factors[l]!.exponent, original[l]!.exponent) || trial.factors[l]!.log !== original[l]!.log));
+    .filter(
+      (l) =>
+        trial.factors[l] &&
+        (!sameExponent(trial.factors[l]!.exponent, original[l]!.exponent) ||
+          trial.factors[l]!.log !== original[l]!.log),
+    );
   const gain = (originalRss - trial.rss) / noiseVar;
   // A refinement that turns a growing term into a shrinking one is fitting something else.
   const signsKept = originalCoefficients.every((c, t) => t === 0 || Math.sign(c) === Math.sign(trial.coefficients[t]!));

@@ -151,7 +151,6 @@ export interface SearchResult {
   sigma2: number;
 }
 
-
 /**
  * Ranks the shapes of parameter l: each line along l is fitted as a + b·shape with its own a and b;
  * the shapes' scores are the summed relative RSS. Returns the `k` best shape indices.
@@ -244,7 +243,15 @@ export function searchModel(
   let constantData = true;
   for (let i = 1; i < n; i++) if (y[i] !== y[0]) constantData = false;
   if (constantData && n > 0) {
-    const fit: Fit = { masks: [], factors: new Array(m).fill(null), own: [], coefficients: [y[0]!], rss: 0, score: 0, refined: [] };
+    const fit: Fit = {
+      masks: [],
+      factors: new Array(m).fill(null),
+      own: [],
+      coefficients: [y[0]!],
+      rss: 0,
+      score: 0,
+      refined: [],
+    };
     return { fit, ...(prior ? { unrestricted: fit } : {}), contention: [], interaction: false, sigma2: MIN_SIGMA2 };
   }
 
@@ -253,7 +260,14 @@ export function searchModel(
     const depth = depths?.[l] ?? 0;
     return depth <= 0 || loopDepth(ps.shapes[s]!.exponent, ps.shapes[s]!.log) <= depth;
   };
-  const { usableMask, product, bounded } = rankCandidates(ps, y, ws.weights, depths ? withinDepth : undefined, options, bounds !== undefined);
+  const { usableMask, product, bounded } = rankCandidates(
+    ps,
+    y,
+    ws.weights,
+    depths ? withinDepth : undefined,
+    options,
+    bounds !== undefined,
+  );
   const records = fitHypotheses(ps, y, ws, structures(usableMask, options.maxTerms), product);
   /** The record's shapes keep to the loop depths. */
   const recordWithin = (h: number): boolean => {
@@ -267,21 +281,49 @@ export function searchModel(
   const scoreOf = hypothesisScorer(ps, records, sigma2, options);
   const allowedSet = prior ? new Set(prior.allowed) : undefined;
   const withinPrior = (masks: readonly number[]) => masks.every((mask) => allowedSet!.has(mask));
-  const best = bestHypotheses(records, scoreOf, allowedSet && ((h) => withinPrior(records.list[records.structure[h]!]!) && (!depths || recordWithin(h))));
+  const best = bestHypotheses(
+    records,
+    scoreOf,
+    allowedSet && ((h) => withinPrior(records.list[records.structure[h]!]!) && (!depths || recordWithin(h))),
+  );
   if (best.all < 0) {
     // Not even the constant could be fitted (fewer than two points): the mean.
     const mean = y.reduce((a, b) => a + b, 0) / Math.max(1, n);
-    const fit: Fit = { masks: [], factors: new Array(m).fill(null), own: [], coefficients: [mean], rss: 0, score: 0, refined: [] };
+    const fit: Fit = {
+      masks: [],
+      factors: new Array(m).fill(null),
+      own: [],
+      coefficients: [mean],
+      rss: 0,
+      score: 0,
+      refined: [],
+    };
     return { fit, contention: [], interaction: false, sigma2 };
   }
 
-  const chooser = bounded && new BoundedChooser(ps, records, scoreOf, bounded, bounds!, options, depths ? recordWithin : undefined, withinDepth);
+  const chooser =
+    bounded &&
+    new BoundedChooser(ps, records, scoreOf, bounded, bounds!, options, depths ? recordWithin : undefined, withinDepth);
   /** The fit of record h (or of its bounded choice of shapes), completed and searched locally. */
-  const materialize = (h: number, allowedMasks: readonly number[], preset: Int32Array | null, shapeOk?: (l: number, s: number) => boolean): Fit => {
+  const materialize = (
+    h: number,
+    allowedMasks: readonly number[],
+    preset: Int32Array | null,
+    shapeOk?: (l: number, s: number) => boolean,
+  ): Fit => {
     const masks = records.list[records.structure[h]!]!;
     const indices = preset ? Int32Array.from(preset) : Int32Array.from(records.shapes.slice(h * m, h * m + m));
-    const factors = Array.from(indices, (s) => (s >= 0 ? { exponent: ps.shapes[s]!.exponent, log: ps.shapes[s]!.log } : null));
-    const fit = finishFit(ps, y, ws, { masks: [...masks], factors, own: masks.map(() => null), coefficients: [], rss: 0, score: 0, refined: [] }, sigma2, options);
+    const factors = Array.from(indices, (s) =>
+      s >= 0 ? { exponent: ps.shapes[s]!.exponent, log: ps.shapes[s]!.log } : null,
+    );
+    const fit = finishFit(
+      ps,
+      y,
+      ws,
+      { masks: [...masks], factors, own: masks.map(() => null), coefficients: [], rss: 0, score: 0, refined: [] },
+      sigma2,
+      options,
+    );
     if (options.localSearch) {
       for (let l = 0; l < m; l++) if (!fit.factors[l]) indices[l] = -1;
       localSearch(ps, y, ws, fit, indices, allowedMasks, sigma2, noiseVar, options, shapeOk);
@@ -300,7 +342,8 @@ export function searchModel(
   if (!prior) return { fit: unrestricted, contention: [], interaction: false, sigma2 };
 
   const pickAllowed = chooser ? chooser.pick(withinPrior) : { h: best.allowed, choice: null };
-  if (pickAllowed.h === pickAll.h) return { fit: unrestricted, unrestricted, contention: [], interaction: false, sigma2 };
+  if (pickAllowed.h === pickAll.h)
+    return { fit: unrestricted, unrestricted, contention: [], interaction: false, sigma2 };
   const restricted = materialize(
     pickAllowed.h >= 0 ? pickAllowed.h : 0,
     allMasks.filter((mask) => prior.allowed.includes(mask)),
@@ -310,9 +353,17 @@ export function searchModel(
   const verdict = priorVerdict(restricted, unrestricted, prior, depths, m, options);
   // The prior's model explains the data: only then may its exponents be refined (refining a
   // model the measurements contradict would only bend it towards the missing term).
-  if (verdict.explains) refine(restricted, depths ? (l, log) => (depths[l]! > 0 ? depths[l]! - log : Infinity) : undefined);
+  if (verdict.explains)
+    refine(restricted, depths ? (l, log) => (depths[l]! > 0 ? depths[l]! - log : Infinity) : undefined);
   const { contention, interaction, beyondNest } = verdict;
-  return { fit: restricted, unrestricted, contention, interaction, ...(beyondNest.length > 0 ? { beyondNest } : {}), sigma2 };
+  return {
+    fit: restricted,
+    unrestricted,
+    contention,
+    interaction,
+    ...(beyondNest.length > 0 ? { beyondNest } : {}),
+    sigma2,
+  };
 }
 
 /** Per parameter, the shapes the search combines into products, and those the bounded choice may take. */
@@ -349,7 +400,9 @@ function rankCandidates(
     ranked.push(all.slice(0, keep));
     rankedWithin.push(withinDepth ? all.filter((s) => withinDepth(l, s)).slice(0, keep) : ranked[l]!);
   }
-  const product = ranked.map((list, l) => [...new Set([...list.slice(0, productTopK), ...rankedWithin[l]!.slice(0, productTopK)])]);
+  const product = ranked.map((list, l) => [
+    ...new Set([...list.slice(0, productTopK), ...rankedWithin[l]!.slice(0, productTopK)]),
+  ]);
   for (let l = 0; l < m; l++) if (product[l]!.length === 0) usableMask &= ~(1 << l);
   if (!withBounds) return { usableMask, product, bounded: undefined };
   const all = ranked.map((list) => list.slice(0, options.boundedTopK));

@@ -64,7 +64,12 @@ interface ContextNode {
   inclusive: number;
 }
 
-export function decodeLoopProfile(rawTree: Uint8Array, table: SiteTable, layout: LoopProfileLayout, next: number): LoopProfile {
+export function decodeLoopProfile(
+  rawTree: Uint8Array,
+  table: SiteTable,
+  layout: LoopProfileLayout,
+  next: number,
+): LoopProfile {
   const view = new DataView(rawTree.buffer, rawTree.byteOffset, rawTree.byteLength);
   const at = (address: number) => address - layout.base;
   const u32 = (address: number) => view.getUint32(at(address), true);
@@ -80,13 +85,24 @@ export function decodeLoopProfile(rawTree: Uint8Array, table: SiteTable, layout:
       const record = address + LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * k;
       const entries = u64(record + LOOP_PROFILE_RECORD.entries);
       const headers = u64(record + LOOP_PROFILE_RECORD.headers);
-      loops.push({ entries, headers, instructions: u64(record + LOOP_PROFILE_RECORD.instructions) + headers * fn.loopHeaderInstructions[k]! });
+      loops.push({
+        entries,
+        headers,
+        instructions: u64(record + LOOP_PROFILE_RECORD.instructions) + headers * fn.loopHeaderInstructions[k]!,
+      });
     }
     const calls = u64(address + LOOP_PROFILE_NODE.calls);
     const node: ContextNode = {
-      index: ordered.length, address, functionIndex, parent: null, siteOffset: raw.site, calls,
+      index: ordered.length,
+      address,
+      functionIndex,
+      parent: null,
+      siteOffset: raw.site,
+      calls,
       ownInstructions: u64(address + LOOP_PROFILE_NODE.instructions) + calls * fn.entryInstructions,
-      loops, children: [], inclusive: 0,
+      loops,
+      children: [],
+      inclusive: 0,
     };
     nodes.set(address, node);
     ordered.push(node);
@@ -152,7 +168,9 @@ function buildProfile(nodes: ContextNode[], table: SiteTable, layout: LoopProfil
       inclusiveLoop.set(loopKey(node, id), own + nested);
     }
     const topLoops = loopIds.filter((id) => loopById.get(id)!.parent === null);
-    node.inclusive = node.ownInstructions + (childByLoop.get(null) ?? 0) +
+    node.inclusive =
+      node.ownInstructions +
+      (childByLoop.get(null) ?? 0) +
       topLoops.reduce((sum, id) => sum + inclusiveLoop.get(loopKey(node, id))!, 0);
   }
   const entries: LoopEntry[] = [];

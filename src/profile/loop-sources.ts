@@ -20,7 +20,8 @@ export function loopSources(table: SiteTable, loops: LoopEntry[]): LoopSources {
   for (const entry of loops) {
     const location = loopById.get(entry.loop)?.location;
     entry.source = location ? formatLocation(location) : null;
-    if (withCallLines) entry.callsiteSources = entry.callsites.map((id) => formatLocation(callById.get(id)?.location) || null);
+    if (withCallLines)
+      entry.callsiteSources = entry.callsites.map((id) => formatLocation(callById.get(id)?.location) || null);
   }
   return {
     sources: table.sources ?? { origin: null, note: '' },
@@ -36,7 +37,8 @@ export function programLoops(loops: readonly LoopEntry[], library: ReadonlySet<s
   const byId = new Map(loops.map((l) => [l.id, l]));
   const kept = (l: LoopEntry) => !library.has(l.function);
   const keptParent = (l: LoopEntry): LoopEntry | null => {
-    for (let at = l.parent ? byId.get(l.parent) : undefined; at; at = at.parent ? byId.get(at.parent) : undefined) if (kept(at)) return at;
+    for (let at = l.parent ? byId.get(l.parent) : undefined; at; at = at.parent ? byId.get(at.parent) : undefined)
+      if (kept(at)) return at;
     return null;
   };
   const depthOf = new Map<string, number>();

@@ -29,7 +29,7 @@ export function mergeRankProfiles(profiles: LoopProfile[]): MergedLoopProfile {
       perRank.set(key, counts);
       const existing = merged.get(key);
       if (!existing) {
-        const parentKey = loop.parent === null ? null : idOfKey.get(loop.parent) ?? null;
+        const parentKey = loop.parent === null ? null : (idOfKey.get(loop.parent) ?? null);
         merged.set(key, { ...loop, parent: parentKey, calls: [...loop.calls] });
         continue;
       }
@@ -41,19 +41,45 @@ export function mergeRankProfiles(profiles: LoopProfile[]): MergedLoopProfile {
     }
   });
   // Parents were recorded as keys: turn them into the merged ids.
-  const loops = [...merged.values()].map((loop) => ({ ...loop, parent: loop.parent === null ? null : merged.get(loop.parent)?.id ?? null }));
+  const loops = [...merged.values()].map((loop) => ({
+    ...loop,
+    parent: loop.parent === null ? null : (merged.get(loop.parent)?.id ?? null),
+  }));
   const rankSpread: Record<string, RankLoopSpread> = {};
-  for (const [key, counts] of perRank) rankSpread[merged.get(key)!.id] = { ...populationSpread(counts), perRank: counts };
+  for (const [key, counts] of perRank)
+    rankSpread[merged.get(key)!.id] = { ...populationSpread(counts), perRank: counts };
   return {
     loops,
-    functions: sumBy(profiles.flatMap((p) => p.functions), (f) => f.name, (a, b) => ({ ...a, calls: a.calls + b.calls, instructions: a.instructions + b.instructions, inclusiveInstructions: a.inclusiveInstructions + b.inclusiveInstructions })),
-    callpaths: sumBy(profiles.flatMap((p) => p.callpaths), (c) => c.callpath, (a, b) => ({ ...a, calls: a.calls + b.calls, instructions: a.instructions + b.instructions, inclusiveInstructions: a.inclusiveInstructions + b.inclusiveInstructions })),
+    functions: sumBy(
+      profiles.flatMap((p) => p.functions),
+      (f) => f.name,
+      (a, b) => ({
+        ...a,
+        calls: a.calls + b.calls,
+        instructions: a.instructions + b.instructions,
+        inclusiveInstructions: a.inclusiveInstructions + b.inclusiveInstructions,
+      }),
+    ),
+    callpaths: sumBy(
+      profiles.flatMap((p) => p.callpaths),
+      (c) => c.callpath,
+      (a, b) => ({
+        ...a,
+        calls: a.calls + b.calls,
+        instructions: a.instructions + b.instructions,
+        inclusiveInstructions: a.inclusiveInstructions + b.inclusiveInstructions,
+      }),
+    ),
     totalInstructions: profiles.reduce((sum, p) => sum + p.totalInstructions, 0),
     rankSpread,
   };
 }
 
-function sumBy<T extends FunctionEntry | CallpathEntry>(items: T[], key: (item: T) => string, add: (a: T, b: T) => T): T[] {
+function sumBy<T extends FunctionEntry | CallpathEntry>(
+  items: T[],
+  key: (item: T) => string,
+  add: (a: T, b: T) => T,
+): T[] {
   const out = new Map<string, T>();
   for (const item of items) {
     const k = key(item);

@@ -4,7 +4,12 @@
 import { profileLoops, type LoopProfileReport } from './profile-run.js';
 
 /** Runs the loop profiler on an uninstrumented module (profileLoops' signature, default instrumentation). */
-export type LoopProfiler = (file: string, bytes: Uint8Array, run: Parameters<typeof profileLoops>[2], instrument?: Parameters<typeof profileLoops>[3]) => Promise<LoopProfileReport>;
+export type LoopProfiler = (
+  file: string,
+  bytes: Uint8Array,
+  run: Parameters<typeof profileLoops>[2],
+  instrument?: Parameters<typeof profileLoops>[3],
+) => Promise<LoopProfileReport>;
 
 export interface SharedProfiler extends LoopProfiler {
   /** Profiler runs started so far (calls answered from an earlier run are not counted). */
@@ -18,8 +23,24 @@ export interface SharedProfiler extends LoopProfiler {
 export function sharedProfiler(profile: LoopProfiler = profileLoops): SharedProfiler {
   const done = new Map<string, Promise<LoopProfileReport>>();
   let runs = 0;
-  const shared = (file: string, bytes: Uint8Array, run: Parameters<LoopProfiler>[2], instrument: Parameters<LoopProfiler>[3] = {}) => {
-    const key = JSON.stringify([file, bytes.length, run.invoke, run.args, run.argv, run.ranks ?? null, run.repeat, run.wasi ?? null, run.timeoutMs, instrument]);
+  const shared = (
+    file: string,
+    bytes: Uint8Array,
+    run: Parameters<LoopProfiler>[2],
+    instrument: Parameters<LoopProfiler>[3] = {},
+  ) => {
+    const key = JSON.stringify([
+      file,
+      bytes.length,
+      run.invoke,
+      run.args,
+      run.argv,
+      run.ranks ?? null,
+      run.repeat,
+      run.wasi ?? null,
+      run.timeoutMs,
+      instrument,
+    ]);
     const known = done.get(key);
     if (known) return known;
     runs++;

@@ -39,18 +39,32 @@ export interface LoopProfileReport extends LoopProfile, LoopSources {
   spread?: RepetitionSpread;
 }
 
-export async function profileLoops(file: string, bytes: Uint8Array, run: RunSettings, options: InstrumentOptions = {}): Promise<LoopProfileReport> {
+export async function profileLoops(
+  file: string,
+  bytes: Uint8Array,
+  run: RunSettings,
+  options: InstrumentOptions = {},
+): Promise<LoopProfileReport> {
   const exports = readExports(bytes, file);
   const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['loops'], options);
   const layout = sites.passes.loops!;
   const outcome = await runModule({
-    file, bytes: instrumented, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat,
-    timeoutMs: run.timeoutMs, exports,
+    file,
+    bytes: instrumented,
+    invoke: run.invoke,
+    args: run.args,
+    argv: run.argv,
+    repeat: run.repeat,
+    timeoutMs: run.timeoutMs,
+    exports,
     regions: [{ name: 'loops', base: layout.base, bytes: layout.bytes, endGlobal: layout.exports.next }],
     globals: [layout.exports.next, layout.exports.overflow],
-    programBase: sites.layout?.programBase ?? 0, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+    programBase: sites.layout?.programBase ?? 0,
+    wasi: run.wasi,
+    ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
-  const decode = (rep: RepetitionResult) => decodeLoopProfile(rep.regions.loops!, sites, layout, Number(rep.globals[layout.exports.next]));
+  const decode = (rep: RepetitionResult) =>
+    decodeLoopProfile(rep.regions.loops!, sites, layout, Number(rep.globals[layout.exports.next]));
   const profiles = outcome.repetitions.map(decode);
   const rankProfiles = outcome.ranks?.map((r) => decode(r.repetitions[0]!));
   const first = rankProfiles ? mergeRankProfiles(rankProfiles) : profiles[0]!;
@@ -68,8 +82,17 @@ export async function profileLoops(file: string, bytes: Uint8Array, run: RunSett
     ...located,
     ...guestStreams(rep),
     ...(spread ? { spread } : {}),
-    ...(outcome.ranks && rankProfiles ? { spmd: spmdSummary(outcome.ranks, rankProfiles.map((p) => p.totalInstructions)) } : {}),
+    ...(outcome.ranks && rankProfiles
+      ? {
+          spmd: spmdSummary(
+            outcome.ranks,
+            rankProfiles.map((p) => p.totalInstructions),
+          ),
+        }
+      : {}),
     ...(sites.unnamed ? { unnamedFunctions: sites.unnamed } : {}),
-    ...(Number(rep.globals[layout.exports.overflow]) > 0 ? { contextsLost: Number(rep.globals[layout.exports.overflow]), contextTreeBytes: layout.bytes } : {}),
+    ...(Number(rep.globals[layout.exports.overflow]) > 0
+      ? { contextsLost: Number(rep.globals[layout.exports.overflow]), contextTreeBytes: layout.bytes }
+      : {}),
   };
 }

@@ -27,7 +27,9 @@ export function repetitionSpread(profiles: LoopProfile[]): RepetitionSpread | nu
   }
   const loops = [...byId].flatMap(([id, counts]) => {
     const spread = range(counts);
-    return spread.min !== spread.max || counts.length !== profiles.length ? [{ id, iterations: spread, reachedIn: counts.length }] : [];
+    return spread.min !== spread.max || counts.length !== profiles.length
+      ? [{ id, iterations: spread, reachedIn: counts.length }]
+      : [];
   });
   return { repetitions: profiles.length, totalInstructions: range(profiles.map((p) => p.totalInstructions)), loops };
 }
@@ -35,7 +37,9 @@ export function repetitionSpread(profiles: LoopProfile[]): RepetitionSpread | nu
 /** One line for the text report. */
 export function describeSpread(spread: RepetitionSpread): string {
   const total = spread.totalInstructions;
-  return `warning: counts differ between the ${spread.repetitions} repetitions (the program reads the clock, randomness or outside state): ` +
+  return (
+    `warning: counts differ between the ${spread.repetitions} repetitions (the program reads the clock, randomness or outside state): ` +
     `${spread.loops.length} loop context(s) differ, total instructions ${total.min.toLocaleString('en-US')}..${total.max.toLocaleString('en-US')}; ` +
-    'the table shows the first repetition (--json lists the ranges)';
+    'the table shows the first repetition (--json lists the ranges)'
+  );
 }

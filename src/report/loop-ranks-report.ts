@@ -10,17 +10,23 @@ export function loopRanksTable(report: LoopProfileReport, top: number, layout: T
   const spread = report.rankSpread;
   if (!spread) return '';
   const library = new Set(report.libraryFunctions ?? []);
-  const loops = report.loops.filter((l) => !library.has(l.function) && spread[l.id])
-    .sort((a, b) => b.inclusiveInstructions - a.inclusiveInstructions).slice(0, top);
+  const loops = report.loops
+    .filter((l) => !library.has(l.function) && spread[l.id])
+    .sort((a, b) => b.inclusiveInstructions - a.inclusiveInstructions)
+    .slice(0, top);
   const s = (l: LoopEntry) => spread[l.id]!;
-  const table = renderTable(loops, [
-    { header: 'loop', value: (l) => l.loop },
-    { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
-    { header: 'mean incl', value: (l) => Math.round(s(l).mean), align: 'right' },
-    { header: 'cv', value: (l) => s(l).cv.toFixed(3), align: 'right' },
-    { header: 'min', value: (l) => s(l).min, align: 'right' },
-    { header: 'max', value: (l) => s(l).max, align: 'right' },
-    { header: 'max/mean', value: (l) => s(l).imbalance.toFixed(2), align: 'right' },
-  ], layout);
+  const table = renderTable(
+    loops,
+    [
+      { header: 'loop', value: (l) => l.loop },
+      { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
+      { header: 'mean incl', value: (l) => Math.round(s(l).mean), align: 'right' },
+      { header: 'cv', value: (l) => s(l).cv.toFixed(3), align: 'right' },
+      { header: 'min', value: (l) => s(l).min, align: 'right' },
+      { header: 'max', value: (l) => s(l).max, align: 'right' },
+      { header: 'max/mean', value: (l) => s(l).imbalance.toFixed(2), align: 'right' },
+    ],
+    layout,
+  );
   return `loop contexts over ranks (inclusive instructions per rank; the table above sums them)\n${table}`;
 }

@@ -30,23 +30,56 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
   const ordered = treeOrder(shown);
   const total = report.totalInstructions;
   const withSources = report.loops.some((l) => l.source);
-  const rows = renderTable(ordered, [
-    { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
-    ...(withSources ? [{ header: 'source', value: (l: LoopEntry) => displaySource(l.source), shrink: 'start' as const, max: 24, min: 12, shrinkOrder: 0 }] : []),
-    { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
-    { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 20, shrinkOrder: 0 },
-    { header: 'entries', value: (l) => l.entries },
-    { header: 'iterations', value: (l) => l.iterations },
-    { header: 'iter/entry', value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0), dropOrder: 0 },
-    { header: 'instr', value: (l) => percent(l.instructions, total), align: 'right' },
-    { header: 'incl', value: (l) => percent(l.inclusiveInstructions, total), align: 'right' },
-    { header: 'calls inside', value: (l) => l.calls.length ? l.calls.join(' ') : '-', shrink: 'end', max: 24, min: 12, shrinkOrder: 0, dropOrder: 1 },
-  ], options);
+  const rows = renderTable(
+    ordered,
+    [
+      { header: 'loop', value: (l) => `${'  '.repeat(l.depth - 1)}${l.loop}` },
+      ...(withSources
+        ? [
+            {
+              header: 'source',
+              value: (l: LoopEntry) => displaySource(l.source),
+              shrink: 'start' as const,
+              max: 24,
+              min: 12,
+              shrinkOrder: 0,
+            },
+          ]
+        : []),
+      { header: 'function', value: (l) => displayName(l.function), shrink: 'end', max: 24, min: 12 },
+      { header: 'called from', value: callerContext, shrink: pathTail, max: 36, min: 20, shrinkOrder: 0 },
+      { header: 'entries', value: (l) => l.entries },
+      { header: 'iterations', value: (l) => l.iterations },
+      {
+        header: 'iter/entry',
+        value: (l) => (l.entries ? Number((l.iterations / l.entries).toFixed(1)) : 0),
+        dropOrder: 0,
+      },
+      { header: 'instr', value: (l) => percent(l.instructions, total), align: 'right' },
+      { header: 'incl', value: (l) => percent(l.inclusiveInstructions, total), align: 'right' },
+      {
+        header: 'calls inside',
+        value: (l) => (l.calls.length ? l.calls.join(' ') : '-'),
+        shrink: 'end',
+        max: 24,
+        min: 12,
+        shrinkOrder: 0,
+        dropOrder: 1,
+      },
+    ],
+    options,
+  );
   const omitted = candidates.length - shown.length;
   const folded = report.loops.length - candidates.length;
   const notes: string[] = [];
-  if (omitted > 0) notes.push(`(${shown.length} of ${candidates.length} loop contexts: the costliest by inclusive instructions; --all without --top for all)`);
-  if (folded > 0) notes.push(`(${folded} loop context(s) of library code folded into their callers' inclusive cost; --all lists them)`);
+  if (omitted > 0)
+    notes.push(
+      `(${shown.length} of ${candidates.length} loop contexts: the costliest by inclusive instructions; --all without --top for all)`,
+    );
+  if (folded > 0)
+    notes.push(
+      `(${folded} loop context(s) of library code folded into their callers' inclusive cost; --all lists them)`,
+    );
   if (!withSources && report.sources?.note) notes.push(`(${report.sources.note})`);
   const tableWidth = options.wide ? Infinity : (options.width ?? Infinity);
   const note = notes.length > 0 ? `\n${notes.map((n) => wrap(n, tableWidth, ' ')).join('\n')}` : '';
@@ -68,16 +101,22 @@ export function callerContext(loop: Pick<LoopEntry, 'callpath' | 'callsites' | '
     if (!source) return loop.callsites[i] ?? '?';
     return source.replace(/:\d+$/, '') === loopFile ? source.slice(source.lastIndexOf(':') + 1) : displaySource(source);
   };
-  return functions.slice(0, -1).map((fn, i) => `${displayName(fn)}:${site(i)}`).join(' > ');
+  return functions
+    .slice(0, -1)
+    .map((fn, i) => `${displayName(fn)}:${site(i)}`)
+    .join(' > ');
 }
 
 /** The `count` loop contexts of highest inclusive cost, and the loops enclosing them. */
 function costliest(loops: readonly LoopEntry[], count: number): LoopEntry[] {
   const byId = new Map(loops.map((loop) => [loop.id, loop]));
   const keep = new Set<string>();
-  const ranked = loops.map((loop, i) => ({ loop, i })).sort((a, b) => b.loop.inclusiveInstructions - a.loop.inclusiveInstructions || a.i - b.i);
+  const ranked = loops
+    .map((loop, i) => ({ loop, i }))
+    .sort((a, b) => b.loop.inclusiveInstructions - a.loop.inclusiveInstructions || a.i - b.i);
   for (const { loop } of ranked.slice(0, Math.max(0, count))) {
-    for (let at: LoopEntry | undefined = loop; at && !keep.has(at.id); at = at.parent ? byId.get(at.parent) : undefined) keep.add(at.id);
+    for (let at: LoopEntry | undefined = loop; at && !keep.has(at.id); at = at.parent ? byId.get(at.parent) : undefined)
+      keep.add(at.id);
   }
   return loops.filter((loop) => keep.has(loop.id));
 }
@@ -88,13 +127,27 @@ export function compareTable(report: LoopProfileReport): string {
   const rows: Row[] = [];
   // The program's own functions first, library code after (each group by exclusive cost).
   const library = new Set(report.libraryFunctions ?? []);
-  const functions = [...report.functions].sort((a, b) => Number(library.has(a.name)) - Number(library.has(b.name)) || b.instructions - a.instructions);
+  const functions = [...report.functions].sort(
+    (a, b) => Number(library.has(a.name)) - Number(library.has(b.name)) || b.instructions - a.instructions,
+  );
   for (const fn of functions) {
-    rows.push({ name: displayName(fn.name), level: library.has(fn.name) ? 'library' : 'function', calls: fn.calls, exclusive: fn.instructions, inclusive: fn.inclusiveInstructions });
+    rows.push({
+      name: displayName(fn.name),
+      level: library.has(fn.name) ? 'library' : 'function',
+      calls: fn.calls,
+      exclusive: fn.instructions,
+      inclusive: fn.inclusiveInstructions,
+    });
     const loops = report.loops.filter((l) => l.function === fn.name);
     const byLoop = new Map<string, Row>();
     for (const loop of loops) {
-      const row = byLoop.get(loop.loop) ?? { name: `  ${loop.loop}`, level: `loop (depth ${loop.depth})`, calls: '', exclusive: 0, inclusive: 0 };
+      const row = byLoop.get(loop.loop) ?? {
+        name: `  ${loop.loop}`,
+        level: `loop (depth ${loop.depth})`,
+        calls: '',
+        exclusive: 0,
+        inclusive: 0,
+      };
       row.exclusive += loop.instructions;
       row.inclusive += loop.inclusiveInstructions;
       byLoop.set(loop.loop, row);
@@ -112,9 +165,11 @@ export function compareTable(report: LoopProfileReport): string {
 
 function header(report: LoopProfileReport): string {
   const call = report.invoke ? `${report.invoke}(${report.args.join(', ')})` : `_start ${report.args.join(' ')}`;
-  return `${report.module}: ${call} = ${JSON.stringify(report.result)}; ` +
+  return (
+    `${report.module}: ${call} = ${JSON.stringify(report.result)}; ` +
     `${report.totalInstructions.toLocaleString('en-US')} instructions, ${report.loops.length} loop contexts, ` +
-    `${report.timing.medianMs.toFixed(2)} ms profiled (median of ${report.timing.runs})`;
+    `${report.timing.medianMs.toFixed(2)} ms profiled (median of ${report.timing.runs})`
+  );
 }
 
 /** Parents before children, siblings by inclusive cost (the costliest first), ties in first-run order. */

@@ -14,8 +14,10 @@ export const STATUS_TEXT: Record<ModelStatus, string> = {
   exact: 'a closed form that reproduces every measured count',
   fit: 'the best model of the measurements; its SMAPE says how closely it fits',
   noisy: 'the repetitions vary by more than 10% (coefficient of variation): take the model as a rough trend',
-  'no closed form': 'the counts are exact but no closed form of the space reproduces them all: the best inexact fit is shown',
-  'too short': 'the call path takes under a millisecond per run: too short to time, its median is shown (model instructions instead)',
+  'no closed form':
+    'the counts are exact but no closed form of the space reproduces them all: the best inexact fit is shown',
+  'too short':
+    'the call path takes under a millisecond per run: too short to time, its median is shown (model instructions instead)',
 };
 
 /** Flags the table never shows: the status says them, or they only say how the model was found. */

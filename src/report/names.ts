@@ -7,7 +7,10 @@ export function displayName(name: string): string {
 
 /** A call path `a->b->c` (or `a > b > c`, `a→b→c`) with every function shortened. */
 export function displayPath(path: string): string {
-  return path.split(/(\s*->\s*|\s+>\s+|→)/).map((part, i) => (i % 2 === 0 ? displayName(part) : part)).join('');
+  return path
+    .split(/(\s*->\s*|\s+>\s+|→)/)
+    .map((part, i) => (i % 2 === 0 ? displayName(part) : part))
+    .join('');
 }
 
 /**

@@ -33,13 +33,24 @@ export function spmdSummary(ranks: RankOutcome[], instructions?: number[]): Spmd
   const perRank = ranks.map(({ rank, repetitions }) => {
     const rep = repetitions[0]!;
     const communicationMs = Object.values(rep.communication).reduce((sum, op) => sum + op.totalMs, 0);
-    return { rank, result: rep.result, ms: rep.ms, communicationMs, ...(instructions ? { instructions: instructions[rank]! } : {}), communication: rep.communication, ...(rep.stdout ? { stdout: rep.stdout } : {}), ...(rep.stderr ? { stderr: rep.stderr } : {}) };
+    return {
+      rank,
+      result: rep.result,
+      ms: rep.ms,
+      communicationMs,
+      ...(instructions ? { instructions: instructions[rank]! } : {}),
+      communication: rep.communication,
+      ...(rep.stdout ? { stdout: rep.stdout } : {}),
+      ...(rep.stderr ? { stderr: rep.stderr } : {}),
+    };
   });
   const totals = new Map<string, number>();
-  for (const r of perRank) for (const [op, stats] of Object.entries(r.communication)) totals.set(op, (totals.get(op) ?? 0) + stats.totalMs);
+  for (const r of perRank)
+    for (const [op, stats] of Object.entries(r.communication)) totals.set(op, (totals.get(op) ?? 0) + stats.totalMs);
   const mainOperation = [...totals].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   return {
-    ranks: perRank.length, perRank,
+    ranks: perRank.length,
+    perRank,
     time: populationSpread(perRank.map((r) => r.ms)),
     communicationTime: populationSpread(perRank.map((r) => r.communicationMs)),
     ...(instructions ? { instructions: populationSpread(instructions) } : {}),
@@ -57,15 +68,39 @@ export function ranksTable(summary: SpmdSummary, width?: number): string {
     { header: 'result', value: (r) => JSON.stringify(r.result), shrink: 'end', max: 24 },
     { header: 'time ms', value: (r) => ms(r.ms), align: 'right' },
     { header: 'comm ms', value: (r) => ms(r.communicationMs), align: 'right' },
-    ...(summary.instructions ? [{ header: 'instructions', value: (r: RankSummary) => r.instructions ?? 0, align: 'right' as const }] : []),
-    ...(op ? [
-      { header: `${op} calls`, value: (r: RankSummary) => stats(r)?.calls ?? 0, align: 'right' as const, dropOrder: 1 },
-      { header: 'first ms', value: (r: RankSummary) => ms(stats(r)?.firstMs), align: 'right' as const },
-      { header: 'steady mean', value: (r: RankSummary) => ms(stats(r)?.steady?.meanMs), align: 'right' as const },
-      { header: 'cv', value: (r: RankSummary) => (stats(r)?.steady ? stats(r)!.steady!.cv.toFixed(2) : '-'), align: 'right' as const, dropOrder: 2 },
-      { header: 'min', value: (r: RankSummary) => ms(stats(r)?.steady?.minMs), align: 'right' as const, dropOrder: 3 },
-      { header: 'max', value: (r: RankSummary) => ms(stats(r)?.steady?.maxMs), align: 'right' as const, dropOrder: 3 },
-    ] : []),
+    ...(summary.instructions
+      ? [{ header: 'instructions', value: (r: RankSummary) => r.instructions ?? 0, align: 'right' as const }]
+      : []),
+    ...(op
+      ? [
+          {
+            header: `${op} calls`,
+            value: (r: RankSummary) => stats(r)?.calls ?? 0,
+            align: 'right' as const,
+            dropOrder: 1,
+          },
+          { header: 'first ms', value: (r: RankSummary) => ms(stats(r)?.firstMs), align: 'right' as const },
+          { header: 'steady mean', value: (r: RankSummary) => ms(stats(r)?.steady?.meanMs), align: 'right' as const },
+          {
+            header: 'cv',
+            value: (r: RankSummary) => (stats(r)?.steady ? stats(r)!.steady!.cv.toFixed(2) : '-'),
+            align: 'right' as const,
+            dropOrder: 2,
+          },
+          {
+            header: 'min',
+            value: (r: RankSummary) => ms(stats(r)?.steady?.minMs),
+            align: 'right' as const,
+            dropOrder: 3,
+          },
+          {
+            header: 'max',
+            value: (r: RankSummary) => ms(stats(r)?.steady?.maxMs),
+            align: 'right' as const,
+            dropOrder: 3,
+          },
+        ]
+      : []),
   ];
   const lines = [
     `${summary.ranks} rank(s)${op ? `; the ${op} columns: its first call apart, then the steady state (mean, CV, min, max)` : ''}`,

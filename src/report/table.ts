@@ -33,17 +33,23 @@ export interface TableLayout {
   wide?: boolean;
 }
 
-export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], layout: TableLayout = {}): string {
+export function renderTable<Row>(
+  rows: readonly Row[],
+  columns: readonly Column<Row>[],
+  layout: TableLayout = {},
+): string {
   const cells = rows.map((row) => columns.map((column) => formatCell(column.value(row))));
-  const natural = columns.map((column, i) =>
-    Math.max(column.header.length, ...cells.map((line) => line[i]!.length)),
-  );
+  const natural = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => line[i]!.length)));
   const widths = layout.wide ? natural : fitWidths(columns, natural, layout.width);
   if (!layout.wide && layout.width !== undefined && widths.reduce((sum, w) => sum + w + 2, -2) > layout.width) {
     const droppable = columns.filter((column) => column.dropOrder !== undefined);
     if (droppable.length > 0) {
       const first = droppable.reduce((a, b) => (b.dropOrder! < a.dropOrder! ? b : a));
-      return renderTable(rows, columns.filter((column) => column !== first), layout);
+      return renderTable(
+        rows,
+        columns.filter((column) => column !== first),
+        layout,
+      );
     }
   }
   const alignOf = (i: number): Align =>
@@ -60,7 +66,11 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
     }
     return [shorten(text, widths[i]!, how)];
   };
-  const line = (texts: readonly string[]) => texts.map((text, i) => pad(text, i)).join('  ').trimEnd();
+  const line = (texts: readonly string[]) =>
+    texts
+      .map((text, i) => pad(text, i))
+      .join('  ')
+      .trimEnd();
   const header = line(columns.map((column, i) => fit(column.header, i)[0]!));
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   const body = cells.flatMap((row) => {
@@ -72,7 +82,11 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
 }
 
 /** Column widths after caps, then narrowing the widest shrinkable column until the line fits. */
-function fitWidths<Row>(columns: readonly Column<Row>[], natural: readonly number[], width: number | undefined): number[] {
+function fitWidths<Row>(
+  columns: readonly Column<Row>[],
+  natural: readonly number[],
+  width: number | undefined,
+): number[] {
   const floor = columns.map((column, i) => Math.min(natural[i]!, column.min ?? Math.max(column.header.length, 8)));
   const widths = natural.map((w, i) => {
     const column = columns[i]!;

@@ -23,7 +23,9 @@ function columnsFromEnvironment(env: NodeJS.ProcessEnv): number | undefined {
 export function outputWidth(stream: Stream = process.stdout, env: NodeJS.ProcessEnv = process.env): number {
   const fromEnvironment = columnsFromEnvironment(env);
   if (fromEnvironment !== undefined) return fromEnvironment;
-  return stream.isTTY === true && typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : DEFAULT_WIDTH;
+  return stream.isTTY === true && typeof stream.columns === 'number' && stream.columns > 0
+    ? stream.columns
+    : DEFAULT_WIDTH;
 }
 
 /** The width prose lines are wrapped to: the terminal's, or none when stdout is not a terminal. */

@@ -12,7 +12,12 @@ import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse
 class OutOfRoom extends Error {}
 
 class RunFailure extends Error {
-  constructor(readonly failure: 'trap' | 'link' | 'exit' | 'abort', message: string, readonly output?: GuestOutput, readonly exitCode?: number) {
+  constructor(
+    readonly failure: 'trap' | 'link' | 'exit' | 'abort',
+    message: string,
+    readonly output?: GuestOutput,
+    readonly exitCode?: number,
+  ) {
     super(message);
   }
 }
@@ -32,29 +37,53 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
   } catch (error) {
     if (error instanceof OutOfRoom) return { ok: false, failure: 'limit', message: error.message };
     if (error instanceof RunFailure) {
-      return { ok: false, failure: error.failure, message: error.message, ...(error.output ? { output: error.output } : {}), ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}) };
+      return {
+        ok: false,
+        failure: error.failure,
+        message: error.message,
+        ...(error.output ? { output: error.output } : {}),
+        ...(error.exitCode !== undefined ? { exitCode: error.exitCode } : {}),
+      };
     }
     if (error instanceof CommunicationError) return { ok: false, failure: 'trap', message: error.message };
-    if (error instanceof CommunicationAborted) return { ok: false, failure: 'stopped', message: 'stopped: another rank failed' };
+    if (error instanceof CommunicationAborted)
+      return { ok: false, failure: 'stopped', message: 'stopped: another rank failed' };
     if (error instanceof AbortError) return { ok: false, failure: 'abort', message: `aborted: ${error.message}` };
-    if (error instanceof WebAssembly.RuntimeError) return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
+    if (error instanceof WebAssembly.RuntimeError)
+      return { ok: false, failure: 'trap', message: `trap: ${error.message}` };
     throw error;
   }
   return { ok: true, kind, repetitions };
 }
 
-function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | bigint>, factories: HostPluginFactory[]): RepetitionResult {
+function runOnce(
+  request: RunRequest,
+  kind: ModuleKind,
+  args: Array<number | bigint>,
+  factories: HostPluginFactory[],
+): RepetitionResult {
   let instance: WebAssembly.Instance | undefined;
   const memory = () => exportedMemory(instance);
   const plugins: HostPlugin[] = factories.map((make, i) =>
-    make(request.plugins[i]!.options, { kind, memory, instance: () => instance, args, programBase: request.programBase }),
+    make(request.plugins[i]!.options, {
+      kind,
+      memory,
+      instance: () => instance,
+      args,
+      programBase: request.programBase,
+    }),
   );
   const imports: Imports = baseImports(memory, request.programBase);
   const isWasi = kind === 'wasi-command' || kind === 'wasi-reactor';
   const wasi = isWasi
     ? new WasiHost({
-        args: [request.file, ...request.argv], env: request.wasi.env, memory, programBase: request.programBase,
-        preopens: request.wasi.preopens, stdin: request.wasi.stdin, clock: request.wasi.clock,
+        args: [request.file, ...request.argv],
+        env: request.wasi.env,
+        memory,
+        programBase: request.programBase,
+        preopens: request.wasi.preopens,
+        stdin: request.wasi.stdin,
+        clock: request.wasi.clock,
       })
     : null;
   try {
@@ -65,8 +94,13 @@ function runOnce(request: RunRequest, kind: ModuleKind, args: Array<number | big
 }
 
 function runInstance(
-  request: RunRequest, kind: ModuleKind, args: Array<number | bigint>, plugins: HostPlugin[], imports: Imports,
-  wasi: WasiHost | null, setInstance: (instance: WebAssembly.Instance) => void,
+  request: RunRequest,
+  kind: ModuleKind,
+  args: Array<number | bigint>,
+  plugins: HostPlugin[],
+  imports: Imports,
+  wasi: WasiHost | null,
+  setInstance: (instance: WebAssembly.Instance) => void,
 ): RepetitionResult {
   let instance: WebAssembly.Instance;
   const memory = () => exportedMemory(instance);
@@ -74,7 +108,10 @@ function runInstance(
   for (const plugin of plugins) mergeImports(imports, plugin.imports?.(imports) ?? {});
   const missing = missingImports(request.module, imports);
   if (missing.length > 0) {
-    throw new RunFailure('link', `imports ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}, which Taintlens does not provide`);
+    throw new RunFailure(
+      'link',
+      `imports ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}, which Taintlens does not provide`,
+    );
   }
   try {
     instance = new WebAssembly.Instance(request.module, imports);
@@ -96,7 +133,8 @@ function runInstance(
       result = runCommand(instance.exports._start as () => void);
       ms = performance.now() - start;
       // A command that exits non-zero failed (bad argv, a failed check): its output is no result.
-      if (result !== 0) throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi), Number(result));
+      if (result !== 0)
+        throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi), Number(result));
     } else {
       const target = instance.exports[request.invoke];
       if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
@@ -105,7 +143,8 @@ function runInstance(
       try {
         value = (target as (...a: Array<number | bigint>) => unknown)(...args);
       } catch (error) {
-        if (error instanceof WasiExit) throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`, guestOutput(wasi), error.code);
+        if (error instanceof WasiExit)
+          throw new RunFailure('exit', `${request.invoke} called exit(${error.code})`, guestOutput(wasi), error.code);
         throw error;
       }
       ms = performance.now() - start;
@@ -115,22 +154,31 @@ function runInstance(
     if (error instanceof WasiFatal) throw new RunFailure('abort', error.message, guestOutput(wasi));
     const outOfRoom = instance.exports[OUT_OF_ROOM_GLOBAL] as WebAssembly.Global | undefined;
     if (error instanceof WebAssembly.RuntimeError && outOfRoom?.value === 1) {
-      throw new OutOfRoom(`the program grew its memory past its limit (--memory-limit MiB; default: its declared maximum, else ${DEFAULT_MEMORY_LIMIT_MIB} MiB) or past what the instrumentation leaves it: run it on a smaller input, or raise --memory-limit where there is room`);
+      throw new OutOfRoom(
+        `the program grew its memory past its limit (--memory-limit MiB; default: its declared maximum, else ${DEFAULT_MEMORY_LIMIT_MIB} MiB) or past what the instrumentation leaves it: run it on a smaller input, or raise --memory-limit where there is room`,
+      );
     }
-    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some((name) => Number((instance.exports[name] as WebAssembly.Global | undefined)?.value ?? 0) > 0);
+    const treeFull = CONTEXT_OVERFLOW_GLOBALS.some(
+      (name) => Number((instance.exports[name] as WebAssembly.Global | undefined)?.value ?? 0) > 0,
+    );
     if (error instanceof WebAssembly.RuntimeError && treeFull) {
-      throw new OutOfRoom('the calling-context tree is full and a function\'s context node is larger than its scratch area: raise --context-tree');
+      throw new OutOfRoom(
+        "the calling-context tree is full and a function's context node is larger than its scratch area: raise --context-tree",
+      );
     }
     // A WASI program that printed before it trapped (a Rust panic message) shows what it printed.
     const output = guestOutput(wasi);
-    if (error instanceof WebAssembly.RuntimeError && output && (output.stdout || output.stderr)) throw new RunFailure('trap', `trap: ${error.message}`, output);
+    if (error instanceof WebAssembly.RuntimeError && output && (output.stdout || output.stderr))
+      throw new RunFailure('trap', `trap: ${error.message}`, output);
     throw error;
   }
   const regions: Record<string, Uint8Array> = {};
   const mem = memory();
   for (const region of request.regions) {
     if (!mem) throw new RunFailure('link', 'does not export its memory, so results cannot be read');
-    const end = region.endGlobal ? Number((instance.exports[region.endGlobal] as WebAssembly.Global).value) : region.base + region.bytes;
+    const end = region.endGlobal
+      ? Number((instance.exports[region.endGlobal] as WebAssembly.Global).value)
+      : region.base + region.bytes;
     regions[region.name] = new Uint8Array(mem.buffer.slice(region.base, Math.min(end, region.base + region.bytes)));
   }
   const globals: Record<string, number | string> = {};
@@ -140,7 +188,15 @@ function runInstance(
     globals[name] = typeof value === 'bigint' ? value.toString() : (value as number);
   }
   const pluginResults = plugins.map((plugin) => plugin.afterRun?.() ?? null);
-  return { result, ms, regions, globals, stdout: wasi?.stdout ?? '', stderr: wasi?.stderr ?? '', plugins: pluginResults };
+  return {
+    result,
+    ms,
+    regions,
+    globals,
+    stdout: wasi?.stdout ?? '',
+    stderr: wasi?.stderr ?? '',
+    plugins: pluginResults,
+  };
 }
 
 function guestOutput(wasi: WasiHost | null): GuestOutput | undefined {

@@ -8,10 +8,15 @@ const MAX_LINES = 20;
 /** `; its stderr:\n  | usage: ...` — or a note that it printed nothing. */
 export function describeGuestOutput(output: GuestOutput | undefined): string {
   if (!output) return '';
-  const [stream, text] = output.stderr.trim() ? ['stderr', output.stderr] : output.stdout.trim() ? ['stdout (no stderr)', output.stdout] : [null, ''];
+  const [stream, text] = output.stderr.trim()
+    ? ['stderr', output.stderr]
+    : output.stdout.trim()
+      ? ['stdout (no stderr)', output.stdout]
+      : [null, ''];
   if (stream === null) return ' (it printed nothing)';
   const lines = text.replace(/\s+$/, '').split('\n');
-  const shown = lines.length > MAX_LINES ? [`... ${lines.length - MAX_LINES} earlier line(s)`, ...lines.slice(-MAX_LINES)] : lines;
+  const shown =
+    lines.length > MAX_LINES ? [`... ${lines.length - MAX_LINES} earlier line(s)`, ...lines.slice(-MAX_LINES)] : lines;
   return `; its ${stream}:\n${shown.map((line) => `  | ${line}`).join('\n')}`;
 }
 

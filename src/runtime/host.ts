@@ -17,7 +17,11 @@ export function detectKind(module: WebAssembly.Module): ModuleKind {
 }
 
 /** Reads an AssemblyScript string (UTF-16, byte length stored just before it). */
-export function readAssemblyScriptString(memory: WebAssembly.Memory | undefined, programPointer: number, programBase = 0): string {
+export function readAssemblyScriptString(
+  memory: WebAssembly.Memory | undefined,
+  programPointer: number,
+  programBase = 0,
+): string {
   if (!memory || programPointer === 0) return '';
   const pointer = programPointer + programBase;
   const view = new DataView(memory.buffer);

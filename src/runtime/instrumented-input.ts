@@ -21,16 +21,23 @@ export function programBaseOf(file: string, bytes: Uint8Array): number {
   if (mark === null) return 0;
   const sitesFile = siteTableBeside(file);
   const refuse = (why: string) =>
-    fileError(file, `was written by \`taintlens instrument\` (it exports ${mark}) and ${why}: run the original module, or keep the site table beside it`);
-  if (!existsSync(sitesFile)) throw refuse(`its site table ${sitesFile} is not beside it, so where its program's memory starts is unknown`);
+    fileError(
+      file,
+      `was written by \`taintlens instrument\` (it exports ${mark}) and ${why}: run the original module, or keep the site table beside it`,
+    );
+  if (!existsSync(sitesFile))
+    throw refuse(`its site table ${sitesFile} is not beside it, so where its program's memory starts is unknown`);
   const table = siteTable(sitesFile);
   const layout = table?.layout;
-  if (!layout || !Number.isInteger(layout.programBase)) throw refuse(`${sitesFile} is not its site table (no memory layout)`);
+  if (!layout || !Number.isInteger(layout.programBase))
+    throw refuse(`${sitesFile} is not its site table (no memory layout)`);
   // Tables written by `taintlens instrument` name the module's hash; older ones only its memory size.
   const hash = table.instrumented?.sha256;
   const pages = definedMemoryPages(bytes);
   if (hash !== undefined ? hash !== sha256Of(bytes) : pages !== null && pages !== initialRealPages(layout)) {
-    throw refuse(`${sitesFile} does not describe it (it was written for ${table.instrumented?.file ?? 'another module'})`);
+    throw refuse(
+      `${sitesFile} does not describe it (it was written for ${table.instrumented?.file ?? 'another module'})`,
+    );
   }
   return layout.programBase;
 }

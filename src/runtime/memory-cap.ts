@@ -18,9 +18,14 @@ export function capMemoryOrDefault(bytes: Uint8Array, file: string, limitPages: 
 export function capMemory(bytes: Uint8Array, file: string, limitPages: number): Uint8Array {
   const limits = readMemoryLimits(bytes);
   if (!limits) return bytes; // no memory of its own: nothing can grow
-  if (limits.flags & ~1) throw fileError(file, '--memory-limit: the module\'s memory is shared or 64-bit; it cannot be capped', 2);
+  if (limits.flags & ~1)
+    throw fileError(file, "--memory-limit: the module's memory is shared or 64-bit; it cannot be capped", 2);
   if (limits.initialPages > limitPages) {
-    throw fileError(file, `--memory-limit ${limitPages / PAGES_PER_MIB} MiB is below the ${Math.ceil(limits.initialPages / PAGES_PER_MIB)} MiB the program starts with`, 2);
+    throw fileError(
+      file,
+      `--memory-limit ${limitPages / PAGES_PER_MIB} MiB is below the ${Math.ceil(limits.initialPages / PAGES_PER_MIB)} MiB the program starts with`,
+      2,
+    );
   }
   if (limits.maxPages !== null && limits.maxPages <= limitPages) return bytes;
   return patchMemoryLimits(bytes, limits.initialPages, limitPages);

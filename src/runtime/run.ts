@@ -10,7 +10,16 @@ import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
 import { compileEagerly } from './spmd/eager-compile.js';
 import { MP_MODULE } from './spmd/mp-plugin.js';
-import type { HostPluginSpec, ModuleKind, RegionSnapshot, RepetitionResult, RunRequest, RunResponse, ValueType, WasiConfig } from './protocol.js';
+import type {
+  HostPluginSpec,
+  ModuleKind,
+  RegionSnapshot,
+  RepetitionResult,
+  RunRequest,
+  RunResponse,
+  ValueType,
+  WasiConfig,
+} from './protocol.js';
 
 export interface RunOptions {
   /** Name shown in messages (the user's file, even when running an instrumented copy). */
@@ -57,13 +66,23 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const module = compile(options.bytes, file, (options.ranks ?? 1) > 1);
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
-  const args = invoke === null ? [] : typedArgs(options, invoke, options.exports ?? await exportSignatures(options.bytes, file));
+  const args =
+    invoke === null ? [] : typedArgs(options, invoke, options.exports ?? (await exportSignatures(options.bytes, file)));
   const request: RunRequest = {
-    file, module, invoke, args, argv: options.argv ?? [], repeat: options.repeat ?? 1,
-    regions: options.regions ?? [], plugins: options.plugins ?? [], globals: options.globals ?? [],
-    programBase: options.programBase ?? 0, wasi: options.wasi ?? NO_WASI_EXTRAS,
+    file,
+    module,
+    invoke,
+    args,
+    argv: options.argv ?? [],
+    repeat: options.repeat ?? 1,
+    regions: options.regions ?? [],
+    plugins: options.plugins ?? [],
+    globals: options.globals ?? [],
+    programBase: options.programBase ?? 0,
+    wasi: options.wasi ?? NO_WASI_EXTRAS,
   };
-  const ranks = options.ranks ?? (WebAssembly.Module.imports(module).some((i) => i.module === MP_MODULE) ? 1 : undefined);
+  const ranks =
+    options.ranks ?? (WebAssembly.Module.imports(module).some((i) => i.module === MP_MODULE) ? 1 : undefined);
   const timeoutMs = options.timeoutMs ?? 60_000;
   if (ranks !== undefined) return runRanks(request, ranks, timeoutMs);
   const response = await inWorker(request, timeoutMs);
@@ -76,7 +95,12 @@ async function runRanks(request: RunRequest, ranks: number, timeoutMs: number): 
   if (problem) throw fileError(request.file, problem, 2);
   const result = await runSpmd(request, ranks, timeoutMs, startRunWorker);
   if (result.ok) return { kind: result.kind, repetitions: result.ranks[0]!.repetitions, ranks: result.ranks };
-  if (result.timedOut) throw fileError(request.file, `${timeLimitMessage(request, timeoutMs)}; ${result.response.message}`, TIMEOUT_EXIT_CODE);
+  if (result.timedOut)
+    throw fileError(
+      request.file,
+      `${timeLimitMessage(request, timeoutMs)}; ${result.response.message}`,
+      TIMEOUT_EXIT_CODE,
+    );
   throw runFailure(request, result.response, result.rank === null ? '' : `rank ${result.rank}: `);
 }
 
@@ -86,8 +110,13 @@ function runFailure(request: RunRequest, response: Extract<RunResponse, { ok: fa
   const where = invoke ? ` in ${invoke}` : '';
   if (response.failure === 'internal') return fileError(file, `${prefix}internal error: ${response.message}`);
   // A program's own exit code is passed on (1..125: codes above are the shell's and ours).
-  const code = response.exitCode !== undefined && response.exitCode >= 1 && response.exitCode <= 125 ? response.exitCode : 1;
-  return fileError(file, `${prefix}${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`, code);
+  const code =
+    response.exitCode !== undefined && response.exitCode >= 1 && response.exitCode <= 125 ? response.exitCode : 1;
+  return fileError(
+    file,
+    `${prefix}${response.message.replace(/^trap: /, `trap${where}: `)}${describeGuestOutput(response.output)}`,
+    code,
+  );
 }
 
 function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
@@ -101,14 +130,20 @@ function compile(bytes: Uint8Array, file: string, eager: boolean): WebAssembly.M
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
-  const foreign = foreignHost(WebAssembly.Module.imports(module), WebAssembly.Module.exports(module).map((e) => e.name));
+  const foreign = foreignHost(
+    WebAssembly.Module.imports(module),
+    WebAssembly.Module.exports(module).map((e) => e.name),
+  );
   if (foreign) throw fileError(file, foreign);
   return module;
 }
 
 function defaultExport(exports: string[], file: string): string {
   if (exports.includes('run')) return 'run';
-  throw fileError(file, `no export to run: pass --invoke NAME (exports: ${exports.filter((e) => !e.startsWith('taintlens$')).join(', ') || 'none'})`);
+  throw fileError(
+    file,
+    `no export to run: pass --invoke NAME (exports: ${exports.filter((e) => !e.startsWith('taintlens$')).join(', ') || 'none'})`,
+  );
 }
 
 /**
@@ -116,21 +151,35 @@ function defaultExport(exports: string[], file: string): string {
  * reader does not understand, so running a plain module never pays for it.
  */
 async function exportSignatures(bytes: Uint8Array, file: string): Promise<ExportedFunction[]> {
-  return readModuleInterface(bytes)?.functions ?? (await import('../../instrument/exports.js')).readExports(bytes, file);
+  return (
+    readModuleInterface(bytes)?.functions ?? (await import('../../instrument/exports.js')).readExports(bytes, file)
+  );
 }
 
-function typedArgs(options: RunOptions, invoke: string, signatures: ExportedFunction[]): Array<{ type: ValueType; text: string }> {
+function typedArgs(
+  options: RunOptions,
+  invoke: string,
+  signatures: ExportedFunction[],
+): Array<{ type: ValueType; text: string }> {
   const signature = signatures.find((s) => s.name === invoke);
   if (!signature) {
     const names = signatures.map((s) => s.name).filter((n) => !n.startsWith('taintlens$'));
     throw fileError(options.file, `no exported function '${invoke}' (exports: ${names.join(', ') || 'none'})`);
   }
   if (signature.params.length !== options.args.length) {
-    throw fileError(options.file, `${invoke} takes ${signature.params.length} argument(s) (${signature.params.join(', ') || 'none'}), got ${options.args.length}`);
+    throw fileError(
+      options.file,
+      `${invoke} takes ${signature.params.length} argument(s) (${signature.params.join(', ') || 'none'}), got ${options.args.length}`,
+    );
   }
   return signature.params.map((type, i) => {
     const text = options.args[i]!.trim();
-    const valid = type === 'i32' || type === 'i64' ? /^-?\d+$/.test(text) : type === 'f32' || type === 'f64' ? Number.isFinite(Number(text)) || /^-?(inf|infinity|nan)$/i.test(text) : false;
+    const valid =
+      type === 'i32' || type === 'i64'
+        ? /^-?\d+$/.test(text)
+        : type === 'f32' || type === 'f64'
+          ? Number.isFinite(Number(text)) || /^-?(inf|infinity|nan)$/i.test(text)
+          : false;
     if (!valid) throw fileError(options.file, `argument ${i + 1} of ${invoke} must be ${type}, got '${text}'`);
     return { type, text };
   });

@@ -6,8 +6,23 @@
 import * as fs from 'node:fs';
 import { posix, resolve as resolveHost, join as joinHost, dirname, basename, sep } from 'node:path';
 import {
-  ADVICE_MAX, DIRECTORY_RIGHTS, DIRENT, ERRNO, FDFLAGS, FDSTAT, FILE_RIGHTS, FILESTAT, FILETYPE, FSTFLAGS,
-  LOOKUP_SYMLINK_FOLLOW, OFLAGS, RIGHTS, STDIO_RIGHTS, WHENCE, WRITE_RIGHTS, errnoOf,
+  ADVICE_MAX,
+  DIRECTORY_RIGHTS,
+  DIRENT,
+  ERRNO,
+  FDFLAGS,
+  FDSTAT,
+  FILE_RIGHTS,
+  FILESTAT,
+  FILETYPE,
+  FSTFLAGS,
+  LOOKUP_SYMLINK_FOLLOW,
+  OFLAGS,
+  RIGHTS,
+  STDIO_RIGHTS,
+  WHENCE,
+  WRITE_RIGHTS,
+  errnoOf,
 } from './wasi-abi.js';
 import type { Preopen } from './protocol.js';
 
@@ -92,10 +107,17 @@ export class WasiFiles {
     private readonly stdin: Uint8Array,
     private readonly output: (stream: 1 | 2, bytes: Uint8Array) => void,
   ) {
-    for (const stream of [0, 1, 2] as const) this.open.set(stream, { kind: 'stdio', stream, rights: { base: STDIO_RIGHTS, inheriting: 0n }, flags: 0 });
+    for (const stream of [0, 1, 2] as const)
+      this.open.set(stream, { kind: 'stdio', stream, rights: { base: STDIO_RIGHTS, inheriting: 0n }, flags: 0 });
     preopens.forEach((root, i) => {
       this.open.set(3 + i, {
-        kind: 'dir', host: resolveHost(root.host), fd: null, flags: 0, root, inner: '.', preopen: true,
+        kind: 'dir',
+        host: resolveHost(root.host),
+        fd: null,
+        flags: 0,
+        root,
+        inner: '.',
+        preopen: true,
         rights: { base: DIRECTORY_RIGHTS, inheriting: DIRECTORY_RIGHTS | FILE_RIGHTS },
       });
     });
@@ -112,7 +134,8 @@ export class WasiFiles {
     const entry = this.entry(fd, RIGHTS.POLL_FD_READWRITE);
     if (typeof entry === 'number') return { error: entry, nbytes: 0n };
     if (!reading) return { error: ERRNO.SUCCESS, nbytes: 0n };
-    if (entry.kind === 'stdio') return { error: ERRNO.SUCCESS, nbytes: entry.stream === 0 ? BigInt(this.stdin.length - this.stdinPosition) : 0n };
+    if (entry.kind === 'stdio')
+      return { error: ERRNO.SUCCESS, nbytes: entry.stream === 0 ? BigInt(this.stdin.length - this.stdinPosition) : 0n };
     if (entry.kind === 'file') {
       const size = fs.fstatSync(entry.fd, { bigint: true }).size;
       return { error: ERRNO.SUCCESS, nbytes: size > entry.position ? size - entry.position : 0n };
@@ -170,7 +193,13 @@ export class WasiFiles {
    * Host path of `path` under directory `dirFd` (which needs `right`), or an errno when the
    * path leaves the preopen. `follow`: a symbolic link at the end is followed (and checked).
    */
-  private resolve(dirFd: number | bigint | undefined, pointer: number | bigint | undefined, length: number | bigint | undefined, right: bigint, follow: boolean): { dir: DirEntry; host: string; inner: string } | number {
+  private resolve(
+    dirFd: number | bigint | undefined,
+    pointer: number | bigint | undefined,
+    length: number | bigint | undefined,
+    right: bigint,
+    follow: boolean,
+  ): { dir: DirEntry; host: string; inner: string } | number {
     const dir = this.entry(dirFd, right);
     if (typeof dir === 'number') return dir;
     if (dir.kind !== 'dir') return ERRNO.NOTDIR;
@@ -253,7 +282,8 @@ export class WasiFiles {
 
   /** New access and modification times in seconds from fst_flags, or INVAL. */
   private times(current: () => fs.BigIntStats, atim: bigint, mtim: bigint, flags: number): [number, number] | number {
-    if ((flags & FSTFLAGS.ATIM && flags & FSTFLAGS.ATIM_NOW) || (flags & FSTFLAGS.MTIM && flags & FSTFLAGS.MTIM_NOW)) return ERRNO.INVAL;
+    if ((flags & FSTFLAGS.ATIM && flags & FSTFLAGS.ATIM_NOW) || (flags & FSTFLAGS.MTIM && flags & FSTFLAGS.MTIM_NOW))
+      return ERRNO.INVAL;
     if (flags & ~0xf) return ERRNO.INVAL;
     const now = Date.now() / 1000;
     const pick = (set: number, setNow: number, value: bigint, old: () => bigint) =>
@@ -265,7 +295,14 @@ export class WasiFiles {
   }
 
   /** A path call that changes the preopen: refused (ROFS) under a read-only one. */
-  private change(dirFd: Args[number] | undefined, path: Args[number] | undefined, length: Args[number] | undefined, right: bigint, follow: boolean, apply: (host: string) => void): number {
+  private change(
+    dirFd: Args[number] | undefined,
+    path: Args[number] | undefined,
+    length: Args[number] | undefined,
+    right: bigint,
+    follow: boolean,
+    apply: (host: string) => void,
+  ): number {
     const where = this.resolve(dirFd, path, length, right, follow);
     if (typeof where === 'number') return where;
     if (!where.dir.root.writable) return ERRNO.ROFS;
@@ -276,7 +313,10 @@ export class WasiFiles {
     const [dirFd, lookupFlags, path, pathLength, oflagsArg, rightsBase, rightsInheriting, fdflagsArg, result] = args;
     const oflags = n(oflagsArg);
     const fdflags = n(fdflagsArg);
-    const needed = RIGHTS.PATH_OPEN | (oflags & OFLAGS.CREAT ? RIGHTS.PATH_CREATE_FILE : 0n) | (oflags & OFLAGS.TRUNC ? RIGHTS.PATH_FILESTAT_SET_SIZE : 0n);
+    const needed =
+      RIGHTS.PATH_OPEN |
+      (oflags & OFLAGS.CREAT ? RIGHTS.PATH_CREATE_FILE : 0n) |
+      (oflags & OFLAGS.TRUNC ? RIGHTS.PATH_FILESTAT_SET_SIZE : 0n);
     const follow = (n(lookupFlags) & LOOKUP_SYMLINK_FOLLOW) !== 0;
     const where = this.resolve(dirFd, path, pathLength, needed, follow);
     if (typeof where === 'number') return where;
@@ -301,8 +341,25 @@ export class WasiFiles {
     const isDir = fs.fstatSync(fd).isDirectory();
     const inheriting = big(rightsInheriting) & where.dir.rights.inheriting;
     const entry: Entry = isDir
-      ? { kind: 'dir', host: where.host, fd, flags: fdflags, rights: { base: requested & DIRECTORY_RIGHTS, inheriting }, root: where.dir.root, inner: where.inner, preopen: false }
-      : { kind: 'file', host: where.host, fd, position: 0n, flags: fdflags, rights: { base: requested & FILE_RIGHTS, inheriting }, root: where.dir.root };
+      ? {
+          kind: 'dir',
+          host: where.host,
+          fd,
+          flags: fdflags,
+          rights: { base: requested & DIRECTORY_RIGHTS, inheriting },
+          root: where.dir.root,
+          inner: where.inner,
+          preopen: false,
+        }
+      : {
+          kind: 'file',
+          host: where.host,
+          fd,
+          position: 0n,
+          flags: fdflags,
+          rights: { base: requested & FILE_RIGHTS, inheriting },
+          root: where.dir.root,
+        };
     const number = this.lowestFreeFd();
     this.open.set(number, entry);
     this.put32(result, number);
@@ -332,7 +389,9 @@ export class WasiFiles {
       names = [
         { name: '.', type: FILETYPE.DIRECTORY, ino: inode(dir.host) },
         { name: '..', type: FILETYPE.DIRECTORY, ino: inode(dirname(dir.host)) },
-        ...fs.readdirSync(dir.host, { withFileTypes: true }).map((entry) => ({ name: entry.name, type: fileType(entry), ino: inode(joinHost(dir.host, entry.name)) })),
+        ...fs
+          .readdirSync(dir.host, { withFileTypes: true })
+          .map((entry) => ({ name: entry.name, type: fileType(entry), ino: inode(joinHost(dir.host, entry.name)) })),
       ];
     } catch (error) {
       return errnoOf(error);
@@ -371,118 +430,182 @@ export class WasiFiles {
       }
     };
     const withFile = (fd: Args[number] | undefined, right: bigint, body: (file: FileEntry) => number): number =>
-      withEntry(fd, right, (entry) => (entry.kind === 'file' ? guarded(() => body(entry)) : entry.kind === 'dir' ? ERRNO.ISDIR : ERRNO.SPIPE));
+      withEntry(fd, right, (entry) =>
+        entry.kind === 'file' ? guarded(() => body(entry)) : entry.kind === 'dir' ? ERRNO.ISDIR : ERRNO.SPIPE,
+      );
     const socket = (fd: Args[number] | undefined) => (this.open.has(n(fd)) ? ERRNO.NOTSOCK : ERRNO.BADF);
     return {
-      fd_read: (fd, iovs, count, nread) => withEntry(fd, RIGHTS.FD_READ, (entry) => {
-        if (entry.kind === 'dir') return ERRNO.ISDIR;
-        if (entry.kind === 'stdio' && entry.stream !== 0) return ERRNO.BADF;
-        return guarded(() => {
-          const total = this.readBuffers(entry, this.buffers(iovs, count), entry.kind === 'file' ? entry.position : null);
-          if (entry.kind === 'file') entry.position += BigInt(total);
-          this.put32(nread, total);
+      fd_read: (fd, iovs, count, nread) =>
+        withEntry(fd, RIGHTS.FD_READ, (entry) => {
+          if (entry.kind === 'dir') return ERRNO.ISDIR;
+          if (entry.kind === 'stdio' && entry.stream !== 0) return ERRNO.BADF;
+          return guarded(() => {
+            const total = this.readBuffers(
+              entry,
+              this.buffers(iovs, count),
+              entry.kind === 'file' ? entry.position : null,
+            );
+            if (entry.kind === 'file') entry.position += BigInt(total);
+            this.put32(nread, total);
+            return ERRNO.SUCCESS;
+          });
+        }),
+      fd_write: (fd, iovs, count, written) =>
+        withEntry(fd, RIGHTS.FD_WRITE, (entry) => {
+          if (entry.kind === 'dir') return ERRNO.ISDIR;
+          if (entry.kind === 'stdio' && entry.stream === 0) return ERRNO.BADF;
+          return guarded(() => {
+            if (entry.kind === 'file' && entry.flags & FDFLAGS.APPEND)
+              entry.position = fs.fstatSync(entry.fd, { bigint: true }).size;
+            const total = this.writeBuffers(
+              entry,
+              this.buffers(iovs, count),
+              entry.kind === 'file' ? entry.position : null,
+            );
+            if (entry.kind === 'file') entry.position += BigInt(total);
+            this.put32(written, total);
+            return ERRNO.SUCCESS;
+          });
+        }),
+      fd_pread: (fd, iovs, count, offset, nread) =>
+        withFile(fd, RIGHTS.FD_READ | RIGHTS.FD_SEEK, (file) => {
+          this.put32(nread, this.readBuffers(file, this.buffers(iovs, count), big(offset)));
           return ERRNO.SUCCESS;
-        });
-      }),
-      fd_write: (fd, iovs, count, written) => withEntry(fd, RIGHTS.FD_WRITE, (entry) => {
-        if (entry.kind === 'dir') return ERRNO.ISDIR;
-        if (entry.kind === 'stdio' && entry.stream === 0) return ERRNO.BADF;
-        return guarded(() => {
-          if (entry.kind === 'file' && entry.flags & FDFLAGS.APPEND) entry.position = fs.fstatSync(entry.fd, { bigint: true }).size;
-          const total = this.writeBuffers(entry, this.buffers(iovs, count), entry.kind === 'file' ? entry.position : null);
-          if (entry.kind === 'file') entry.position += BigInt(total);
-          this.put32(written, total);
+        }),
+      fd_pwrite: (fd, iovs, count, offset, written) =>
+        withFile(fd, RIGHTS.FD_WRITE | RIGHTS.FD_SEEK, (file) => {
+          this.put32(written, this.writeBuffers(file, this.buffers(iovs, count), big(offset)));
           return ERRNO.SUCCESS;
-        });
-      }),
-      fd_pread: (fd, iovs, count, offset, nread) => withFile(fd, RIGHTS.FD_READ | RIGHTS.FD_SEEK, (file) => {
-        this.put32(nread, this.readBuffers(file, this.buffers(iovs, count), big(offset)));
-        return ERRNO.SUCCESS;
-      }),
-      fd_pwrite: (fd, iovs, count, offset, written) => withFile(fd, RIGHTS.FD_WRITE | RIGHTS.FD_SEEK, (file) => {
-        this.put32(written, this.writeBuffers(file, this.buffers(iovs, count), big(offset)));
-        return ERRNO.SUCCESS;
-      }),
-      fd_seek: (fd, offset, whence, result) => withEntry(fd, n(offset) === 0 && n(whence) === WHENCE.CUR ? RIGHTS.FD_TELL : RIGHTS.FD_SEEK, (entry) => {
-        if (entry.kind === 'stdio') return ERRNO.SPIPE;
-        if (entry.kind === 'dir') return ERRNO.BADF;
-        return guarded(() => {
-          const w = n(whence);
-          if (w !== WHENCE.SET && w !== WHENCE.CUR && w !== WHENCE.END) return ERRNO.INVAL;
-          const base = w === WHENCE.SET ? 0n : w === WHENCE.CUR ? entry.position : fs.fstatSync(entry.fd, { bigint: true }).size;
-          const target = base + BigInt.asIntN(64, big(offset));
-          if (target < 0n) return ERRNO.INVAL;
-          entry.position = target;
-          this.put64(result, target);
+        }),
+      fd_seek: (fd, offset, whence, result) =>
+        withEntry(fd, n(offset) === 0 && n(whence) === WHENCE.CUR ? RIGHTS.FD_TELL : RIGHTS.FD_SEEK, (entry) => {
+          if (entry.kind === 'stdio') return ERRNO.SPIPE;
+          if (entry.kind === 'dir') return ERRNO.BADF;
+          return guarded(() => {
+            const w = n(whence);
+            if (w !== WHENCE.SET && w !== WHENCE.CUR && w !== WHENCE.END) return ERRNO.INVAL;
+            const base =
+              w === WHENCE.SET ? 0n : w === WHENCE.CUR ? entry.position : fs.fstatSync(entry.fd, { bigint: true }).size;
+            const target = base + BigInt.asIntN(64, big(offset));
+            if (target < 0n) return ERRNO.INVAL;
+            entry.position = target;
+            this.put64(result, target);
+            return ERRNO.SUCCESS;
+          });
+        }),
+      fd_tell: (fd, result) =>
+        withEntry(fd, RIGHTS.FD_TELL, (entry) => {
+          if (entry.kind !== 'file') return entry.kind === 'stdio' ? ERRNO.SPIPE : ERRNO.BADF;
+          this.put64(result, entry.position);
           return ERRNO.SUCCESS;
-        });
-      }),
-      fd_tell: (fd, result) => withEntry(fd, RIGHTS.FD_TELL, (entry) => {
-        if (entry.kind !== 'file') return entry.kind === 'stdio' ? ERRNO.SPIPE : ERRNO.BADF;
-        this.put64(result, entry.position);
-        return ERRNO.SUCCESS;
-      }),
-      fd_close: (fd) => withEntry(fd, 0n, (entry) => {
-        if (entry.kind !== 'stdio' && entry.fd !== null) fs.closeSync(entry.fd);
-        this.open.delete(n(fd));
-        return ERRNO.SUCCESS;
-      }),
-      fd_renumber: (from, to) => withEntry(from, 0n, (entry) => withEntry(to, 0n, (target) => {
-        if (n(from) === n(to)) return ERRNO.SUCCESS;
-        if (target.kind !== 'stdio' && target.fd !== null) fs.closeSync(target.fd);
-        this.open.set(n(to), entry);
-        this.open.delete(n(from));
-        return ERRNO.SUCCESS;
-      })),
-      fd_fdstat_get: (fd, stat) => withEntry(fd, 0n, (entry) => {
-        const at = this.memory.at(stat ?? 0);
-        const view = this.memory.view();
-        this.memory.bytes().fill(0, at, at + 24);
-        view.setUint8(at + FDSTAT.filetype, entry.kind === 'stdio' ? FILETYPE.CHARACTER_DEVICE : entry.kind === 'dir' ? FILETYPE.DIRECTORY : FILETYPE.REGULAR_FILE);
-        view.setUint16(at + FDSTAT.flags, entry.flags, true);
-        view.setBigUint64(at + FDSTAT.rightsBase, entry.rights.base, true);
-        view.setBigUint64(at + FDSTAT.rightsInheriting, entry.rights.inheriting, true);
-        return ERRNO.SUCCESS;
-      }),
-      fd_fdstat_set_flags: (fd, flags) => withEntry(fd, RIGHTS.FD_FDSTAT_SET_FLAGS, (entry) => {
-        if (n(flags) & ~0x1f) return ERRNO.INVAL;
-        entry.flags = n(flags);
-        return ERRNO.SUCCESS;
-      }),
-      fd_fdstat_set_rights: (fd, base, inheriting) => withEntry(fd, 0n, (entry) => {
-        // Rights only shrink.
-        if ((big(base) & ~entry.rights.base) !== 0n || (big(inheriting) & ~entry.rights.inheriting) !== 0n) return ERRNO.NOTCAPABLE;
-        entry.rights = { base: big(base), inheriting: big(inheriting) };
-        return ERRNO.SUCCESS;
-      }),
-      fd_filestat_get: (fd, result) => withEntry(fd, RIGHTS.FD_FILESTAT_GET, (entry) => guarded(() => {
-        this.writeFilestat(result, entry.kind === 'stdio' ? null : entry.fd !== null ? fs.fstatSync(entry.fd, { bigint: true }) : fs.statSync(entry.host, { bigint: true }));
-        return ERRNO.SUCCESS;
-      })),
-      fd_filestat_set_size: (fd, size) => withFile(fd, RIGHTS.FD_FILESTAT_SET_SIZE, (file) => {
-        fs.ftruncateSync(file.fd, Number(size));
-        return ERRNO.SUCCESS;
-      }),
-      fd_filestat_set_times: (fd, atim, mtim, flags) => withEntry(fd, RIGHTS.FD_FILESTAT_SET_TIMES, (entry) => guarded(() => {
-        if (entry.kind === 'stdio') return ERRNO.BADF;
-        const stat = () => (entry.fd !== null ? fs.fstatSync(entry.fd, { bigint: true }) : fs.statSync(entry.host, { bigint: true }));
-        const times = this.times(stat, big(atim), big(mtim), n(flags));
-        if (typeof times === 'number') return times;
-        if (entry.fd !== null) fs.futimesSync(entry.fd, ...times);
-        else fs.utimesSync(entry.host, ...times);
-        return ERRNO.SUCCESS;
-      })),
-      fd_advise: (fd, _offset, _length, advice) => withEntry(fd, RIGHTS.FD_ADVISE, (entry) => {
-        if (n(advice) > ADVICE_MAX) return ERRNO.INVAL;
-        return entry.kind === 'dir' ? ERRNO.BADF : entry.kind === 'stdio' ? ERRNO.SPIPE : ERRNO.SUCCESS;
-      }),
-      fd_allocate: (fd, offset, length) => withFile(fd, RIGHTS.FD_ALLOCATE, (file) => {
-        const end = big(offset) + big(length);
-        if (end > fs.fstatSync(file.fd, { bigint: true }).size) fs.ftruncateSync(file.fd, Number(end));
-        return ERRNO.SUCCESS;
-      }),
-      fd_datasync: (fd) => withEntry(fd, RIGHTS.FD_DATASYNC, (entry) => (entry.kind === 'stdio' ? ERRNO.INVAL : entry.fd === null ? ERRNO.SUCCESS : attempt(() => fs.fdatasyncSync(entry.fd!)))),
-      fd_sync: (fd) => withEntry(fd, RIGHTS.FD_SYNC, (entry) => (entry.kind === 'stdio' ? ERRNO.INVAL : entry.fd === null ? ERRNO.SUCCESS : attempt(() => fs.fsyncSync(entry.fd!)))),
+        }),
+      fd_close: (fd) =>
+        withEntry(fd, 0n, (entry) => {
+          if (entry.kind !== 'stdio' && entry.fd !== null) fs.closeSync(entry.fd);
+          this.open.delete(n(fd));
+          return ERRNO.SUCCESS;
+        }),
+      fd_renumber: (from, to) =>
+        withEntry(from, 0n, (entry) =>
+          withEntry(to, 0n, (target) => {
+            if (n(from) === n(to)) return ERRNO.SUCCESS;
+            if (target.kind !== 'stdio' && target.fd !== null) fs.closeSync(target.fd);
+            this.open.set(n(to), entry);
+            this.open.delete(n(from));
+            return ERRNO.SUCCESS;
+          }),
+        ),
+      fd_fdstat_get: (fd, stat) =>
+        withEntry(fd, 0n, (entry) => {
+          const at = this.memory.at(stat ?? 0);
+          const view = this.memory.view();
+          this.memory.bytes().fill(0, at, at + 24);
+          view.setUint8(
+            at + FDSTAT.filetype,
+            entry.kind === 'stdio'
+              ? FILETYPE.CHARACTER_DEVICE
+              : entry.kind === 'dir'
+                ? FILETYPE.DIRECTORY
+                : FILETYPE.REGULAR_FILE,
+          );
+          view.setUint16(at + FDSTAT.flags, entry.flags, true);
+          view.setBigUint64(at + FDSTAT.rightsBase, entry.rights.base, true);
+          view.setBigUint64(at + FDSTAT.rightsInheriting, entry.rights.inheriting, true);
+          return ERRNO.SUCCESS;
+        }),
+      fd_fdstat_set_flags: (fd, flags) =>
+        withEntry(fd, RIGHTS.FD_FDSTAT_SET_FLAGS, (entry) => {
+          if (n(flags) & ~0x1f) return ERRNO.INVAL;
+          entry.flags = n(flags);
+          return ERRNO.SUCCESS;
+        }),
+      fd_fdstat_set_rights: (fd, base, inheriting) =>
+        withEntry(fd, 0n, (entry) => {
+          // Rights only shrink.
+          if ((big(base) & ~entry.rights.base) !== 0n || (big(inheriting) & ~entry.rights.inheriting) !== 0n)
+            return ERRNO.NOTCAPABLE;
+          entry.rights = { base: big(base), inheriting: big(inheriting) };
+          return ERRNO.SUCCESS;
+        }),
+      fd_filestat_get: (fd, result) =>
+        withEntry(fd, RIGHTS.FD_FILESTAT_GET, (entry) =>
+          guarded(() => {
+            this.writeFilestat(
+              result,
+              entry.kind === 'stdio'
+                ? null
+                : entry.fd !== null
+                  ? fs.fstatSync(entry.fd, { bigint: true })
+                  : fs.statSync(entry.host, { bigint: true }),
+            );
+            return ERRNO.SUCCESS;
+          }),
+        ),
+      fd_filestat_set_size: (fd, size) =>
+        withFile(fd, RIGHTS.FD_FILESTAT_SET_SIZE, (file) => {
+          fs.ftruncateSync(file.fd, Number(size));
+          return ERRNO.SUCCESS;
+        }),
+      fd_filestat_set_times: (fd, atim, mtim, flags) =>
+        withEntry(fd, RIGHTS.FD_FILESTAT_SET_TIMES, (entry) =>
+          guarded(() => {
+            if (entry.kind === 'stdio') return ERRNO.BADF;
+            const stat = () =>
+              entry.fd !== null ? fs.fstatSync(entry.fd, { bigint: true }) : fs.statSync(entry.host, { bigint: true });
+            const times = this.times(stat, big(atim), big(mtim), n(flags));
+            if (typeof times === 'number') return times;
+            if (entry.fd !== null) fs.futimesSync(entry.fd, ...times);
+            else fs.utimesSync(entry.host, ...times);
+            return ERRNO.SUCCESS;
+          }),
+        ),
+      fd_advise: (fd, _offset, _length, advice) =>
+        withEntry(fd, RIGHTS.FD_ADVISE, (entry) => {
+          if (n(advice) > ADVICE_MAX) return ERRNO.INVAL;
+          return entry.kind === 'dir' ? ERRNO.BADF : entry.kind === 'stdio' ? ERRNO.SPIPE : ERRNO.SUCCESS;
+        }),
+      fd_allocate: (fd, offset, length) =>
+        withFile(fd, RIGHTS.FD_ALLOCATE, (file) => {
+          const end = big(offset) + big(length);
+          if (end > fs.fstatSync(file.fd, { bigint: true }).size) fs.ftruncateSync(file.fd, Number(end));
+          return ERRNO.SUCCESS;
+        }),
+      fd_datasync: (fd) =>
+        withEntry(fd, RIGHTS.FD_DATASYNC, (entry) =>
+          entry.kind === 'stdio'
+            ? ERRNO.INVAL
+            : entry.fd === null
+              ? ERRNO.SUCCESS
+              : attempt(() => fs.fdatasyncSync(entry.fd!)),
+        ),
+      fd_sync: (fd) =>
+        withEntry(fd, RIGHTS.FD_SYNC, (entry) =>
+          entry.kind === 'stdio'
+            ? ERRNO.INVAL
+            : entry.fd === null
+              ? ERRNO.SUCCESS
+              : attempt(() => fs.fsyncSync(entry.fd!)),
+        ),
       fd_prestat_get: (fd, result) => {
         const entry = this.open.get(n(fd));
         if (!entry || entry.kind !== 'dir' || !entry.preopen) return ERRNO.BADF;
@@ -506,22 +629,33 @@ export class WasiFiles {
         const where = this.resolve(dirFd, path, length, RIGHTS.PATH_FILESTAT_GET, follow);
         if (typeof where === 'number') return where;
         return guarded(() => {
-          this.writeFilestat(result, follow ? fs.statSync(where.host, { bigint: true }) : fs.lstatSync(where.host, { bigint: true }));
+          this.writeFilestat(
+            result,
+            follow ? fs.statSync(where.host, { bigint: true }) : fs.lstatSync(where.host, { bigint: true }),
+          );
           return ERRNO.SUCCESS;
         });
       },
       path_filestat_set_times: (dirFd, flags, path, length, atim, mtim, fstflags) => {
         const follow = (n(flags) & LOOKUP_SYMLINK_FOLLOW) !== 0;
         return this.change(dirFd, path, length, RIGHTS.PATH_FILESTAT_SET_TIMES, follow, (host) => {
-          const times = this.times(() => (follow ? fs.statSync(host, { bigint: true }) : fs.lstatSync(host, { bigint: true })), big(atim), big(mtim), n(fstflags));
+          const times = this.times(
+            () => (follow ? fs.statSync(host, { bigint: true }) : fs.lstatSync(host, { bigint: true })),
+            big(atim),
+            big(mtim),
+            n(fstflags),
+          );
           if (typeof times === 'number') throw Object.assign(new Error('invalid fst_flags'), { code: 'EINVAL' });
           if (follow) fs.utimesSync(host, ...times);
           else fs.lutimesSync(host, ...times);
         });
       },
-      path_create_directory: (dirFd, path, length) => this.change(dirFd, path, length, RIGHTS.PATH_CREATE_DIRECTORY, false, (host) => fs.mkdirSync(host)),
-      path_unlink_file: (dirFd, path, length) => this.change(dirFd, path, length, RIGHTS.PATH_UNLINK_FILE, false, (host) => fs.unlinkSync(host)),
-      path_remove_directory: (dirFd, path, length) => this.change(dirFd, path, length, RIGHTS.PATH_REMOVE_DIRECTORY, false, (host) => fs.rmdirSync(host)),
+      path_create_directory: (dirFd, path, length) =>
+        this.change(dirFd, path, length, RIGHTS.PATH_CREATE_DIRECTORY, false, (host) => fs.mkdirSync(host)),
+      path_unlink_file: (dirFd, path, length) =>
+        this.change(dirFd, path, length, RIGHTS.PATH_UNLINK_FILE, false, (host) => fs.unlinkSync(host)),
+      path_remove_directory: (dirFd, path, length) =>
+        this.change(dirFd, path, length, RIGHTS.PATH_REMOVE_DIRECTORY, false, (host) => fs.rmdirSync(host)),
       path_symlink: (target, targetLength, dirFd, path, length) => {
         const content = this.readString(target, targetLength);
         if (content.startsWith('/')) return ERRNO.NOTCAPABLE;
@@ -541,7 +675,9 @@ export class WasiFiles {
         const to = this.resolve(toFd, toPath, toLength, RIGHTS.PATH_RENAME_TARGET, false);
         if (typeof to === 'number') return to;
         if (!to.dir.root.writable) return ERRNO.ROFS;
-        return this.change(fromFd, fromPath, fromLength, RIGHTS.PATH_RENAME_SOURCE, false, (host) => fs.renameSync(host, to.host));
+        return this.change(fromFd, fromPath, fromLength, RIGHTS.PATH_RENAME_SOURCE, false, (host) =>
+          fs.renameSync(host, to.host),
+        );
       },
       path_link: (fromFd, flags, fromPath, fromLength, toFd, toPath, toLength) => {
         // A hard link to what a symbolic link points at is not offered (as in wasmtime and uvwasi).
@@ -549,7 +685,9 @@ export class WasiFiles {
         const to = this.resolve(toFd, toPath, toLength, RIGHTS.PATH_LINK_TARGET, false);
         if (typeof to === 'number') return to;
         if (!to.dir.root.writable) return ERRNO.ROFS;
-        return this.change(fromFd, fromPath, fromLength, RIGHTS.PATH_LINK_SOURCE, false, (host) => fs.linkSync(host, to.host));
+        return this.change(fromFd, fromPath, fromLength, RIGHTS.PATH_LINK_SOURCE, false, (host) =>
+          fs.linkSync(host, to.host),
+        );
       },
       // Taintlens gives a program no sockets: every descriptor it has is not one.
       sock_accept: (fd) => socket(fd),

@@ -45,7 +45,9 @@ export class WasiHost {
 
   constructor(private readonly options: WasiOptions) {
     const memory: GuestMemory = { bytes: () => this.bytes(), view: () => this.view(), at: (p) => this.at(p) };
-    this.files = new WasiFiles(memory, options.preopens ?? [], options.stdin ?? new Uint8Array(0), (stream, bytes) => this.output[stream].push(bytes));
+    this.files = new WasiFiles(memory, options.preopens ?? [], options.stdin ?? new Uint8Array(0), (stream, bytes) =>
+      this.output[stream].push(bytes),
+    );
   }
 
   get stdout(): string {
@@ -65,9 +67,11 @@ export class WasiHost {
     const imports: Record<string, WebAssembly.ImportValue> = {};
     for (const entry of WebAssembly.Module.imports(module)) {
       if (entry.module !== WASI_MODULE || entry.kind !== 'function') continue;
-      imports[entry.name] = known[entry.name] ?? (() => {
-        throw new WasiFatal(`called ${WASI_MODULE}.${entry.name}, which Taintlens's WASI host does not implement`);
-      });
+      imports[entry.name] =
+        known[entry.name] ??
+        (() => {
+          throw new WasiFatal(`called ${WASI_MODULE}.${entry.name}, which Taintlens's WASI host does not implement`);
+        });
     }
     return imports;
   }
@@ -108,7 +112,11 @@ export class WasiHost {
   private sizes(strings: string[], countPointer: number, sizePointer: number): number {
     const view = this.view();
     view.setUint32(this.at(countPointer), strings.length, true);
-    view.setUint32(this.at(sizePointer), strings.reduce((n, s) => n + Buffer.byteLength(s, 'utf8') + 1, 0), true);
+    view.setUint32(
+      this.at(sizePointer),
+      strings.reduce((n, s) => n + Buffer.byteLength(s, 'utf8') + 1, 0),
+      true,
+    );
     return ERRNO.SUCCESS;
   }
 
@@ -168,7 +176,9 @@ export class WasiHost {
     // Ready descriptors answer at once; with none, the earliest clock fires after its wait.
     if (events.length === 0 && wait !== null) {
       this.sleep(wait);
-      for (const clock of clocks) if (clock.due <= wait) events.push({ userdata: clock.userdata, error: ERRNO.SUCCESS, type: EVENTTYPE.CLOCK, nbytes: 0n });
+      for (const clock of clocks)
+        if (clock.due <= wait)
+          events.push({ userdata: clock.userdata, error: ERRNO.SUCCESS, type: EVENTTYPE.CLOCK, nbytes: 0n });
     }
     events.forEach((event, i) => {
       const at = this.at(output) + i * EVENT.bytes;

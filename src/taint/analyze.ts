@@ -30,12 +30,20 @@ export type ParamSpec = { name: string; arg: number } | { name: string; global: 
 /** Parses `NAME=argK` (K counted from 0), `NAME=global:EXPORT`, `NAME=argvK` (C's argv[K], K ≥ 1), `NAME=env:VAR` or `NAME=file:PATH`. */
 export function parseParamSpec(text: string): ParamSpec {
   const match = /^([A-Za-z_][\w.$-]*)=(?:arg(\d+)|argv(\d+)|global:(.+)|env:(.+)|file:(.+))$/.exec(text.trim());
-  if (!match) throw new UserError(`--param '${text}': expected NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR or NAME=file:PATH`, 2);
+  if (!match)
+    throw new UserError(
+      `--param '${text}': expected NAME=argK, NAME=global:EXPORT, NAME=argvK, NAME=env:VAR or NAME=file:PATH`,
+      2,
+    );
   const name = match[1]!;
   if (match[2] !== undefined) return { name, arg: Number(match[2]) };
   if (match[3] !== undefined) {
     // As C numbers argv: argv[0] is the program's name, which nobody wants as a parameter.
-    if (Number(match[3]) === 0) throw new UserError(`--param '${text}': argv0 is the program's name; the first word after -- is argv1 (C's argv[1])`, 2);
+    if (Number(match[3]) === 0)
+      throw new UserError(
+        `--param '${text}': argv0 is the program's name; the first word after -- is argv1 (C's argv[1])`,
+        2,
+      );
     return { name, argv: Number(match[3]) };
   }
   if (match[4] !== undefined) return { name, global: match[4] };
@@ -53,7 +61,10 @@ export function defaultGranularity(params: readonly ParamSpec[]): ShadowGranular
   return params.some(isInput) ? 'byte' : 'word';
 }
 
-export interface TaintRunOptions extends Pick<RunOptions, 'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs' | 'wasi'> {
+export interface TaintRunOptions extends Pick<
+  RunOptions,
+  'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'repeat' | 'timeoutMs' | 'wasi'
+> {
   params?: ParamSpec[];
   library?: Library;
   /** Layout options (memory limit, bounds checks); the program limit defaults to 4096 pages (256 MiB), as the shadow needs 4 bytes per program byte. */
@@ -79,9 +90,14 @@ export interface TaintAnalysis {
   outcome: RunOutcome;
 }
 
-export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url).href;
+export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url)
+  .href;
 
-interface ModuleFacts { exports: Map<string, { params: number }>; globals: Set<string>; wasi: boolean }
+interface ModuleFacts {
+  exports: Map<string, { params: number }>;
+  globals: Set<string>;
+  wasi: boolean;
+}
 
 /** Exports and imports from the module's sections; a module those cannot describe is read with Binaryen. */
 function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
@@ -119,25 +135,46 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const invoke = options.invoke ?? (facts.exports.has('_start') ? null : facts.exports.has('run') ? 'run' : null);
   for (const p of params) {
     if (isInput(p)) {
-      if (!facts.wasi) throw fileError(file, `--param ${p.name}: argv, environment and files are labelled for WASI programs only`);
+      if (!facts.wasi)
+        throw fileError(file, `--param ${p.name}: argv, environment and files are labelled for WASI programs only`);
       if ('argv' in p && invoke === null && p.argv > (options.argv ?? []).length) {
-        throw fileError(file, `--param ${p.name}=argv${p.argv}: the program gets ${(options.argv ?? []).length} argument(s) after -- (argv1..argv${(options.argv ?? []).length}, as C numbers them)`);
+        throw fileError(
+          file,
+          `--param ${p.name}=argv${p.argv}: the program gets ${(options.argv ?? []).length} argument(s) after -- (argv1..argv${(options.argv ?? []).length}, as C numbers them)`,
+        );
       }
     } else if ('arg' in p) {
-      if (invoke === null) throw fileError(file, `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (label its argv with ${p.name}=argv${p.arg + 1})`);
+      if (invoke === null)
+        throw fileError(
+          file,
+          `--param ${p.name}=arg${p.arg}: a WASI command has no export arguments (label its argv with ${p.name}=argv${p.arg + 1})`,
+        );
       const target = facts.exports.get(invoke);
       if (target && p.arg >= target.params) {
-        throw fileError(file, `--param ${p.name}=arg${p.arg}: ${invoke} takes ${target.params} argument(s) (arg0..arg${target.params - 1})`);
+        throw fileError(
+          file,
+          `--param ${p.name}=arg${p.arg}: ${invoke} takes ${target.params} argument(s) (arg0..arg${target.params - 1})`,
+        );
       }
     } else if (!facts.globals.has(p.global)) {
-      throw fileError(file, `--param ${p.name}=global:${p.global}: no exported global '${p.global}' (exported globals: ${[...facts.globals].join(', ') || 'none'})`);
+      throw fileError(
+        file,
+        `--param ${p.name}=global:${p.global}: no exported global '${p.global}' (exported globals: ${[...facts.globals].join(', ') || 'none'})`,
+      );
     }
   }
   const fixed = [...new Set(params.map((p) => p.name))];
   const instrumented = instrumentCached(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
-    taint: { library: options.library?.imports ?? {}, names: fixed, noOptimize: options.noOptimize, granularity: options.granularity ?? defaultGranularity(params), implicitFlow: options.implicitFlow, pointerLabels: options.pointerLabels },
+    taint: {
+      library: options.library?.imports ?? {},
+      names: fixed,
+      noOptimize: options.noOptimize,
+      granularity: options.granularity ?? defaultGranularity(params),
+      implicitFlow: options.implicitFlow,
+      pointerLabels: options.pointerLabels,
+    },
   });
   const layout = instrumented.sites.passes.taint as TaintLayout;
   const pluginOptions: TaintPluginOptions = {
@@ -150,15 +187,27 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   };
   const used = usedSinkBytes(layout);
   const outcome = await runModule({
-    file, bytes: instrumented.bytes, invoke, args: options.args, argv: options.argv, repeat: options.repeat ?? 1,
-    timeoutMs: options.timeoutMs, wasi: options.wasi,
+    file,
+    bytes: instrumented.bytes,
+    invoke,
+    args: options.args,
+    argv: options.argv,
+    repeat: options.repeat ?? 1,
+    timeoutMs: options.timeoutMs,
+    wasi: options.wasi,
     regions: [
       { name: 'taint', base: layout.sinks.base, bytes: used },
-      { name: 'contexts', base: layout.contexts.base, bytes: layout.contexts.bytes, endGlobal: layout.contexts.exports.next },
+      {
+        name: 'contexts',
+        base: layout.contexts.base,
+        bytes: layout.contexts.bytes,
+        endGlobal: layout.contexts.exports.next,
+      },
     ],
     globals: [layout.contexts.exports.next, layout.contexts.exports.overflow],
     plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
-    programBase: instrumented.sites.layout?.programBase ?? 0, ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
+    programBase: instrumented.sites.layout?.programBase ?? 0,
+    ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
   });
   const timing = { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length };
   const decodeRank = (rep: RepetitionResult): TaintReport => {
@@ -166,15 +215,29 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     const warnings: string[] = [];
     const lost = Number(rep.globals[layout.contexts.exports.overflow]);
     if (lost > 0) warnings.push(treeFullWarning(lost, layout.contexts.bytes).replace(/^warning: /, ''));
-    if (plugin.dropped.length > 0) warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
+    if (plugin.dropped.length > 0)
+      warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
     const entry = layout.exports[invoke ?? '_start'] ?? null;
-    return addTaintSources(decodeTaint({
-      file, sites: instrumented.sites, layout, sinks: rep.regions.taint!, names: plugin.names, entry, declared: fixed, warnings,
-      contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) }, timing,
-    }), instrumented.sites);
+    return addTaintSources(
+      decodeTaint({
+        file,
+        sites: instrumented.sites,
+        layout,
+        sinks: rep.regions.taint!,
+        names: plugin.names,
+        entry,
+        declared: fixed,
+        warnings,
+        contexts: { raw: rep.regions.contexts!, next: Number(rep.globals[layout.contexts.exports.next]) },
+        timing,
+      }),
+      instrumented.sites,
+    );
   };
   const rep = outcome.repetitions[0]!;
-  const decoded = outcome.ranks ? mergeRankReports(outcome.ranks.map((r) => decodeRank(r.repetitions[0]!))) : decodeRank(rep);
+  const decoded = outcome.ranks
+    ? mergeRankReports(outcome.ranks.map((r) => decodeRank(r.repetitions[0]!)))
+    : decodeRank(rep);
   const report: TaintReport = { ...decoded, ...guestStreams(rep) };
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }

@@ -5,7 +5,7 @@ import type { CallSite } from '../../instrument/sites.js';
 
 /** Callees of a call site: its direct target, or the indirect candidates `indirect` keeps. */
 export function callTargets(call: CallSite, indirect: (call: CallSite) => string[] | null): string[] {
-  return call.kind === 'direct' && call.target ? [call.target] : call.kind === 'indirect' ? indirect(call) ?? [] : [];
+  return call.kind === 'direct' && call.target ? [call.target] : call.kind === 'indirect' ? (indirect(call) ?? []) : [];
 }
 
 /** Caller → callees over all call sites. */

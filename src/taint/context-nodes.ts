@@ -24,7 +24,12 @@ export interface TaintContextNode {
   children: TaintContextNode[];
 }
 
-export function decodeContextNodes(raw: Uint8Array, next: number, sites: SiteTable, layout: TaintLayout): TaintContextNode[] {
+export function decodeContextNodes(
+  raw: Uint8Array,
+  next: number,
+  sites: SiteTable,
+  layout: TaintLayout,
+): TaintContextNode[] {
   const tree = layout.contexts;
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const at = (address: number) => address - tree.base;
@@ -38,15 +43,29 @@ export function decodeContextNodes(raw: Uint8Array, next: number, sites: SiteTab
     const fn = sites.functions[entry.functionIndex];
     if (!fn) throw new Error(`internal: context node of unknown function ${entry.functionIndex}`);
     const parent = byAddress.get(entry.parent) ?? null;
-    const call = parent && entry.site !== EXTERNAL_SITE ? functionByName.get(parent.function)?.calls[(entry.site - tree.callSlots) / 4] ?? null : null;
+    const call =
+      parent && entry.site !== EXTERNAL_SITE
+        ? (functionByName.get(parent.function)?.calls[(entry.site - tree.callSlots) / 4] ?? null)
+        : null;
     const loops = new Map<string, LoopInContext>();
     for (const loop of loopsOf.get(fn.name) ?? []) {
       const exits: number[] = [];
-      for (let i = 0; i < loop.exitConditions; i++) exits.push(view.getUint32(at(entry.address + loop.exitLabels + 4 * i), true));
-      loops.set(loop.id, { headers: u64(entry.address + loop.record + TAINT_LOOP_RECORD.headers), entries: u64(entry.address + loop.record + TAINT_LOOP_RECORD.entries), exits });
+      for (let i = 0; i < loop.exitConditions; i++)
+        exits.push(view.getUint32(at(entry.address + loop.exitLabels + 4 * i), true));
+      loops.set(loop.id, {
+        headers: u64(entry.address + loop.record + TAINT_LOOP_RECORD.headers),
+        entries: u64(entry.address + loop.record + TAINT_LOOP_RECORD.entries),
+        exits,
+      });
     }
     const node: TaintContextNode = {
-      index: nodes.length, function: fn.name, parent, call, callpath: [...(parent?.callpath ?? []), fn.name], loops, children: [],
+      index: nodes.length,
+      function: fn.name,
+      parent,
+      call,
+      callpath: [...(parent?.callpath ?? []), fn.name],
+      loops,
+      children: [],
     };
     parent?.children.push(node);
     byAddress.set(entry.address, node);

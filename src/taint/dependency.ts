@@ -51,11 +51,15 @@ export function dependencies(input: DependencyInput): Dependencies {
   // recursion) recurses to a parameter-dependent depth: counted like a loop over those parameters.
   const recursionBranches = new Map<string, TaintBranch[]>();
   for (const name of input.recursive) {
-    const deciding = branches.filter((b) => b.function === name && b.loop === null && b.executed && b.params.length > 0);
+    const deciding = branches.filter(
+      (b) => b.function === name && b.loop === null && b.executed && b.params.length > 0,
+    );
     if (deciding.length > 0) recursionBranches.set(name, deciding);
   }
-  const recursionParams = (name: string) => [...new Set((recursionBranches.get(name) ?? []).flatMap((b) => b.params))].sort();
-  const withRecursion = (name: string, p: Poly): Poly => (recursionBranches.has(name) ? multiply(poly(recursionParams(name)), add(p, poly([]))) : p);
+  const recursionParams = (name: string) =>
+    [...new Set((recursionBranches.get(name) ?? []).flatMap((b) => b.params))].sort();
+  const withRecursion = (name: string, p: Poly): Poly =>
+    recursionBranches.has(name) ? multiply(poly(recursionParams(name)), add(p, poly([]))) : p;
 
   const functionSite = new Map(sites.functions.map((f) => [f.name, f]));
   const keepsNode = new Set(layout.contexts.functions.filter((f) => f.nodeBytes > 0).map((f) => f.name));
@@ -64,7 +68,8 @@ export function dependencies(input: DependencyInput): Dependencies {
   const recursionHits = new Set<string>();
   const importPoly = (matches: (i: TaintImportCall) => boolean): Poly => {
     let p: Poly = new Map();
-    for (const imp of imports.filter((i) => matches(i) && i.params.length > 0)) p = add(p, poly([...imp.params].sort()));
+    for (const imp of imports.filter((i) => matches(i) && i.params.length > 0))
+      p = add(p, poly([...imp.params].sort()));
     return p;
   };
   /**
@@ -76,7 +81,8 @@ export function dependencies(input: DependencyInput): Dependencies {
     const loop = loopById.get(loopId)!;
     const site = loopSite.get(loopId)!;
     let children: Poly = new Map();
-    for (const child of sites.loops.filter((l) => l.parent === loopId)) children = add(children, loopPoly(child.id, node));
+    for (const child of sites.loops.filter((l) => l.parent === loopId))
+      children = add(children, loopPoly(child.id, node));
     for (const callId of site.calls) {
       const call = callSite.get(callId)!;
       const targets = callTargets(call, indirectCallees);
@@ -88,12 +94,16 @@ export function dependencies(input: DependencyInput): Dependencies {
         for (const target of targets) children = add(children, functionPoly(target));
       }
     }
-    children = add(children, importPoly((i) => i.loop === loopId));
+    children = add(
+      children,
+      importPoly((i) => i.loop === loopId),
+    );
     const bits = node ? unionBits(node.loops.get(loopId)?.exits ?? []) : -1;
     const own = poly([...(node ? bitsToNames(bits, names) : loop.params)].sort());
     return children.size === 0 ? own : multiply(own, add(children, poly([])));
   };
-  const topLoops = (name: string) => (functionSite.get(name)?.loops ?? []).filter((id) => loopById.get(id)!.parent === null);
+  const topLoops = (name: string) =>
+    (functionSite.get(name)?.loops ?? []).filter((id) => loopById.get(id)!.parent === null);
   const nodeMemo = new Map<TaintContextNode, Poly>();
   const nodePoly = (node: TaintContextNode): Poly => {
     let p = nodeMemo.get(node);
@@ -144,7 +154,8 @@ export function dependencies(input: DependencyInput): Dependencies {
       for (const callId of site.calls) {
         const call = callSite.get(callId)!;
         if (call.kind === 'direct') ok &&= !!call.target && staticallyConstant(call.target);
-        else if (call.kind === 'indirect') ok &&= !!call.candidates && call.candidates.every((c) => !functionSite.has(c) || staticallyConstant(c));
+        else if (call.kind === 'indirect')
+          ok &&= !!call.candidates && call.candidates.every((c) => !functionSite.has(c) || staticallyConstant(c));
       }
     }
     staticMemo.set(name, ok);

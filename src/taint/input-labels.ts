@@ -7,15 +7,18 @@ import type { HostPluginContext, Imports } from '../runtime/plugin.js';
 
 /** An input to label: `argv` is the index into C's argv (0 = the program's name, 1 = the first word after `--`). */
 export type InputLabel =
-  | { name: string; argv: number }
-  | { name: string; env: string }
-  | { name: string; file: string };
+  { name: string; argv: number } | { name: string; env: string } | { name: string; file: string };
 
 type Label = (programAddress: number, size: number, name: string) => void;
 type WasiFunction = (...args: Array<number | bigint>) => number;
 
 /** WASI functions that label `inputs` after calling the host's own (`defaults`). */
-export function labelledWasi(inputs: readonly InputLabel[], defaults: Imports, context: HostPluginContext, label: Label): Imports {
+export function labelledWasi(
+  inputs: readonly InputLabel[],
+  defaults: Imports,
+  context: HostPluginContext,
+  label: Label,
+): Imports {
   const wasi = defaults.wasi_snapshot_preview1 as Record<string, WasiFunction> | undefined;
   if (!wasi || inputs.length === 0) return {};
   const view = () => new DataView(context.memory()!.buffer);
@@ -53,7 +56,12 @@ export function labelledWasi(inputs: readonly InputLabel[], defaults: Imports, c
         const entry = Buffer.from(cString(pointer)).toString('utf8');
         const equals = entry.indexOf('=');
         const input = envInputs.find((e) => equals > 0 && entry.slice(0, equals) === e.env);
-        if (input) label(pointer + Buffer.byteLength(entry.slice(0, equals + 1), 'utf8'), Buffer.byteLength(entry.slice(equals + 1), 'utf8'), input.name);
+        if (input)
+          label(
+            pointer + Buffer.byteLength(entry.slice(0, equals + 1), 'utf8'),
+            Buffer.byteLength(entry.slice(equals + 1), 'utf8'),
+            input.name,
+          );
         if (i + 1 >= environCount) break;
       }
       return errno;
@@ -71,8 +79,12 @@ export function labelledWasi(inputs: readonly InputLabel[], defaults: Imports, c
     const open = wasi.path_open;
     out.path_open = (dirFd, lookup, path, pathLength, oflags, base, inheriting, fdflags, result) => {
       const errno = open(dirFd, lookup, path, pathLength, oflags, base, inheriting, fdflags, result);
-      const text = Buffer.from(bytes().subarray(Number(path) + context.programBase, Number(path) + context.programBase + Number(pathLength))).toString('utf8');
-      const input = fileInputs.find((f) => f.file === text || f.file.endsWith(`/${text}`) || text.endsWith(`/${f.file}`));
+      const text = Buffer.from(
+        bytes().subarray(Number(path) + context.programBase, Number(path) + context.programBase + Number(pathLength)),
+      ).toString('utf8');
+      const input = fileInputs.find(
+        (f) => f.file === text || f.file.endsWith(`/${text}`) || text.endsWith(`/${f.file}`),
+      );
       if (errno === 0 && input) opened.set(u32(Number(result)), input.name);
       return errno;
     };

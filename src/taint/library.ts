@@ -10,12 +10,13 @@ import { fileError, messageOf } from '../util/errors.js';
 import { shown, validate, wholeNumber, z } from '../util/validate.js';
 import type { ImportRule } from '../../instrument/passes/taint.js';
 
-
 /** Where the shipped databases live (library/ at the package root). */
 export function shippedLibraryDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   // src/taint (source) or dist/src/taint (built): walk up to the folder holding library/.
-  return here.includes(`${join('dist', 'src')}`) ? join(here, '..', '..', '..', 'library') : join(here, '..', '..', 'library');
+  return here.includes(`${join('dist', 'src')}`)
+    ? join(here, '..', '..', '..', 'library')
+    : join(here, '..', '..', 'library');
 }
 
 /**
@@ -31,7 +32,9 @@ export function shippedLibraries(bytes: Uint8Array): Library[] {
 
 function importsModule(bytes: Uint8Array, module: string): boolean {
   try {
-    return WebAssembly.Module.imports(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).some((i) => i.module === module);
+    return WebAssembly.Module.imports(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).some(
+      (i) => i.module === module,
+    );
   } catch {
     return false; // an invalid module fails later with its own one-line error
   }
@@ -50,38 +53,81 @@ export function loadLibrary(file: string): Library {
 
 const WHOLE = 'must be a whole number ≥ 0';
 
-const sourceRule = z.looseObject({
-  label: z.string({ error: 'needs a "label" name' }).min(1, { error: 'needs a "label" name' }),
-  result: z.boolean({ error: 'must be true or false' }).optional(),
-  arg: wholeNumber(0, WHOLE).optional(),
-  bytes: wholeNumber(0, WHOLE).optional(),
-  bytesArg: wholeNumber(0, WHOLE).optional(),
-}, { error: 'must be an object with a "label"' }).refine((source) => source.result === true || source.arg !== undefined, { error: 'must label the "result" or an "arg"' });
+const sourceRule = z
+  .looseObject(
+    {
+      label: z.string({ error: 'needs a "label" name' }).min(1, { error: 'needs a "label" name' }),
+      result: z.boolean({ error: 'must be true or false' }).optional(),
+      arg: wholeNumber(0, WHOLE).optional(),
+      bytes: wholeNumber(0, WHOLE).optional(),
+      bytesArg: wholeNumber(0, WHOLE).optional(),
+    },
+    { error: 'must be an object with a "label"' },
+  )
+  .refine((source) => source.result === true || source.arg !== undefined, {
+    error: 'must label the "result" or an "arg"',
+  });
 
-const importRule = z.looseObject({
-  result: z.enum(['union', 'none'], { error: (issue) => `must be "union" or "none", got ${shown(issue.input)}` }).optional(),
-  sources: z.array(sourceRule, { error: 'must be a list' }).optional(),
-  cost: z.looseObject({
-    params: z.array(z.string({ error: 'must be a parameter name' }), { error: 'must be a list of names' }).default([]),
-    args: z.array(wholeNumber(0, 'must be an argument index (a whole number ≥ 0)'), { error: 'must be a list of argument indices' }).default([]),
-  }, { error: 'must be an object' }).optional(),
-}, { error: 'must be an object' });
+const importRule = z.looseObject(
+  {
+    result: z
+      .enum(['union', 'none'], { error: (issue) => `must be "union" or "none", got ${shown(issue.input)}` })
+      .optional(),
+    sources: z.array(sourceRule, { error: 'must be a list' }).optional(),
+    cost: z
+      .looseObject(
+        {
+          params: z
+            .array(z.string({ error: 'must be a parameter name' }), { error: 'must be a list of names' })
+            .default([]),
+          args: z
+            .array(wholeNumber(0, 'must be an argument index (a whole number ≥ 0)'), {
+              error: 'must be a list of argument indices',
+            })
+            .default([]),
+        },
+        { error: 'must be an object' },
+      )
+      .optional(),
+  },
+  { error: 'must be an object' },
+);
 
 /** The database format (docs/taint.md): rules keyed by "module.name"; other fields (a description) are ignored. */
-export const librarySchema = z.looseObject({
-  imports: z.record(z.string().regex(/^[^.]+\..+$/), importRule, {
-    error: (issue) => (issue.code === 'invalid_key' ? 'an import key is "module.name"' : 'required: an object keyed by "module.name"'),
-  }),
-}, { error: 'a library is a JSON object with "imports"' }).transform(({ imports }): { imports: Record<string, ImportRule> } => ({
-  imports: Object.fromEntries(Object.entries(imports).map(([name, { result, sources, cost }]) => [name, {
-    ...(result !== undefined ? { result } : {}),
-    ...(sources !== undefined ? { sources: sources.map(({ label, result, arg, bytes, bytesArg }) => ({
-      label, ...(result !== undefined ? { result } : {}), ...(arg !== undefined ? { arg } : {}),
-      ...(bytes !== undefined ? { bytes } : {}), ...(bytesArg !== undefined ? { bytesArg } : {}),
-    })) } : {}),
-    ...(cost !== undefined ? { cost: { params: cost.params, args: cost.args } } : {}),
-  } satisfies ImportRule])),
-}));
+export const librarySchema = z
+  .looseObject(
+    {
+      imports: z.record(z.string().regex(/^[^.]+\..+$/), importRule, {
+        error: (issue) =>
+          issue.code === 'invalid_key'
+            ? 'an import key is "module.name"'
+            : 'required: an object keyed by "module.name"',
+      }),
+    },
+    { error: 'a library is a JSON object with "imports"' },
+  )
+  .transform(({ imports }): { imports: Record<string, ImportRule> } => ({
+    imports: Object.fromEntries(
+      Object.entries(imports).map(([name, { result, sources, cost }]) => [
+        name,
+        {
+          ...(result !== undefined ? { result } : {}),
+          ...(sources !== undefined
+            ? {
+                sources: sources.map(({ label, result, arg, bytes, bytesArg }) => ({
+                  label,
+                  ...(result !== undefined ? { result } : {}),
+                  ...(arg !== undefined ? { arg } : {}),
+                  ...(bytes !== undefined ? { bytes } : {}),
+                  ...(bytesArg !== undefined ? { bytesArg } : {}),
+                })),
+              }
+            : {}),
+          ...(cost !== undefined ? { cost: { params: cost.params, args: cost.args } } : {}),
+        } satisfies ImportRule,
+      ]),
+    ),
+  }));
 
 export type Library = z.output<typeof librarySchema>;
 

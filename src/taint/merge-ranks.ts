@@ -24,17 +24,24 @@ export function mergeRankReports(reports: TaintReport[]): MergedTaintReport {
   const all = reports;
   const parameters = [...first.parameters];
   for (const r of rest) for (const p of r.parameters) if (!parameters.includes(p)) parameters.push(p);
-  const byId = <T extends { id: string }>(pick: (r: TaintReport) => T[]) => all.map((r) => new Map(pick(r).map((x) => [x.id, x])));
+  const byId = <T extends { id: string }>(pick: (r: TaintReport) => T[]) =>
+    all.map((r) => new Map(pick(r).map((x) => [x.id, x])));
   const loopMaps = byId((r) => r.loops);
   const loops = first.loops.map((loop) => {
     const same = loopMaps.map((m) => m.get(loop.id)!).filter(Boolean);
     const exits = loop.exits.map((_, k) => union(same.map((l) => l.exits[k] ?? [])));
     return {
-      ...loop, params: union(same.map((l) => l.params)), exits, executed: same.some((l) => l.executed),
-      iterations: same.reduce((sum, l) => sum + l.iterations, 0), contexts: same.flatMap((l) => l.contexts),
+      ...loop,
+      params: union(same.map((l) => l.params)),
+      exits,
+      executed: same.some((l) => l.executed),
+      iterations: same.reduce((sum, l) => sum + l.iterations, 0),
+      contexts: same.flatMap((l) => l.contexts),
     };
   });
-  const mergeCalls = <T extends { id: string; params: string[]; executed: boolean }>(pick: (r: TaintReport) => T[]): T[] => {
+  const mergeCalls = <T extends { id: string; params: string[]; executed: boolean }>(
+    pick: (r: TaintReport) => T[],
+  ): T[] => {
     const maps = byId(pick);
     return pick(first).map((x) => {
       const same = maps.map((m) => m.get(x.id)!).filter(Boolean);
@@ -48,15 +55,30 @@ export function mergeRankReports(reports: TaintReport[]): MergedTaintReport {
     const same = functionMaps.map((m) => m.get(fn.name)!).filter(Boolean);
     const terms = (d: string | null) => (d === null ? -1 : d.split('+').length + d.length / 1e6);
     const widest = same.reduce((best, f) => (terms(f.dependency) > terms(best.dependency) ? f : best), same[0]!);
-    return { ...fn, params: union(same.map((f) => f.params)), dependency: widest.dependency, pruned: widest.pruned, executed: same.some((f) => f.executed) };
+    return {
+      ...fn,
+      params: union(same.map((f) => f.params)),
+      dependency: widest.dependency,
+      pruned: widest.pruned,
+      executed: same.some((f) => f.executed),
+    };
   });
   return {
     ...first,
     parameters,
-    loops, functions, branches, imports,
+    loops,
+    functions,
+    branches,
+    imports,
     ...coverageOf(parameters, loops, functions, branches),
-    notExecuted: { loops: loops.filter((l) => !l.executed).map((l) => l.id), branches: branches.filter((b) => !b.executed).map((b) => b.id) },
+    notExecuted: {
+      loops: loops.filter((l) => !l.executed).map((l) => l.id),
+      branches: branches.filter((b) => !b.executed).map((b) => b.id),
+    },
     warnings: [...new Set(all.flatMap((r) => r.warnings))],
-    ranks: all.map((r, rank) => ({ rank, loops: Object.fromEntries(r.loops.filter((l) => l.executed).map((l) => [l.id, l.params])) })),
+    ranks: all.map((r, rank) => ({
+      rank,
+      loops: Object.fromEntries(r.loops.filter((l) => l.executed).map((l) => [l.id, l.params])),
+    })),
   };
 }

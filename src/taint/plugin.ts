@@ -71,7 +71,9 @@ const factory: HostPluginFactory = (rawOptions, context) => {
   return {
     imports(defaults: Imports): Imports {
       return {
-        ...labelledWasi(options.inputs ?? [], defaults, context, (addr, size, name) => label(addr, size, bitOf(name), true)),
+        ...labelledWasi(options.inputs ?? [], defaults, context, (addr, size, name) =>
+          label(addr, size, bitOf(name), true),
+        ),
         taintlens: {
           register_variable(addr: number, size: number, name: number) {
             registrations++;
@@ -84,7 +86,7 @@ const factory: HostPluginFactory = (rawOptions, context) => {
       const exports = context.instance()?.exports ?? {};
       const set = (global: string, bit: number) => {
         const g = exports[global] as WebAssembly.Global | undefined;
-        if (g) g.value = ((g.value as number) | bit) | 0;
+        if (g) g.value = (g.value as number) | bit | 0;
       };
       for (const arg of options.args) set(arg.global, bitOf(arg.name));
       for (const global of options.globals) set(global.shadow, bitOf(global.name));

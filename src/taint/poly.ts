@@ -22,10 +22,11 @@ export function add(a: Poly, b: Poly): Poly {
 
 export function multiply(a: Poly, b: Poly): Poly {
   const out: Poly = new Map();
-  for (const x of a.values()) for (const y of b.values()) {
-    const m = [...x, ...y].sort();
-    out.set(key(m), m);
-  }
+  for (const x of a.values())
+    for (const y of b.values()) {
+      const m = [...x, ...y].sort();
+      out.set(key(m), m);
+    }
   return out;
 }
 
@@ -48,7 +49,10 @@ export function formatPoly(p: Poly, order: string[]): string | null {
   const terms = [...p.values()].filter((m) => m.length > 0);
   const kept = terms.filter((m, i) => !terms.some((o, j) => j !== i && o.length > m.length && divides(m, o)));
   if (kept.length === 0) return null;
-  const rank = (n: string) => { const i = order.indexOf(n); return i < 0 ? order.length : i; };
+  const rank = (n: string) => {
+    const i = order.indexOf(n);
+    return i < 0 ? order.length : i;
+  };
   const sorted = kept.map((m) => [...m].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)));
   sorted.sort((a, b) => b.length - a.length || a.join('*').localeCompare(b.join('*')));
   return sorted.map((m) => m.join('*')).join(' + ');

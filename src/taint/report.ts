@@ -76,7 +76,13 @@ export interface TaintFunction {
    * entered the function, null from outside). A call inside a loop multiplies with its callee's
    * dependency in that call's own context, so `dependency` is call-path sensitive.
    */
-  contexts: Array<{ node: number; callpath: string[]; call: string | null; caller: string | null; dependency: string | null }>;
+  contexts: Array<{
+    node: number;
+    callpath: string[];
+    call: string | null;
+    caller: string | null;
+    dependency: string | null;
+  }>;
 }
 
 export interface TaintBranch {
@@ -161,7 +167,11 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   for (const i of imports) if (i.executed) executedFunctions.add(i.function);
   for (const node of nodes) executedFunctions.add(node.function);
   for (const name of entered) executedFunctions.add(name);
-  const withSinks = new Set<string>([...loops.map((l) => l.function), ...branches.map((b) => b.function), ...imports.map((i) => i.function)]);
+  const withSinks = new Set<string>([
+    ...loops.map((l) => l.function),
+    ...branches.map((b) => b.function),
+    ...imports.map((i) => i.function),
+  ]);
   // Callees of an indirect call: the signature-matching table entries (static) that ran in this
   // run. A candidate without any sink cannot be seen running; it is kept (it has no loops, so it
   // adds nothing to a dependency, only to call paths). Null: the table can change at run time.
@@ -169,13 +179,18 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     call.candidates ? call.candidates.filter((c) => executedFunctions.has(c) || !withSinks.has(c)) : null;
   // Call graph (direct calls, and indirect calls to their candidates) for call paths and recursion.
   const callees = calleesOf(sites.calls, indirectCallees);
-  const recursive = findRecursive(sites.functions.map((f) => f.name), callees);
+  const recursive = findRecursive(
+    sites.functions.map((f) => f.name),
+    callees,
+  );
   const deps = dependencies({ sites, layout, names, loops, branches, imports, nodesOf, recursive, indirectCallees });
 
   // The site table names a function without a name section by its first export (or func<N>).
   const functionSite = new Map(sites.functions.map((f) => [f.name, f]));
-  const entryName = input.entry === null || functionSite.has(input.entry) || !/^\d+$/.test(input.entry) ? input.entry
-    : Object.entries(layout.exports).find(([, internal]) => internal === input.entry)?.[0] ?? `func${input.entry}`;
+  const entryName =
+    input.entry === null || functionSite.has(input.entry) || !/^\d+$/.test(input.entry)
+      ? input.entry
+      : (Object.entries(layout.exports).find(([, internal]) => internal === input.entry)?.[0] ?? `func${input.entry}`);
   const paths = callPaths(entryName, callees);
 
   const functions: TaintFunction[] = sites.functions
@@ -183,16 +198,30 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     .map((f) => {
       const p = deps.functionPoly(f.name);
       const dependency = formatPoly(p, parameters);
-      const contexts = f.loops.length === 0 ? [] : (nodesOf.get(f.name) ?? []).map((node) => ({
-        node: node.index, callpath: node.callpath, call: node.call, caller: node.parent?.function ?? null, dependency: formatPoly(deps.nodePoly(node), parameters),
-      }));
+      const contexts =
+        f.loops.length === 0
+          ? []
+          : (nodesOf.get(f.name) ?? []).map((node) => ({
+              node: node.index,
+              callpath: node.callpath,
+              call: node.call,
+              caller: node.parent?.function ?? null,
+              dependency: formatPoly(deps.nodePoly(node), parameters),
+            }));
       const own = new Set<string>();
       for (const id of f.loops) for (const n of loopById.get(id)!.params) own.add(n);
       for (const m of p.values()) for (const n of m) own.add(n);
-      const pruned: TaintFunction['pruned'] = dependency !== null ? null : deps.staticallyConstant(f.name) ? 'static' : 'dynamic';
+      const pruned: TaintFunction['pruned'] =
+        dependency !== null ? null : deps.staticallyConstant(f.name) ? 'static' : 'dynamic';
       return {
-        name: f.name, params: parameters.filter((n) => own.has(n)), dependency, pruned, loops: f.loops,
-        callpath: paths.get(f.name) ?? null, executed: executedFunctions.has(f.name), contexts,
+        name: f.name,
+        params: parameters.filter((n) => own.has(n)),
+        dependency,
+        pruned,
+        loops: f.loops,
+        callpath: paths.get(f.name) ?? null,
+        executed: executedFunctions.has(f.name),
+        contexts,
       };
     });
 
@@ -201,15 +230,24 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     const deciding = deps.recursionBranches.get(name);
     if (deciding) {
       const params = deps.recursionParams(name);
-      warnings.push(`${name} is recursive and its recursion depth depends on ${params.join(', ')} (branch${deciding.length > 1 ? 'es' : ''} ${deciding.map((b) => b.id).join(', ')}): the dependency counts the recursion like a loop over ${params.join(', ')}`);
-    } else if (executedFunctions.has(name) && (fn && fn.dependency !== null || deps.recursionHits.has(name))) {
-      warnings.push(`${name} is recursive: its dependency counts one level of recursion, so the volume is an over-approximation (or misses the recursion depth)`);
+      warnings.push(
+        `${name} is recursive and its recursion depth depends on ${params.join(', ')} (branch${deciding.length > 1 ? 'es' : ''} ${deciding.map((b) => b.id).join(', ')}): the dependency counts the recursion like a loop over ${params.join(', ')}`,
+      );
+    } else if (executedFunctions.has(name) && ((fn && fn.dependency !== null) || deps.recursionHits.has(name))) {
+      warnings.push(
+        `${name} is recursive: its dependency counts one level of recursion, so the volume is an over-approximation (or misses the recursion depth)`,
+      );
     }
   }
   const unresolved = sites.calls.filter((c) => c.kind === 'indirect' && c.loop && !c.candidates);
   if (unresolved.length > 0) {
-    const shown = unresolved.slice(0, 5).map((c) => `${c.id} in ${c.function} (loop ${c.loop})`).join(', ');
-    warnings.push(`indirect call${unresolved.length > 1 ? 's' : ''} ${shown}${unresolved.length > 5 ? ` and ${unresolved.length - 5} more` : ''} inside loops: the table can change at run time (imported, exported, or written by table.set/table.grow), so only callees that ran and keep a calling context (they have loops or call such functions) are part of the dependency expression`);
+    const shown = unresolved
+      .slice(0, 5)
+      .map((c) => `${c.id} in ${c.function} (loop ${c.loop})`)
+      .join(', ');
+    warnings.push(
+      `indirect call${unresolved.length > 1 ? 's' : ''} ${shown}${unresolved.length > 5 ? ` and ${unresolved.length - 5} more` : ''} inside loops: the table can change at run time (imported, exported, or written by table.set/table.grow), so only callees that ran and keep a calling context (they have loops or call such functions) are part of the dependency expression`,
+    );
   }
 
   const { coverage, prunable } = coverageOf(parameters, loops, functions, branches);
@@ -225,14 +263,22 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     imports,
     coverage,
     prunable,
-    notExecuted: { loops: loops.filter((l) => !l.executed).map((l) => l.id), branches: branches.filter((b) => !b.executed).map((b) => b.id) },
+    notExecuted: {
+      loops: loops.filter((l) => !l.executed).map((l) => l.id),
+      branches: branches.filter((b) => !b.executed).map((b) => b.id),
+    },
     warnings,
     timing: input.timing,
   };
 }
 
 /** Per parameter the loops, functions and branches it reaches, and the parameters that drive none. */
-export function coverageOf(parameters: string[], loops: TaintLoop[], functions: TaintFunction[], branches: TaintBranch[]): Pick<TaintReport, 'coverage' | 'prunable'> {
+export function coverageOf(
+  parameters: string[],
+  loops: TaintLoop[],
+  functions: TaintFunction[],
+  branches: TaintBranch[],
+): Pick<TaintReport, 'coverage' | 'prunable'> {
   const coverage: TaintReport['coverage'] = {};
   for (const p of parameters) {
     coverage[p] = {
@@ -241,5 +287,8 @@ export function coverageOf(parameters: string[], loops: TaintLoop[], functions: 
       branches: branches.filter((b) => b.params.includes(p)).map((b) => b.id),
     };
   }
-  return { coverage, prunable: parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0) };
+  return {
+    coverage,
+    prunable: parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0),
+  };
 }

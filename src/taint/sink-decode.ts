@@ -24,7 +24,11 @@ export interface DecodedLoops {
 
 /** The loops of the site table with the labels and counts their sinks hold; static-proof conflicts go to `warnings`. */
 export function decodeLoops(
-  sites: InstrumentedSites, layout: TaintLayout, nodesOf: Map<string, TaintContextNode[]>, names: string[], warnings: string[],
+  sites: InstrumentedSites,
+  layout: TaintLayout,
+  nodesOf: Map<string, TaintContextNode[]>,
+  names: string[],
+  warnings: string[],
 ): DecodedLoops {
   const loopSite = new Map(sites.loops.map((l) => [l.id, l]));
   const loopSink = new Map<string, { params: string[]; exits: string[][]; iterations: number; entries: number }>();
@@ -42,21 +46,35 @@ export function decodeLoops(
       allHeaders += sink.headers;
       allEntries += sink.entries;
       contexts.push({
-        node: node.index, callpath: node.callpath, call: node.call, caller: node.parent?.function ?? null, params: bitsToNames(unionBits(sink.exits), names),
-        exits: sink.exits.map((bits) => bitsToNames(bits, names)), iterations: topTested ? sink.headers - sink.entries : sink.headers,
+        node: node.index,
+        callpath: node.callpath,
+        call: node.call,
+        caller: node.parent?.function ?? null,
+        params: bitsToNames(unionBits(sink.exits), names),
+        exits: sink.exits.map((bits) => bitsToNames(bits, names)),
+        iterations: topTested ? sink.headers - sink.entries : sink.headers,
       });
     }
     loopSink.set(loop.id, {
-      params: bitsToNames(unionBits(exitBits), names), exits: exitBits.map((bits) => bitsToNames(bits, names)),
-      iterations: topTested ? allHeaders - allEntries : allHeaders, entries: allEntries,
+      params: bitsToNames(unionBits(exitBits), names),
+      exits: exitBits.map((bits) => bitsToNames(bits, names)),
+      iterations: topTested ? allHeaders - allEntries : allHeaders,
+      entries: allEntries,
     });
     loopContexts.set(loop.id, contexts);
   }
   const loops: TaintLoop[] = sites.loops.map((site) => {
     const sink = loopSink.get(site.id) ?? { params: [], exits: [], iterations: 0, entries: 0 };
     return {
-      id: site.id, function: site.function, parent: site.parent, depth: site.depth,
-      params: sink.params, exits: sink.exits, iterations: sink.iterations, executed: sink.entries > 0, staticTrips: site.staticTrips ?? null,
+      id: site.id,
+      function: site.function,
+      parent: site.parent,
+      depth: site.depth,
+      params: sink.params,
+      exits: sink.exits,
+      iterations: sink.iterations,
+      executed: sink.entries > 0,
+      staticTrips: site.staticTrips ?? null,
       contexts: loopContexts.get(site.id) ?? [],
     };
   });
@@ -67,31 +85,53 @@ export function decodeLoops(
     if (loop.staticTrips === null) continue;
     const entered = entries.get(loop.id) ?? 0;
     if (loop.params.length > 0) {
-      warnings.push(`${loop.id} (${loop.function}): the static analysis proved ${loop.staticTrips} iteration(s) per entry, but its exit conditions carried ${loop.params.join(', ')} in this run; the report uses the run's labels`);
+      warnings.push(
+        `${loop.id} (${loop.function}): the static analysis proved ${loop.staticTrips} iteration(s) per entry, but its exit conditions carried ${loop.params.join(', ')} in this run; the report uses the run's labels`,
+      );
     } else if (entered > 0 && loop.iterations !== loop.staticTrips * entered) {
-      warnings.push(`${loop.id} (${loop.function}): the static analysis proved ${loop.staticTrips} iteration(s) per entry, but the run counted ${loop.iterations} in ${entered} entr${entered === 1 ? 'y' : 'ies'}`);
+      warnings.push(
+        `${loop.id} (${loop.function}): the static analysis proved ${loop.staticTrips} iteration(s) per entry, but the run counted ${loop.iterations} in ${entered} entr${entered === 1 ? 'y' : 'ies'}`,
+      );
     }
   }
   return { loops, entries };
 }
 
 /** Conditional branches, library-cost calls and the functions without a context node that ran. */
-export function decodeSiteSinks(layout: TaintLayout, sinks: Uint8Array, names: string[]): { branches: TaintBranch[]; imports: TaintImportCall[]; entered: string[] } {
+export function decodeSiteSinks(
+  layout: TaintLayout,
+  sinks: Uint8Array,
+  names: string[],
+): { branches: TaintBranch[]; imports: TaintImportCall[]; entered: string[] } {
   const view = new DataView(sinks.buffer, sinks.byteOffset, sinks.byteLength);
   const siteWord = (sink: number) => view.getBigUint64(sink - layout.sinks.base, true);
   const branches: TaintBranch[] = layout.branches.map((b) => {
     const word = siteWord(b.sink);
     return {
-      id: b.id, function: b.function, loop: b.loop, kind: b.kind, params: bitsToNames(Number(word & 0xffffffffn), names), executed: (word >> 32n) !== 0n,
+      id: b.id,
+      function: b.function,
+      loop: b.loop,
+      kind: b.kind,
+      params: bitsToNames(Number(word & 0xffffffffn), names),
+      executed: word >> 32n !== 0n,
       source: b.location ? formatLocation(b.location) : null,
     };
   });
   const imports: TaintImportCall[] = layout.imports.map((s) => {
     const word = siteWord(s.sink);
     const labels = bitsToNames(Number(word & 0xffffffffn), names);
-    return { id: s.id, function: s.function, loop: s.loop, import: s.import, params: [...new Set([...s.params, ...labels])], executed: (word >> 32n) !== 0n };
+    return {
+      id: s.id,
+      function: s.function,
+      loop: s.loop,
+      import: s.import,
+      params: [...new Set([...s.params, ...labels])],
+      executed: word >> 32n !== 0n,
+    };
   });
   // Older site tables (cached) have no entry marks.
-  const entered = (layout.entered ?? []).filter((e) => view.getUint32(e.sink - layout.sinks.base, true) !== 0).map((e) => e.function);
+  const entered = (layout.entered ?? [])
+    .filter((e) => view.getUint32(e.sink - layout.sinks.base, true) !== 0)
+    .map((e) => e.function);
   return { branches, imports, entered };
 }

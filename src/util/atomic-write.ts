@@ -2,13 +2,24 @@
 // disk (fsync), renamed over it, and the folder flushed so the rename itself survives a power
 // loss. A crash or a kill never leaves a half-written result behind, and a result reported
 // written is on disk.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { fileError } from './errors.js';
 
 /** Refuses an output path that cannot take a file, before any work is done for it. */
 export function checkOutputFile(path: string): void {
-  if (existsSync(path) && statSync(path).isDirectory()) throw fileError(path, 'is a directory: give a file name to write');
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw fileError(path, 'is a directory: give a file name to write');
 }
 
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
@@ -27,7 +38,8 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
       // The directory itself could not be made: there is no temporary file to remove.
     }
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw fileError(path, 'cannot write: a file is in the way of its directory');
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw fileError(path, 'cannot write: a file is in the way of its directory');
     if (code === 'EACCES' || code === 'EPERM') throw fileError(path, 'cannot write: permission denied');
     if (code) throw fileError(path, `cannot write (${code})`);
     throw error;

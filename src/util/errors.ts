@@ -5,7 +5,10 @@ export class UserError extends Error {
   /** The file the message names first (set by fileError), so context can be added after it. */
   file?: string;
 
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
     this.name = 'UserError';
   }

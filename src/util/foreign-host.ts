@@ -21,13 +21,17 @@ function example(imports: ImportDescriptor[]): string {
 export function foreignHost(imports: ImportDescriptor[], exports: string[]): string | null {
   const go = imports.filter((i) => i.module === 'go' || i.module === 'gojs');
   if (go.length > 0) {
-    return `built by Go for its js/wasm host (imports ${example(go)}), which runs it from wasm_exec.js: ` +
-      'Taintlens runs WASI modules; rebuild it with GOOS=wasip1 GOARCH=wasm (Go 1.21 or later)';
+    return (
+      `built by Go for its js/wasm host (imports ${example(go)}), which runs it from wasm_exec.js: ` +
+      'Taintlens runs WASI modules; rebuild it with GOOS=wasip1 GOARCH=wasm (Go 1.21 or later)'
+    );
   }
   const emscripten = imports.filter((i) => i.module === 'env' && EMSCRIPTEN_NAME.test(i.name));
   if (emscripten.length > 0) {
-    return `built by Emscripten for its JavaScript runtime (imports ${example(emscripten)}): ` +
-      'rebuild it as a standalone WASI module (emcc -sSTANDALONE_WASM, or clang --target=wasm32-wasi)';
+    return (
+      `built by Emscripten for its JavaScript runtime (imports ${example(emscripten)}): ` +
+      'rebuild it as a standalone WASI module (emcc -sSTANDALONE_WASM, or clang --target=wasm32-wasi)'
+    );
   }
   const preview0 = imports.filter((i) => i.module === 'wasi_unstable');
   if (preview0.length > 0) {
@@ -37,8 +41,10 @@ export function foreignHost(imports: ImportDescriptor[], exports: string[]): str
   const foreign = imports.filter((i) => !PROVIDED.has(i.module));
   if (wasi && !exports.includes('_start') && foreign.length > 0) {
     const modules = [...new Set(foreign.map((i) => i.module))];
-    return `a WASI reactor that needs its own host: it imports ${foreign.length} function(s) from ${modules.map((m) => `'${m}'`).join(', ')} ` +
-      `(e.g. ${example(foreign)}), which only the JavaScript loader it ships with supplies; run it there, or build a WASI command (with _start) of the program`;
+    return (
+      `a WASI reactor that needs its own host: it imports ${foreign.length} function(s) from ${modules.map((m) => `'${m}'`).join(', ')} ` +
+      `(e.g. ${example(foreign)}), which only the JavaScript loader it ships with supplies; run it there, or build a WASI command (with _start) of the program`
+    );
   }
   return null;
 }

@@ -8,7 +8,12 @@ export interface Progress {
   stop(): void;
 }
 
-export function startProgress(total: number, title: string, enabled = process.stderr.isTTY === true, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function startProgress(
+  total: number,
+  title: string,
+  enabled = process.stderr.isTTY === true,
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
   if (!enabled || total <= 1) return { tick() {}, stop() {} };
   const bar = new cliProgress.SingleBar(
     { format: `${title} [{bar}] {value}/{total} {label}`, stream, hideCursor: true, clearOnComplete: true },

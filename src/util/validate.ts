@@ -8,7 +8,12 @@ import { fileError, type UserError } from './errors.js';
 /** `parameters.n[1]` for the path ['parameters', 'n', 1]. */
 export function fieldPath(path: readonly PropertyKey[]): string {
   // A key holding a dot (an import "module.name") is bracketed, so the path reads one way.
-  const part = (key: PropertyKey, i: number) => (typeof key === 'number' ? `[${key}]` : String(key).includes('.') ? `[${JSON.stringify(String(key))}]` : `${i === 0 ? '' : '.'}${String(key)}`);
+  const part = (key: PropertyKey, i: number) =>
+    typeof key === 'number'
+      ? `[${key}]`
+      : String(key).includes('.')
+        ? `[${JSON.stringify(String(key))}]`
+        : `${i === 0 ? '' : '.'}${String(key)}`;
   return path.map(part).join('');
 }
 
@@ -20,16 +25,22 @@ export function shown(value: unknown): string {
 /** The one-line error of the first issue, `file: field 'PATH': PROBLEM` (or `file: PROBLEM` at the root). */
 function issueError(issue: z.core.$ZodIssue, file: string): UserError {
   const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-  return path.length === 0 ? fileError(file, issue.message) : fileError(file, `field '${fieldPath(path)}': ${issue.message}`);
+  return path.length === 0
+    ? fileError(file, issue.message)
+    : fileError(file, `field '${fieldPath(path)}': ${issue.message}`);
 }
 
 /** Wording of the issues a schema leaves to the library, so none reads "Invalid input". */
 const fallbackMessage: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
-    case 'invalid_type': return `must be ${issue.expected === 'int' ? 'a whole number' : `of type ${issue.expected}`}, got ${shown(issue.input)}`;
-    case 'invalid_value': return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, got ${shown(issue.input)}`;
-    case 'unrecognized_keys': return 'unknown field';
-    default: return undefined;
+    case 'invalid_type':
+      return `must be ${issue.expected === 'int' ? 'a whole number' : `of type ${issue.expected}`}, got ${shown(issue.input)}`;
+    case 'invalid_value':
+      return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, got ${shown(issue.input)}`;
+    case 'unrecognized_keys':
+      return 'unknown field';
+    default:
+      return undefined;
   }
 };
 
@@ -44,11 +55,21 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, file: st
  * An object that refuses fields it does not know, listing the ones it does: `unknown field
  * (fields: a, b)` at the top of a file, `unknown field (a, b)` inside it.
  */
-export function strictFields<Shape extends z.core.$ZodLooseShape>(shape: Shape, options: { top: boolean; notObject: string }) {
-  const names = Object.keys(shape).filter((name) => !(shape[name] instanceof z.ZodOptional && shape[name].unwrap() instanceof z.ZodNever));
+export function strictFields<Shape extends z.core.$ZodLooseShape>(
+  shape: Shape,
+  options: { top: boolean; notObject: string },
+) {
+  const names = Object.keys(shape).filter(
+    (name) => !(shape[name] instanceof z.ZodOptional && shape[name].unwrap() instanceof z.ZodNever),
+  );
   const known = options.top ? `fields: ${names.join(', ')}` : names.join(', ');
   return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field (${known})` : issue.code === 'invalid_type' ? options.notObject : undefined),
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field (${known})`
+        : issue.code === 'invalid_type'
+          ? options.notObject
+          : undefined,
   });
 }
 
@@ -64,7 +85,10 @@ export function positiveNumber(message: string) {
 
 /** A problem found across fields once each is well-formed (a placeholder naming no parameter). */
 export class FieldProblem extends Error {
-  constructor(readonly path: PropertyKey[], message: string) {
+  constructor(
+    readonly path: PropertyKey[],
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -21,7 +21,9 @@ function useBuilt(): boolean {
   if (builtIsCurrent === undefined) {
     const rootDir = fileURLToPath(root);
     const marker = join(rootDir, 'dist', 'src', 'util', 'worker-code.js');
-    builtIsCurrent = existsSync(marker) && SOURCE_FOLDERS.every((folder) => newestSource(join(rootDir, folder)) <= statSync(marker).mtimeMs);
+    builtIsCurrent =
+      existsSync(marker) &&
+      SOURCE_FOLDERS.every((folder) => newestSource(join(rootDir, folder)) <= statSync(marker).mtimeMs);
   }
   return builtIsCurrent;
 }

@@ -25,9 +25,14 @@ let stdout: string;
 
 function taintlens(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [join(root, 'bin', 'taintlens.js'), ...args], { cwd: root, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(root, 'bin', 'taintlens.js'), ...args],
+      { cwd: root, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -41,7 +46,11 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const short = (callpath: string) => callpath.split('->').map((f) => f.slice(f.lastIndexOf('/') + 1)).join('->');
+const short = (callpath: string) =>
+  callpath
+    .split('->')
+    .map((f) => f.slice(f.lastIndexOf('/') + 1))
+    .join('->');
 
 test('report.json: the taint step finds what drives the mini-app; balance is prunable', () => {
   expect(report.schema).toBe('taintlens/report@1');
@@ -50,7 +59,12 @@ test('report.json: the taint step finds what drives the mini-app; balance is pru
   const coverage = Object.fromEntries(report.taint.coverage.map((row) => [row.name, row]));
   expect(coverage.size!.share).toBeGreaterThan(0.95);
   expect(coverage.balance!.share).toBe(0);
-  expect(report.taint.coverage.filter((row) => row.chosen).map((row) => row.name).sort()).toEqual(['cost', 'size']);
+  expect(
+    report.taint.coverage
+      .filter((row) => row.chosen)
+      .map((row) => row.name)
+      .sort(),
+  ).toEqual(['cost', 'size']);
   const dependency = Object.fromEntries(report.taint.relevantFunctions.map((f) => [short(f.name), f.dependency]));
   expect(dependency.computeForces).toBe('size*size*size');
   expect(dependency.updateRegions).toMatch(/cost/);
@@ -64,7 +78,11 @@ test('report.json: the taint step finds what drives the mini-app; balance is pru
 test('ranked models match the mini-app: the EOS (size³·cost) first, the forces (size³) second', () => {
   const { ranked, target } = report.models;
   expect(target).toEqual({ size: 64, cost: 8 });
-  expect(ranked.slice(0, 3).map((r) => short(r.callpath))).toEqual(['run->updateRegions', 'run->computeForces', 'run->integrate']);
+  expect(ranked.slice(0, 3).map((r) => short(r.callpath))).toEqual([
+    'run->updateRegions',
+    'run->computeForces',
+    'run->integrate',
+  ]);
   expect(ranked[0]!.instructions.model).toMatch(/\* size\^3 \* cost/);
   expect(ranked[0]!.instructions.exact).toBe(true);
   expect(ranked[1]!.instructions.model).toMatch(/\* size\^3/);
@@ -76,7 +94,12 @@ test('ranked models match the mini-app: the EOS (size³·cost) first, the forces
   expect(report.experiment.points.measured).toBe(25);
   // Per plotted call path: both metrics along both parameters, every repetition.
   const plots = report.models.plots[ranked[0]!.callpath]!;
-  expect(plots.map((p) => `${p.metric}:${p.param}`)).toEqual(['instructions:size', 'instructions:cost', 'time:size', 'time:cost']);
+  expect(plots.map((p) => `${p.metric}:${p.param}`)).toEqual([
+    'instructions:size',
+    'instructions:cost',
+    'time:size',
+    'time:cost',
+  ]);
   const timeAlongSize = plots.find((p) => p.metric === 'time' && p.param === 'size')!;
   expect(timeAlongSize.measurements).toHaveLength(5 * 2);
   expect(timeAlongSize.target.x).toBe(64);
@@ -95,123 +118,215 @@ test('ranked models match the mini-app: the EOS (size³·cost) first, the forces
 
 /** The system browser; playwright-core never downloads one. */
 function findChromium(): string | null {
-  const candidates = [process.env.TAINTLENS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const candidates = [
+    process.env.TAINTLENS_CHROMIUM,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
   return candidates.find((path): path is string => path !== undefined && existsSync(path)) ?? null;
 }
 
 const chromium = findChromium();
-const NO_BROWSER = 'skipped: no Chromium found (/usr/bin/chromium; apt-get install -y chromium, or set TAINTLENS_CHROMIUM)';
+const NO_BROWSER =
+  'skipped: no Chromium found (/usr/bin/chromium; apt-get install -y chromium, or set TAINTLENS_CHROMIUM)';
 if (!chromium && process.env.CI) throw new Error(`CI must run the browser test: ${NO_BROWSER}`);
 
-test.skipIf(!chromium)(`report.html in headless Chromium: every section and plot rendered, numbers as in report.json${chromium ? '' : ` (${NO_BROWSER})`}`, async () => {
-  const { chromium: playwright } = await import('playwright-core');
-  const browser = await playwright.launch({ executablePath: chromium!, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
-    const requests: string[] = [];
-    page.on('request', (request) => {
-      if (!request.url().startsWith('file:')) requests.push(request.url());
+test.skipIf(!chromium)(
+  `report.html in headless Chromium: every section and plot rendered, numbers as in report.json${chromium ? '' : ` (${NO_BROWSER})`}`,
+  async () => {
+    const { chromium: playwright } = await import('playwright-core');
+    const browser = await playwright.launch({
+      executablePath: chromium!,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
-    await page.goto(`file://${join(out, 'report.html')}`);
-    expect(requests).toEqual([]);
-    const sections = await page.$$eval('section', (nodes) => nodes.map((node) => node.id));
-    expect(sections).toEqual(['ranking', 'models', 'loops', 'coverage', 'blame', 'overhead']);
-    // Plots: one per plotted call path and metric, and the overhead bars; every one drawn at a size.
-    const plots = await page.$$eval('figure.plot svg', (svgs) => svgs.map((svg) => {
-      const box = svg.getBoundingClientRect();
-      return { width: box.width, height: box.height, marks: svg.querySelectorAll('path, line').length, section: svg.closest('section')!.id };
-    }));
-    const plotted = Object.keys(report.models.plots).length;
-    expect(plots.filter((p) => p.section === 'models')).toHaveLength(plotted * 2);
-    expect(plots.filter((p) => p.section === 'overhead')).toHaveLength(1);
-    for (const plot of plots) {
-      expect(plot.width).toBeGreaterThan(100);
-      expect(plot.height).toBeGreaterThan(100);
-      expect(plot.marks).toBeGreaterThan(3);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1500 } });
+      const requests: string[] = [];
+      page.on('request', (request) => {
+        if (!request.url().startsWith('file:')) requests.push(request.url());
+      });
+      await page.goto(`file://${join(out, 'report.html')}`);
+      expect(requests).toEqual([]);
+      const sections = await page.$$eval('section', (nodes) => nodes.map((node) => node.id));
+      expect(sections).toEqual(['ranking', 'models', 'loops', 'coverage', 'blame', 'overhead']);
+      // Plots: one per plotted call path and metric, and the overhead bars; every one drawn at a size.
+      const plots = await page.$$eval('figure.plot svg', (svgs) =>
+        svgs.map((svg) => {
+          const box = svg.getBoundingClientRect();
+          return {
+            width: box.width,
+            height: box.height,
+            marks: svg.querySelectorAll('path, line').length,
+            section: svg.closest('section')!.id,
+          };
+        }),
+      );
+      const plotted = Object.keys(report.models.plots).length;
+      expect(plots.filter((p) => p.section === 'models')).toHaveLength(plotted * 2);
+      expect(plots.filter((p) => p.section === 'overhead')).toHaveLength(1);
+      for (const plot of plots) {
+        expect(plot.width).toBeGreaterThan(100);
+        expect(plot.height).toBeGreaterThan(100);
+        expect(plot.marks).toBeGreaterThan(3);
+      }
+      // Every model plot has a dot per repetition measured on its lines.
+      const symbols = await page.$$eval('section#models figure.plot', (figures) =>
+        figures.map((f) => f.querySelectorAll('g.mark-symbol path').length),
+      );
+      const expected = Object.values(report.models.plots).flatMap((plots) =>
+        ['instructions', 'time'].map((metric) =>
+          plots
+            .filter((p) => p.metric === metric)
+            .reduce((n, p) => n + p.measurements.filter((m) => m.y > 0).length + 1, 0),
+        ),
+      );
+      expect(symbols).toEqual(expected);
+      // Tables against report.json.
+      const cells = (id: string) =>
+        page.$$eval(`#${id} tbody tr`, (rows) =>
+          rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent!.trim())),
+        );
+      const ranking = await cells('ranking-table');
+      expect(ranking).toHaveLength(report.models.ranked.length);
+      report.models.ranked.forEach((r, i) => {
+        const row = ranking[i]!;
+        expect(row[0]).toBe(String(r.rank));
+        expect(row[2]).toBe(r.instructions.model);
+        expect(row[3]).toBe(formatValue(r.instructions.prediction));
+        expect(row[4]).toBe(formatShare(r.shareAtTarget));
+        expect(row[6]).toBe(r.time ? formatValue(r.time.prediction) : '-');
+        expect(row[7]).toBe(r.instructions.flags.join(' '));
+      });
+      const titles = await page.$$eval('#ranking-table tbody tr td:nth-child(2) span', (spans) =>
+        spans.map((s) => s.getAttribute('title')),
+      );
+      expect(titles).toEqual(report.models.ranked.map((r) => r.callpath));
+      const coverage = await cells('coverage-table');
+      expect(coverage.map((row) => [row[0], row[1]])).toEqual(
+        report.taint.coverage.map((row) => [row.name, formatShare(row.share)]),
+      );
+      const loops = await cells('loop-tree');
+      expect(loops.map((row) => [row[0], row[4], row[5]])).toEqual(
+        report.taint.loopTree.map((l) => [l.loop, formatCount(l.iterations), formatCount(l.instructions)]),
+      );
+      const overhead = await cells('overhead-table');
+      expect(overhead.map((row) => [row[0], row[3]])).toEqual(
+        report.overhead!.modes.map((m) => [m.mode, formatRatio(m.ratio)]),
+      );
+      const blameRows = await cells('blame-table-0');
+      expect(blameRows[0]![0]).toBe(report.blame.report!.blamePoints[0]!.variables[0]!.name);
+      const shot = process.env.TAINTLENS_UPDATE_SCREENSHOT
+        ? join(root, 'docs', 'report.png')
+        : join(root, 'build', 'report-screenshot.png');
+      mkdirSync(join(shot, '..'), { recursive: true });
+      await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 1500 } });
+      expect(statSync(shot).size).toBeGreaterThan(20_000);
+    } finally {
+      await browser.close();
     }
-    // Every model plot has a dot per repetition measured on its lines.
-    const symbols = await page.$$eval('section#models figure.plot', (figures) => figures.map((f) => f.querySelectorAll('g.mark-symbol path').length));
-    const expected = Object.values(report.models.plots).flatMap((plots) => ['instructions', 'time'].map((metric) =>
-      plots.filter((p) => p.metric === metric).reduce((n, p) => n + p.measurements.filter((m) => m.y > 0).length + 1, 0)));
-    expect(symbols).toEqual(expected);
-    // Tables against report.json.
-    const cells = (id: string) => page.$$eval(`#${id} tbody tr`, (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent!.trim())));
-    const ranking = await cells('ranking-table');
-    expect(ranking).toHaveLength(report.models.ranked.length);
-    report.models.ranked.forEach((r, i) => {
-      const row = ranking[i]!;
-      expect(row[0]).toBe(String(r.rank));
-      expect(row[2]).toBe(r.instructions.model);
-      expect(row[3]).toBe(formatValue(r.instructions.prediction));
-      expect(row[4]).toBe(formatShare(r.shareAtTarget));
-      expect(row[6]).toBe(r.time ? formatValue(r.time.prediction) : '-');
-      expect(row[7]).toBe(r.instructions.flags.join(' '));
-    });
-    const titles = await page.$$eval('#ranking-table tbody tr td:nth-child(2) span', (spans) => spans.map((s) => s.getAttribute('title')));
-    expect(titles).toEqual(report.models.ranked.map((r) => r.callpath));
-    const coverage = await cells('coverage-table');
-    expect(coverage.map((row) => [row[0], row[1]])).toEqual(report.taint.coverage.map((row) => [row.name, formatShare(row.share)]));
-    const loops = await cells('loop-tree');
-    expect(loops.map((row) => [row[0], row[4], row[5]])).toEqual(report.taint.loopTree.map((l) => [l.loop, formatCount(l.iterations), formatCount(l.instructions)]));
-    const overhead = await cells('overhead-table');
-    expect(overhead.map((row) => [row[0], row[3]])).toEqual(report.overhead!.modes.map((m) => [m.mode, formatRatio(m.ratio)]));
-    const blameRows = await cells('blame-table-0');
-    expect(blameRows[0]![0]).toBe(report.blame.report!.blamePoints[0]!.variables[0]!.name);
-    const shot = process.env.TAINTLENS_UPDATE_SCREENSHOT ? join(root, 'docs', 'report.png') : join(root, 'build', 'report-screenshot.png');
-    mkdirSync(join(shot, '..'), { recursive: true });
-    await page.screenshot({ path: shot, clip: { x: 0, y: 0, width: 1280, height: 1500 } });
-    expect(statSync(shot).size).toBeGreaterThan(20_000);
-  } finally {
-    await browser.close();
-  }
-});
+  },
+);
 
 test('a second run in the same folder resumes: nothing measured again, the same models', async () => {
   const again = await taintlens(['analyze', kernel, '--config', config, '--out', out, '--json']);
   expect(again.code).toBe(0);
   const second = JSON.parse(again.stdout) as AnalysisReport;
   expect(second.experiment.points).toEqual({ measured: 0, resumed: 25 });
-  expect(second.models.ranked.map((r) => r.instructions.model)).toEqual(report.models.ranked.map((r) => r.instructions.model));
+  expect(second.models.ranked.map((r) => r.instructions.model)).toEqual(
+    report.models.ranked.map((r) => r.instructions.model),
+  );
   expect(second.overhead).toEqual(report.overhead);
 });
 
 test('the blame section: bars and a table from a BlameReport, or a plain line saying why there is none', async () => {
   const blame: BlameReport = {
-    schema: 'taintlens/blame@1', module: kernel, period: 1000, totalSamples: 200,
-    blamePoints: [{
-      function: 'run', samples: 200, variables: [
-        { name: 'd.p', kind: 'heap', bytes: 1728, allocationSite: 'run->Domain#constructor->__new', samples: 120, percent: 60 },
-        { name: 'd.e', kind: 'heap', bytes: 1728, allocationSite: 'run->Domain#constructor->__new', samples: 70, percent: 35 },
-        { name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: 10, percent: 5 },
-      ],
-    }],
+    schema: 'taintlens/blame@1',
+    module: kernel,
+    period: 1000,
+    totalSamples: 200,
+    blamePoints: [
+      {
+        function: 'run',
+        samples: 200,
+        variables: [
+          {
+            name: 'd.p',
+            kind: 'heap',
+            bytes: 1728,
+            allocationSite: 'run->Domain#constructor->__new',
+            samples: 120,
+            percent: 60,
+          },
+          {
+            name: 'd.e',
+            kind: 'heap',
+            bytes: 1728,
+            allocationSite: 'run->Domain#constructor->__new',
+            samples: 70,
+            percent: 35,
+          },
+          { name: 'other', kind: 'other', bytes: null, allocationSite: null, samples: 10, percent: 5 },
+        ],
+      },
+    ],
   };
   const html = await renderHtmlReport({ ...report, blame: { point: report.base, report: blame, missing: null } });
   const section = html.slice(html.indexOf('<section id="blame">'), html.indexOf('<section id="overhead">'));
   expect(section).toContain('<svg');
-  expect(section.match(/<path[^>]*aria-roledescription="bar"/g) ?? section.match(/role-mark mark-rect|mark-rect role-mark/g)).not.toBeNull();
+  expect(
+    section.match(/<path[^>]*aria-roledescription="bar"/g) ?? section.match(/role-mark mark-rect|mark-rect role-mark/g),
+  ).not.toBeNull();
   for (const name of ['d.p', 'd.e', 'other']) expect(section).toContain(`>${name}<`);
   expect(section).toContain('60.0%');
   expect(section).toContain('run-&gt;Domain#constructor-&gt;__new');
-  const none = await renderHtmlReport({ ...report, blame: { point: report.base, report: null, missing: 'blame is turned off in the config ("blame": false)' } });
-  expect(none.slice(none.indexOf('<section id="blame">'), none.indexOf('<section id="overhead">'))).toMatch(/No blame table: blame is turned off/);
+  const none = await renderHtmlReport({
+    ...report,
+    blame: { point: report.base, report: null, missing: 'blame is turned off in the config ("blame": false)' },
+  });
+  expect(none.slice(none.indexOf('<section id="blame">'), none.indexOf('<section id="overhead">'))).toMatch(
+    /No blame table: blame is turned off/,
+  );
   // The step passes the run options through to the blame analysis.
   const calls: unknown[] = [];
-  const outcome = await runBlameStep(kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }, async (file, options) => {
-    calls.push([file, options]);
-    return blame;
-  });
+  const outcome = await runBlameStep(
+    kernel,
+    { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] },
+    async (file, options) => {
+      calls.push([file, options]);
+      return blame;
+    },
+  );
   expect(outcome).toEqual({ report: blame, missing: null });
-  expect(calls).toEqual([[kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }]]);
+  expect(calls).toEqual([
+    [kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }],
+  ]);
 });
-
 
 test('without named parameters the taint run proposes them: the one reaching the most work, varied over its base times the scale', async () => {
   const proposing = join(dir, 'propose.json');
-  writeFileSync(proposing, JSON.stringify({
-    invoke: 'run', args: ['{n}', '{m}'], base: { n: 100, m: 10 }, maxParameters: 1, repetitions: 1, overhead: false, blame: false, plots: 1,
-  }));
-  const run = await taintlens(['analyze', join('native', 'wasm', 'hot_helper.wasm'), '--config', proposing, '--out', join(dir, 'propose'), '--json']);
+  writeFileSync(
+    proposing,
+    JSON.stringify({
+      invoke: 'run',
+      args: ['{n}', '{m}'],
+      base: { n: 100, m: 10 },
+      maxParameters: 1,
+      repetitions: 1,
+      overhead: false,
+      blame: false,
+      plots: 1,
+    }),
+  );
+  const run = await taintlens([
+    'analyze',
+    join('native', 'wasm', 'hot_helper.wasm'),
+    '--config',
+    proposing,
+    '--out',
+    join(dir, 'propose'),
+    '--json',
+  ]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const proposed = JSON.parse(run.stdout) as AnalysisReport;

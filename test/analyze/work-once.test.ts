@@ -39,16 +39,33 @@ test('a shared profiler runs each configuration once, and again after a failure'
 
 test('analyze profiles every point once, the base point included', async () => {
   const kernel = join('build', 'kernels', 'miniapp.wasm');
-  const config = parseAnalysisConfig({
-    invoke: 'run', args: ['{size}', '{iters}', '{regions}', '{balance}', '{cost}'], base: { size: 6, iters: 2, regions: 3, balance: 2, cost: 2 },
-    parameters: { size: [4, 6], cost: [1, 2] }, repetitions: 1, overhead: { rounds: 1 }, blame: false, plots: 1,
-  }, 'once.json');
+  const config = parseAnalysisConfig(
+    {
+      invoke: 'run',
+      args: ['{size}', '{iters}', '{regions}', '{balance}', '{cost}'],
+      base: { size: 6, iters: 2, regions: 3, balance: 2, cost: 2 },
+      parameters: { size: [4, 6], cost: [1, 2] },
+      repetitions: 1,
+      overhead: { rounds: 1 },
+      blame: false,
+      plots: 1,
+    },
+    'once.json',
+  );
   const started = new Map<string, number>();
   const profiler = sharedProfiler(async (file, bytes, run) => {
     started.set(run.args.join(','), (started.get(run.args.join(',')) ?? 0) + 1);
     return profileLoops(file, bytes, run);
   });
-  const { report } = await analyze({ file: kernel, bytes: readWasmFile(kernel), config, dir: join(dir, 'out'), showProgress: false, jobs: 1, profiler });
+  const { report } = await analyze({
+    file: kernel,
+    bytes: readWasmFile(kernel),
+    config,
+    dir: join(dir, 'out'),
+    showProgress: false,
+    jobs: 1,
+    profiler,
+  });
   expect(report.experiment.points.measured).toBe(4);
   // The taint step's base point (6,…,2) is one of the grid's points: four profiles in all.
   expect([...started.keys()].sort()).toEqual(['4,2,3,2,1', '4,2,3,2,2', '6,2,3,2,1', '6,2,3,2,2']);

@@ -12,10 +12,25 @@ import { tempDir } from '../helpers/temp.js';
 const root = resolve('.');
 
 function ascWithTransform(project: string, out: string, mode: string) {
-  return spawnSync(process.execPath, [
-    join(root, 'node_modules/assemblyscript/bin/asc.js'), join(root, 'assembly/kernels/matmul.ts'), '--baseDir', root,
-    '--config', 'asconfig.json', '--target', 'kernels', '--sourceMap', '--outFile', out, '--transform', 'taintlens/transform',
-  ], { cwd: project, encoding: 'utf8', env: { ...process.env, TAINTLENS_MODE: mode } });
+  return spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/assemblyscript/bin/asc.js'),
+      join(root, 'assembly/kernels/matmul.ts'),
+      '--baseDir',
+      root,
+      '--config',
+      'asconfig.json',
+      '--target',
+      'kernels',
+      '--sourceMap',
+      '--outFile',
+      out,
+      '--transform',
+      'taintlens/transform',
+    ],
+    { cwd: project, encoding: 'utf8', env: { ...process.env, TAINTLENS_MODE: mode } },
+  );
 }
 
 describe('AssemblyScript transform', () => {
@@ -32,7 +47,10 @@ describe('AssemblyScript transform', () => {
     expect(Buffer.from(readFileSync(out)).equals(Buffer.from(reference.bytes))).toBe(true);
     const sites = JSON.parse(readFileSync(join(project, 'matmul.sites.json'), 'utf8'));
     expect(sites.loops).toEqual(reference.sites.loops);
-    expect(sites.loops.find((l: { depth: number }) => l.depth === 3).location).toEqual({ file: 'assembly/kernels/matmul.ts', line: 22 });
+    expect(sites.loops.find((l: { depth: number }) => l.depth === 3).location).toEqual({
+      file: 'assembly/kernels/matmul.ts',
+      line: 22,
+    });
     if (mode === 'loops') {
       const viaTransform = JSON.parse((await cli(['run', out, '--args', '9', '--json'])).stdout);
       const direct = JSON.parse((await cli(['run', plain, '--args', '9', '--json'])).stdout);

@@ -24,7 +24,12 @@ describe('variable blame', () => {
     expect(report.schema).toBe('taintlens/blame@1');
     const point = report.blamePoints[0]!;
     expect(point.function).toBe('fill_then_produce');
-    expect(point.variables[0]).toMatchObject({ name: 'out', kind: 'heap', bytes: 100 * 100 * 8, allocationSite: 'fill_then_produce->malloc' });
+    expect(point.variables[0]).toMatchObject({
+      name: 'out',
+      kind: 'heap',
+      bytes: 100 * 100 * 8,
+      allocationSite: 'fill_then_produce->malloc',
+    });
     expect(point.variables[0]!.percent).toBeGreaterThan(95);
     // The cheap input gets under 0.1% of the samples: folded into "other".
     expect(point.variables.find((v) => v.name === 'in')?.percent ?? 0).toBeLessThan(1);
@@ -33,7 +38,11 @@ describe('variable blame', () => {
 
   test('C without debug info: the same owner, named by its allocation site', async () => {
     const point = (await blameModule(C_STRIPPED, { invoke: 'fill_then_produce', args: ['100'] })).blamePoints[0]!;
-    expect(point.variables[0]).toMatchObject({ kind: 'heap', bytes: 80_000, allocationSite: 'fill_then_produce->malloc' });
+    expect(point.variables[0]).toMatchObject({
+      kind: 'heap',
+      bytes: 80_000,
+      allocationSite: 'fill_then_produce->malloc',
+    });
     expect(point.variables[0]!.name).toMatch(/^malloc in fill_then_produce \(C\d+\)$/);
     expect(point.variables[0]!.percent).toBeGreaterThan(95);
   }, 60_000);
@@ -46,7 +55,12 @@ describe('variable blame', () => {
 
   test('sparse solve: the solution vector and the matrix values, not the index arrays', async () => {
     const point = (await blameModule(C, { invoke: 'sparse_solve', args: ['400', '60'] })).blamePoints[0]!;
-    expect(point.variables.slice(0, 2).map((v) => v.name).sort()).toEqual(['val', 'x']);
+    expect(
+      point.variables
+        .slice(0, 2)
+        .map((v) => v.name)
+        .sort(),
+    ).toEqual(['val', 'x']);
     expect(byName(point, 'x').percent).toBeGreaterThan(30);
     expect(byName(point, 'val').percent).toBeGreaterThan(30);
     expect(byName(point, 'col').percent).toBeLessThan(2);
@@ -54,7 +68,11 @@ describe('variable blame', () => {
   }, 60_000);
 
   test("blame through a callee's pointer parameter lands on the caller's variable", async () => {
-    const report = await blameModule(C, { invoke: 'through_callee', args: ['2000', '50'], blamePoints: ['through_callee', 'smooth_into'] });
+    const report = await blameModule(C, {
+      invoke: 'through_callee',
+      args: ['2000', '50'],
+      blamePoints: ['through_callee', 'smooth_into'],
+    });
     const [caller, callee] = report.blamePoints;
     expect(caller!.variables[0]).toMatchObject({ name: 'field', kind: 'heap', bytes: 16_000 });
     expect(caller!.variables[0]!.percent).toBeGreaterThan(95);
@@ -95,7 +113,9 @@ describe('C globals', () => {
     expect(report.stdout).toBe('3.945745 12\n');
     const point = report.blamePoints[0]!;
     expect(point.function).toBe('main');
-    const grid = byName(point, 'grid'), next = byName(point, 'next'), histogram = byName(point, 'histogram');
+    const grid = byName(point, 'grid'),
+      next = byName(point, 'next'),
+      histogram = byName(point, 'histogram');
     expect(grid).toMatchObject({ kind: 'static', bytes: 96 * 96 * 8 });
     expect(next).toMatchObject({ kind: 'static', bytes: 96 * 96 * 8 });
     expect(histogram).toMatchObject({ kind: 'static', bytes: 16 * 4 });
@@ -110,7 +130,9 @@ describe('C globals', () => {
     const point = (await blameModule(GLOBALS_STRIPPED, { argv: ['64', '20'] })).blamePoints[0]!;
     expect(point.variables.some((v) => v.name === 'grid' || v.name === 'next')).toBe(false);
     expect(point.variables.filter((v) => v.kind === 'static').length).toBeGreaterThan(0);
-    expect(point.variables.filter((v) => v.kind === 'static').every((v) => v.name.startsWith('static data'))).toBe(true);
+    expect(point.variables.filter((v) => v.kind === 'static').every((v) => v.name.startsWith('static data'))).toBe(
+      true,
+    );
   }, 60_000);
 });
 
@@ -123,11 +145,23 @@ describe('taintlens blame / sample', () => {
     const json = await cli(['blame', 'build/kernels/miniapp.wasm', '--args', '8,3,4,2,3', '--json']);
     const report = JSON.parse(json.stdout);
     expect(report.schema).toBe('taintlens/blame@1');
-    for (const v of report.blamePoints[0].variables) expect(Object.keys(v)).toEqual(expect.arrayContaining(['name', 'kind', 'bytes', 'allocationSite', 'samples', 'percent']));
+    for (const v of report.blamePoints[0].variables)
+      expect(Object.keys(v)).toEqual(
+        expect.arrayContaining(['name', 'kind', 'bytes', 'allocationSite', 'samples', 'percent']),
+      );
   }, 60_000);
 
   test('an unknown blame point is a usage error', async () => {
-    const out = await cli(['blame', 'native/wasm/blame_kernels.wasm', '--invoke', 'through_callee', '--args', '10,1', '--blame-point', 'nosuch']);
+    const out = await cli([
+      'blame',
+      'native/wasm/blame_kernels.wasm',
+      '--invoke',
+      'through_callee',
+      '--args',
+      '10,1',
+      '--blame-point',
+      'nosuch',
+    ]);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/blame_kernels\.wasm: --blame-point: no function 'nosuch'/);
   }, 60_000);

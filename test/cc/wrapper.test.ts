@@ -16,8 +16,18 @@ const reason = !clang ? 'clang not installed' : !make ? 'make not installed' : '
 describe('planCompile (no clang needed)', () => {
   it('adds the wasm32-wasi target and -g, finds the link output, takes the mode from the option or env', () => {
     const link = planCompile(['-O2', 'a.o', '-o', 'k.wasm', '--taintlens-mode=taint,loops'], 'clang', {});
-    expect(link).toEqual({ compiler: 'clang', args: ['--target=wasm32-wasi', '-g', '-O2', 'a.o', '-o', 'k.wasm'], linkOutput: 'k.wasm', modes: ['taint', 'loops'] });
-    expect(planCompile(['-c', 'a.c', '-gdwarf-5', '--target=wasm32-wasi'], 'clang', {}).args).toEqual(['-c', 'a.c', '-gdwarf-5', '--target=wasm32-wasi']);
+    expect(link).toEqual({
+      compiler: 'clang',
+      args: ['--target=wasm32-wasi', '-g', '-O2', 'a.o', '-o', 'k.wasm'],
+      linkOutput: 'k.wasm',
+      modes: ['taint', 'loops'],
+    });
+    expect(planCompile(['-c', 'a.c', '-gdwarf-5', '--target=wasm32-wasi'], 'clang', {}).args).toEqual([
+      '-c',
+      'a.c',
+      '-gdwarf-5',
+      '--target=wasm32-wasi',
+    ]);
     expect(planCompile(['-c', 'a.c'], 'clang', {}).linkOutput).toBeNull();
     expect(planCompile(['a.c'], 'clang', { TAINTLENS_MODE: 'none' })).toMatchObject({ linkOutput: 'a.out', modes: [] });
     expect(() => planCompile(['a.c', '--taintlens-mode=nope'], 'clang', {})).toThrow(/unknown mode 'nope'/);
@@ -28,11 +38,17 @@ describe.skipIf(reason !== '')(`make CC=taintlens-cc${reason ? ` (skipped: ${rea
   it('builds matmul with -g; loops and taint agree with the committed -g build', async () => {
     const dir = tempDir('taintlens-cc-');
     const native = resolve('native');
-    writeFileSync(join(dir, 'Makefile'), [
-      `CFLAGS = -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize -std=c11 -I${native}/include`,
-      'matmul.wasm: matmul.o', '\t$(CC) -mexec-model=reactor -Wl,--export=run -o $@ $^',
-      `matmul.o: ${native}/src/matmul.c`, '\t$(CC) $(CFLAGS) -c -o $@ $<', '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'Makefile'),
+      [
+        `CFLAGS = -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize -std=c11 -I${native}/include`,
+        'matmul.wasm: matmul.o',
+        '\t$(CC) -mexec-model=reactor -Wl,--export=run -o $@ $^',
+        `matmul.o: ${native}/src/matmul.c`,
+        '\t$(CC) $(CFLAGS) -c -o $@ $<',
+        '',
+      ].join('\n'),
+    );
     const built = spawnSync('make', ['-C', dir, `CC=${resolve('bin/taintlens-cc.js')}`], { encoding: 'utf8' });
     expect(built.stderr).toBe('');
     expect(built.status).toBe(0);
@@ -41,7 +57,11 @@ describe.skipIf(reason !== '')(`make CC=taintlens-cc${reason ? ` (skipped: ${rea
       const loops = JSON.parse((await cli(['loops', file, '--args', '7', '--json'])).stdout);
       const taint = JSON.parse((await cli(['taint', file, '--args', '7', '--json'])).stdout);
       return {
-        loops: loops.loops.map((l: { loop: string; iterations: number; source: string }) => [l.loop, l.iterations, l.source.split('/').pop()]),
+        loops: loops.loops.map((l: { loop: string; iterations: number; source: string }) => [
+          l.loop,
+          l.iterations,
+          l.source.split('/').pop(),
+        ]),
         taint: taint.functions.map((f: { name: string; dependency: string }) => [f.name, f.dependency]),
       };
     };

@@ -8,7 +8,9 @@ import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('taintlens-cli-');
 const kernel = join(dir, 'nest.wasm');
-writeFileSync(kernel, wat(`(module
+writeFileSync(
+  kernel,
+  wat(`(module
   (func $row (param $n i32) (result i64) (local $j i32) (local $s i64)
     (loop $l
       (local.set $s (i64.add (local.get $s) (i64.extend_i32_u (local.get $j))))
@@ -20,7 +22,8 @@ writeFileSync(kernel, wat(`(module
       (local.set $t (i64.add (local.get $t) (call $row (local.get $n))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
-    (local.get $t)))`));
+    (local.get $t)))`),
+);
 
 test('loops --json follows the documented contract', async () => {
   const { code, stdout } = await cli(['loops', kernel, '--args', '20', '--repeat', '2', '--json']);
@@ -31,12 +34,24 @@ test('loops --json follows the documented contract', async () => {
   expect(report.timing).toMatchObject({ runs: 2 });
   expect(report.timing.medianMs).toBeGreaterThanOrEqual(0);
   for (const loop of report.loops) {
-    expect(Object.keys(loop)).toEqual(expect.arrayContaining(['id', 'function', 'parent', 'depth', 'entries', 'iterations', 'instructions', 'inclusiveInstructions']));
+    expect(Object.keys(loop)).toEqual(
+      expect.arrayContaining([
+        'id',
+        'function',
+        'parent',
+        'depth',
+        'entries',
+        'iterations',
+        'instructions',
+        'inclusiveInstructions',
+      ]),
+    );
   }
   const inner = report.loops.find((l: { function: string }) => l.function === 'row');
   expect(inner).toMatchObject({ depth: 2, entries: 20, iterations: 400 });
   expect(report.functions.map((f: { name: string }) => f.name).sort()).toEqual(['row', 'run']);
-  for (const fn of report.functions) expect(Object.keys(fn)).toEqual(['name', 'calls', 'instructions', 'inclusiveInstructions']);
+  for (const fn of report.functions)
+    expect(Object.keys(fn)).toEqual(['name', 'calls', 'instructions', 'inclusiveInstructions']);
 });
 
 test('loops prints the loop tree and, with --compare, both profiles', async () => {
@@ -71,14 +86,19 @@ test('instrument writes the module and its site table', async () => {
   expect(WebAssembly.validate(readFileSync(output))).toBe(true);
   const sites = JSON.parse(readFileSync(join(dir, 'nest.loops.sites.json'), 'utf8'));
   expect(sites.schema).toBe('taintlens/sites@1');
-  expect(sites.loops.map((l: { function: string; depth: number }) => [l.function, l.depth])).toEqual([['row', 1], ['run', 1]]);
+  expect(sites.loops.map((l: { function: string; depth: number }) => [l.function, l.depth])).toEqual([
+    ['row', 1],
+    ['run', 1],
+  ]);
   expect(existsSync(output)).toBe(true);
 });
 
 // `sum` is called from two call sites of `run`, with different trip counts: the same loop in two
 // contexts whose function names are the same.
 const twice = join(dir, 'twice.wasm');
-writeFileSync(twice, wat(`(module
+writeFileSync(
+  twice,
+  wat(`(module
   (func $sum (param $n i32) (result i32) (local $j i32) (local $s i32)
     (loop $l
       (local.set $s (i32.add (local.get $s) (local.get $j)))
@@ -94,7 +114,8 @@ writeFileSync(twice, wat(`(module
   (func $run (export "run") (param $n i32) (result i32)
     (i32.add
       (i32.add (call $sum (i32.const 3)) (call $big (local.get $n)))
-      (call $sum (i32.mul (local.get $n) (i32.const 10))))))`));
+      (call $sum (i32.mul (local.get $n) (i32.const 10))))))`),
+);
 
 test('loops tells contexts apart by call site, sorts by cost, and --top keeps the costliest', async () => {
   const { code, stdout } = await cli(['loops', twice, '--args', '50']);
@@ -132,7 +153,9 @@ test("library loops (printf's) are folded into their callers unless --all; -g bu
   expect(program.code).toBe(0);
   expect(program.stdout).not.toMatch(/printf_core|memcpy|fwrite/);
   expect(rows(program.stdout)).toHaveLength(14);
-  expect(program.stdout).toMatch(/\(30 loop context\(s\) of library code folded into their callers' inclusive cost; --all lists them\)/);
+  expect(program.stdout).toMatch(
+    /\(30 loop context\(s\) of library code folded into their callers' inclusive cost; --all lists them\)/,
+  );
   expect(program.stdout).toMatch(/no source locations: build C\/C\+\+ with -g/);
   const all = await cli(['loops', 'native/wasm/miniapp_cmd.wasm', '--all', ...args]);
   expect(rows(all.stdout)).toHaveLength(44);
@@ -143,5 +166,7 @@ test("library loops (printf's) are folded into their callers unless --all; -g bu
   const json = JSON.parse((await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', '--json', ...args])).stdout);
   expect(json.sources.origin).toBe('dwarf');
   expect(json.libraryFunctions).toContain('printf_core');
-  expect(json.loops.find((l: { function: string }) => l.function === 'compute_forces').source).toBe('native/src/miniapp.c:67');
+  expect(json.loops.find((l: { function: string }) => l.function === 'compute_forces').source).toBe(
+    'native/src/miniapp.c:67',
+  );
 });

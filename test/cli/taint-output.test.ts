@@ -12,7 +12,16 @@ const dir = mkdtempSync(join(tmpdir(), 'taintlens-taint-output-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A WASI program with libc call paths and a parameter that drives loops, functions and branches. */
-const TEXTSTAT = ['native/wasm/textstat.wasm', '--param', 'rounds=argv1', '--dir', 'native/data:data', '--', '3', 'data/poem.txt'];
+const TEXTSTAT = [
+  'native/wasm/textstat.wasm',
+  '--param',
+  'rounds=argv1',
+  '--dir',
+  'native/data:data',
+  '--',
+  '3',
+  'data/poem.txt',
+];
 
 async function textstatReport(): Promise<TaintReport> {
   const result = await cli(['taint', ...TEXTSTAT.slice(0, 5), '--json', ...TEXTSTAT.slice(5)]);
@@ -26,7 +35,10 @@ test('every line fits the width; --wide keeps call paths whole', async () => {
     const lines = renderTaintReport(report, false, undefined, { width }, width).split('\n');
     const over = lines.filter((line) => line.length > width);
     expect(over, `width ${width}`).toEqual([]);
-    expect(lines.some((line) => /^hash_rounds\s.*….*hash_rounds$/.test(line)), `width ${width}: call path shortened from the left`).toBe(true);
+    expect(
+      lines.some((line) => /^hash_rounds\s.*….*hash_rounds$/.test(line)),
+      `width ${width}: call path shortened from the left`,
+    ).toBe(true);
   }
   const wide = renderTaintReport(report, false, undefined, { width: 60, wide: true }).split('\n');
   expect(Math.max(...wide.map((line) => line.length))).toBeGreaterThan(60);
@@ -39,10 +51,14 @@ test('-o FILE writes the whole report and prints a summary, not the tables', asy
   expect(result.code, result.stderr).toBe(0);
   const written = JSON.parse(readFileSync(file, 'utf8')) as TaintReport;
   expect(written.schema).toMatch(/^taintlens\/taint@/);
-  const printed = result.stdout.split('\n').filter((line) => !/^(data\/poem\.txt|stdin|hash after)/.test(line) && line !== '');
+  const printed = result.stdout
+    .split('\n')
+    .filter((line) => !/^(data\/poem\.txt|stdin|hash after)/.test(line) && line !== '');
   expect(printed[0]).toBe(`wrote ${file}: the taint report of native/wasm/textstat.wasm`);
   expect(result.stdout).toContain('parameters: rounds');
-  expect(result.stdout).toMatch(/\d+ of \d+ executed loop\(s\), \d+ of \d+ function\(s\) and \d+ branch\(es\) depend on a parameter/);
+  expect(result.stdout).toMatch(
+    /\d+ of \d+ executed loop\(s\), \d+ of \d+ function\(s\) and \d+ branch\(es\) depend on a parameter/,
+  );
   expect(result.stdout).not.toContain('functions (dependency');
   expect(printed.length).toBeLessThan(10);
 }, 120_000);

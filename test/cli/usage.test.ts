@@ -11,7 +11,11 @@ const root = join(import.meta.dirname, '..', '..');
 const COMMANDS = ['run', 'instrument', 'loops', 'measure', 'model', 'taint', 'analyze', 'fuzz'] as const;
 const WITH_ARGUMENT = COMMANDS.filter((c) => c !== 'fuzz');
 /** Options a command requires, so the parser gets as far as what a test is about. */
-const REQUIRED: Partial<Record<(typeof COMMANDS)[number], string[]>> = { instrument: ['--mode', 'loops'], measure: ['-o', 'never-written.jsonl'], analyze: ['--config', 'examples/miniapp.quick.analysis.json'] };
+const REQUIRED: Partial<Record<(typeof COMMANDS)[number], string[]>> = {
+  instrument: ['--mode', 'loops'],
+  measure: ['-o', 'never-written.jsonl'],
+  analyze: ['--config', 'examples/miniapp.quick.analysis.json'],
+};
 
 describe('bad usage exits 2', () => {
   test.each(COMMANDS)('%s: an unknown option', async (command) => {
@@ -29,9 +33,17 @@ describe('bad usage exits 2', () => {
   test.each([
     ['a bad choice', ['model', 'm.jsonl', '--aggregate', 'mode'], /Allowed choices are median, mean/],
     ['an option without its value', ['loops', 'build/kernels/matmul.wasm', '--args'], /argument missing/],
-    ['a missing required option', ['instrument', 'build/kernels/matmul.wasm'], /required option '--mode <modes>' not specified/],
+    [
+      'a missing required option',
+      ['instrument', 'build/kernels/matmul.wasm'],
+      /required option '--mode <modes>' not specified/,
+    ],
     ['a bad number', ['run', 'build/kernels/matmul.wasm', '--repeat', 'x'], /--repeat must be a positive whole number/],
-    ['a bad memory limit', ['run', 'build/kernels/matmul.wasm', '--memory-limit', '0'], /--memory-limit must be a whole number/],
+    [
+      'a bad memory limit',
+      ['run', 'build/kernels/matmul.wasm', '--memory-limit', '0'],
+      /--memory-limit must be a whole number/,
+    ],
     ['a bad fuzz count', ['fuzz', '--count', 'many'], /'--count <n>' argument 'many' is invalid/],
     ['an unknown fuzz mode', ['fuzz', '--modes', 'nope'], /unknown mode\(s\) 'nope'/],
     ['an unknown command', ['profile', 'x.wasm'], /unknown command 'profile'/],
@@ -60,7 +72,19 @@ describe('help and version', () => {
 
   test('fuzz --help names every option of the campaign', async () => {
     const { stdout } = await cli(['fuzz', '--help']);
-    for (const option of ['--count <n>', '--seed <s>', '--source', '--modes', '--combined', '--jobs', '--timeout', '--shrink', '--save', '--json', '--make-corpus']) {
+    for (const option of [
+      '--count <n>',
+      '--seed <s>',
+      '--source',
+      '--modes',
+      '--combined',
+      '--jobs',
+      '--timeout',
+      '--shrink',
+      '--save',
+      '--json',
+      '--make-corpus',
+    ]) {
       expect(stdout).toContain(option);
     }
     expect(stdout).toMatch(/--count <n>.*\(default: 100\)/);
@@ -87,7 +111,11 @@ describe('run --memory-limit', () => {
 });
 
 test('--json piped into head -1 is a whole JSON document (one line off a terminal)', () => {
-  const result = spawnSync('bash', ['-o', 'pipefail', '-c', 'node bin/taintlens.js loops build/kernels/mergesort.wasm --args 1000 --json | head -1'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(
+    'bash',
+    ['-o', 'pipefail', '-c', 'node bin/taintlens.js loops build/kernels/mergesort.wasm --args 1000 --json | head -1'],
+    { cwd: root, encoding: 'utf8' },
+  );
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   expect(result.stdout.endsWith('\n')).toBe(true);
@@ -99,7 +127,11 @@ test('--json piped into head -1 is a whole JSON document (one line off a termina
 
 // `true` reads nothing and is gone before the profile is written: the write always meets EPIPE
 test('--json piped into a reader that stops early exits quietly', () => {
-  const result = spawnSync('bash', ['-o', 'pipefail', '-c', 'node bin/taintlens.js loops build/kernels/mergesort.wasm --args 1000 --json | true'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(
+    'bash',
+    ['-o', 'pipefail', '-c', 'node bin/taintlens.js loops build/kernels/mergesort.wasm --args 1000 --json | true'],
+    { cwd: root, encoding: 'utf8' },
+  );
   expect(result.stdout).toBe('');
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);

@@ -21,19 +21,36 @@ test('a counting run whose tree filled stores nothing and names the --context-tr
   const bytes = readFileSync(KERNEL);
   const output = join(scratch, 'tiny-tree.jsonl');
   const campaign = runCampaign({
-    file: KERNEL, bytes, invoke: 'contexts', baseArgs: ['3', '4'], baseArgv: [], repeat: 1,
+    file: KERNEL,
+    bytes,
+    invoke: 'contexts',
+    baseArgs: ['3', '4'],
+    baseArgv: [],
+    repeat: 1,
     parameters: [{ name: 'n', target: { kind: 'arg', index: 0 }, values: [3] }],
-    metrics: ['instructions'], timeoutMs: 60_000, output, contextBytes: 512,
+    metrics: ['instructions'],
+    timeoutMs: 60_000,
+    output,
+    contextBytes: 512,
   });
-  await expect(campaign).rejects.toThrow(/calling-context tree filled \([\d,]+ function entries not counted\), so its counts are incomplete and are not stored; run again with --context-tree 2 \(it had 1 MiB\)/);
+  await expect(campaign).rejects.toThrow(
+    /calling-context tree filled \([\d,]+ function entries not counted\), so its counts are incomplete and are not stored; run again with --context-tree 2 \(it had 1 MiB\)/,
+  );
   expect(existsSync(output) ? readFileSync(output, 'utf8').trim() : '').toBe('');
 });
 
 test('the loops warning carries the fix', async () => {
-  const small = await profileLoops(KERNEL, readFileSync(KERNEL), { invoke: 'contexts', args: ['3', '4'], argv: [], repeat: 1, timeoutMs: 60_000 }, { contextBytes: 512 });
+  const small = await profileLoops(
+    KERNEL,
+    readFileSync(KERNEL),
+    { invoke: 'contexts', args: ['3', '4'], argv: [], repeat: 1, timeoutMs: 60_000 },
+    { contextBytes: 512 },
+  );
   expect(small.contextsLost).toBeGreaterThan(0);
   expect(small.contextTreeBytes).toBe(512);
-  expect(treeFullWarning(small.contextsLost!, small.contextTreeBytes)).toMatch(/; run again with --context-tree 2 \(it had 1 MiB\)$/);
+  expect(treeFullWarning(small.contextsLost!, small.contextTreeBytes)).toMatch(
+    /; run again with --context-tree 2 \(it had 1 MiB\)$/,
+  );
 });
 
 test('a sample buffer that fills grows: no sample is dropped', async () => {
@@ -49,19 +66,49 @@ test('a sample buffer that fills grows: no sample is dropped', async () => {
 test('measure passes --dir to its runs (textstat reads its input from a file)', async () => {
   const output = join(scratch, 'textstat.jsonl');
   const argv = ['--', '3', 'data/poem.txt'];
-  const without = await cli(['measure', 'native/wasm/textstat.wasm', '--vary', 'rounds=argv1:3', '--metrics', 'instructions', '-o', join(scratch, 'none.jsonl'), ...argv]);
+  const without = await cli([
+    'measure',
+    'native/wasm/textstat.wasm',
+    '--vary',
+    'rounds=argv1:3',
+    '--metrics',
+    'instructions',
+    '-o',
+    join(scratch, 'none.jsonl'),
+    ...argv,
+  ]);
   expect(without.code).not.toBe(0);
   expect(without.stderr).toContain("cannot open 'data/poem.txt'");
-  const withDir = await cli(['measure', 'native/wasm/textstat.wasm', '--dir', 'native/data:data', '--vary', 'rounds=argv1:3', '--metrics', 'instructions', '-o', output, ...argv]);
+  const withDir = await cli([
+    'measure',
+    'native/wasm/textstat.wasm',
+    '--dir',
+    'native/data:data',
+    '--vary',
+    'rounds=argv1:3',
+    '--metrics',
+    'instructions',
+    '-o',
+    output,
+    ...argv,
+  ]);
   expect(withDir.stderr).toBe('');
   expect(withDir.code).toBe(0);
-  const lines = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { params: { rounds: number } });
+  const lines = readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { params: { rounds: number } });
   expect(new Set(lines.map((l) => l.params.rounds))).toEqual(new Set([3]));
 }, 60_000);
 
 test.each(['measure', 'analyze'])('%s takes --context-tree', async (command) => {
-  const args = command === 'measure' ? ['--vary', 'n=arg0:3', '-o', join(scratch, 'x.jsonl')] : ['--config', 'no-such.json'];
+  const args =
+    command === 'measure' ? ['--vary', 'n=arg0:3', '-o', join(scratch, 'x.jsonl')] : ['--config', 'no-such.json'];
   const { code, stderr } = await cli([command, KERNEL, '--context-tree', '0', ...args]);
   expect(stderr).not.toContain('unknown option');
-  if (command === 'measure') expect({ code, stderr }).toEqual({ code: 2, stderr: "taintlens: --context-tree must be a whole number of MiB from 1 to 1024, got '0'\n" });
+  if (command === 'measure')
+    expect({ code, stderr }).toEqual({
+      code: 2,
+      stderr: "taintlens: --context-tree must be a whole number of MiB from 1 to 1024, got '0'\n",
+    });
 });

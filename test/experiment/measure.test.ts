@@ -11,7 +11,9 @@ import { tempDir } from '../helpers/temp.js';
 const dir = tempDir('taintlens-measure-');
 const kernel = join(dir, 'square.wasm');
 // work(n, m) runs an n*n loop nest; m only feeds arithmetic.
-writeFileSync(kernel, wat(`(module
+writeFileSync(
+  kernel,
+  wat(`(module
   (func $nest (param $n i32) (param $m i32) (result i32) (local $i i32) (local $j i32) (local $s i32)
     (block $done (loop $outer
       (br_if $done (i32.ge_s (local.get $i) (local.get $n)))
@@ -24,7 +26,8 @@ writeFileSync(kernel, wat(`(module
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $outer)))
     (local.get $s))
-  (func $run (export "run") (param $n i32) (param $m i32) (result i32) (call $nest (local.get $n) (local.get $m))))`));
+  (func $run (export "run") (param $n i32) (param $m i32) (result i32) (call $nest (local.get $n) (local.get $m))))`),
+);
 
 test('--vary specs and the grid they span', () => {
   const n = parseVary('n=arg0:2,4,8');
@@ -39,12 +42,26 @@ test('--vary specs and the grid they span', () => {
 
 test('a campaign writes exact instruction counts per call path and times per repetition', async () => {
   const output = join(dir, 'm.jsonl');
-  const { code, stdout } = await cli(['measure', kernel, '--args', '0,3', '--vary', 'n=arg0:4,8,16,32,64', '--repeat', '2', '-o', output]);
+  const { code, stdout } = await cli([
+    'measure',
+    kernel,
+    '--args',
+    '0,3',
+    '--vary',
+    'n=arg0:4,8,16,32,64',
+    '--repeat',
+    '2',
+    '-o',
+    output,
+  ]);
   expect(code).toBe(0);
   expect(stdout).toMatch(/5 point\(s\) measured.*\(time: wall time of the call in ms\)/);
   // A tiny kernel: its runs are far too short to model time, and measure says so at once.
   expect(stdout).toMatch(/^warning: time of <root> \(the whole run\): the median run takes \S+ ms, under 10 ms/m);
-  const lines = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const nest = lines.filter((l) => l.callpath === 'run->nest' && l.metric === 'instructions');
   expect(nest.map((l) => l.params.n)).toEqual([4, 8, 16, 32, 64]);
   // The counts grow as n^2 plus lower terms: the second difference of the counts is constant.
@@ -63,12 +80,16 @@ test('a campaign writes exact instruction counts per call path and times per rep
 
 test('a stopped campaign resumes at the first missing point, cutting a torn last line', async () => {
   const output = join(dir, 'resume.jsonl');
-  const run = () => cli(['measure', kernel, '--args', '0,1', '--vary', 'n=arg0:2,3,4', '--metrics', 'instructions', '-o', output]);
+  const run = () =>
+    cli(['measure', kernel, '--args', '0,1', '--vary', 'n=arg0:2,3,4', '--metrics', 'instructions', '-o', output]);
   expect((await run()).stdout).toMatch(/3 point\(s\) measured, 0 already there/);
   const lines = readFileSync(output, 'utf8').trim().split('\n');
   const kept = lines.filter((l) => JSON.parse(l).params.n !== 4);
   writeFileSync(output, kept.join('\n') + '\n{"params":{"n":4},"callp');
   expect((await run()).stdout).toMatch(/1 point\(s\) measured, 2 already there/);
-  const after = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const after = readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   expect(after.filter((l) => l.params.n === 4).length).toBeGreaterThan(0);
 });

@@ -10,16 +10,32 @@ import { cli } from '../helpers/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'taintlens-slurm-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const spec = join(dir, 'hot.json');
-writeFileSync(spec, JSON.stringify({
-  module: resolve('native/wasm/hot_helper.wasm'), args: ['{n}', '5'], parameters: { n: [10, 20] }, repetitions: 1, metrics: ['instructions'], mode: 'none',
-}));
+writeFileSync(
+  spec,
+  JSON.stringify({
+    module: resolve('native/wasm/hot_helper.wasm'),
+    args: ['{n}', '5'],
+    parameters: { n: [10, 20] },
+    repetitions: 1,
+    metrics: ['instructions'],
+    mode: 'none',
+  }),
+);
 
 test.each([
   ['--status with a spec', ['experiment', spec, '--status', dir], /--status takes no spec/],
   ['--status with --collect', ['experiment', '--status', dir, '--collect', dir], /give one of --status, --collect/],
   ['--collect with --jobs', ['experiment', '--collect', dir, '--jobs', '2'], /--collect goes alone, without --jobs/],
-  ['--chunk without --slurm', ['experiment', spec, '--out', join(dir, 'x'), '--chunk', '2'], /--chunk goes with --slurm/],
-  ['a bad --chunk', ['experiment', spec, '--out', join(dir, 'x'), '--slurm', '--chunk', '0'], /--chunk must be a whole number ≥ 1/],
+  [
+    '--chunk without --slurm',
+    ['experiment', spec, '--out', join(dir, 'x'), '--chunk', '2'],
+    /--chunk goes with --slurm/,
+  ],
+  [
+    'a bad --chunk',
+    ['experiment', spec, '--out', join(dir, 'x'), '--slurm', '--chunk', '0'],
+    /--chunk must be a whole number ≥ 1/,
+  ],
   ['no spec and no --status', ['experiment', '--out', join(dir, 'x')], /missing required argument 'spec'/],
   ['a spec without --out', ['experiment', spec, '--slurm'], /required option '--out <dir>'/],
 ])('bad usage (%s) exits 2', async (_what, args, message) => {

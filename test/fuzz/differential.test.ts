@@ -24,16 +24,31 @@ const GENERATED = 16;
  * variant and seed failing again is expected; anything else fails the test.
  */
 const regressions = join(import.meta.dirname, 'regressions');
-const knownOpen = new Set(readdirSync(regressions).filter((f) => f.endsWith('.json')).flatMap((f) => {
-  const note = JSON.parse(readFileSync(join(regressions, f), 'utf8')) as { variant: string; seed: number; status: string; openVariants?: string[] };
-  return note.status === 'open' ? (note.openVariants ?? [note.variant]).map((v) => `${v}:${note.seed}`) : [];
-}));
+const knownOpen = new Set(
+  readdirSync(regressions)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      const note = JSON.parse(readFileSync(join(regressions, f), 'utf8')) as {
+        variant: string;
+        seed: number;
+        status: string;
+        openVariants?: string[];
+      };
+      return note.status === 'open' ? (note.openVariants ?? [note.variant]).map((v) => `${v}:${note.seed}`) : [];
+    }),
+);
 
 function expectClean(summary: FuzzSummary) {
   const report = formatSummary(summary);
   const known = summary.failures.filter((f) => knownOpen.has(`${f.variant}:${f.seed}`));
-  if (known.length) console.warn(`known open fuzz failures (see test/fuzz/regressions): ${known.map((f) => `${f.variant}:${f.seed}`).join(', ')}`);
-  expect(summary.failures.filter((f) => !known.includes(f)), report).toEqual([]);
+  if (known.length)
+    console.warn(
+      `known open fuzz failures (see test/fuzz/regressions): ${known.map((f) => `${f.variant}:${f.seed}`).join(', ')}`,
+    );
+  expect(
+    summary.failures.filter((f) => !known.includes(f)),
+    report,
+  ).toEqual([]);
   expect(summary.errors, report).toEqual([]);
   expect(summary.timeouts, report).toEqual([]);
 }
@@ -45,7 +60,9 @@ describe('differential fuzzing (CI share)', () => {
 
   // In this process: a worker pool's start-up (Binaryen and our sources, per worker) would cost
   // more than the sample; the pool itself is covered by the generator's share below.
-  const sample = corpusCases(corpus).filter((_, i) => i % 2 === 0).slice(0, CORPUS_SAMPLE);
+  const sample = corpusCases(corpus)
+    .filter((_, i) => i % 2 === 0)
+    .slice(0, CORPUS_SAMPLE);
   test(`${CORPUS_SAMPLE} modules of the committed wasm-opt -ttf corpus (every other one)`, () => {
     expect(sample.length).toBe(CORPUS_SAMPLE);
     const failures: string[] = [];
@@ -56,7 +73,8 @@ describe('differential fuzzing (CI share)', () => {
       if (report.nondeterministic) continue;
       compared++;
       for (const [mode, outcome] of Object.entries(report.variants)) {
-        if (isFailure(outcome) && !knownOpen.has(`${mode}:${c.seed}`)) failures.push(`${c.source} under ${mode}: ${JSON.stringify(outcome)}`);
+        if (isFailure(outcome) && !knownOpen.has(`${mode}:${c.seed}`))
+          failures.push(`${c.source} under ${mode}: ${JSON.stringify(outcome)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -64,24 +82,53 @@ describe('differential fuzzing (CI share)', () => {
   }, 180_000);
 
   test(`${GENERATED} modules from our own generator, on the campaign's worker pool`, async () => {
-    const summary = await runFuzz({ count: GENERATED, seed: 900_000, source: 'gen', variants, workers: 2, shrinkMs: 0, saveDir: null, caseTimeoutMs: 60_000 });
+    const summary = await runFuzz({
+      count: GENERATED,
+      seed: 900_000,
+      source: 'gen',
+      variants,
+      workers: 2,
+      shrinkMs: 0,
+      saveDir: null,
+      caseTimeoutMs: 60_000,
+    });
     expectClean(summary);
     expect(summary.modules).toBe(GENERATED);
     expect(summary.checks).toBe(summary.modules * variants.length);
   }, 180_000);
 
-  const assemblyScript = KERNELS.filter((k) => k.kind === 'assemblyscript' && k.file.startsWith('build/kernels/') && !k.name.includes('.'));
-  test.each(assemblyScript.map((k) => [k.name, k] as const))('bundled kernel %s, with its documented arguments', (_, kernel) => {
-    const calls: string[] = [];
-    const host = {
-      env: { abort: (...args: unknown[]) => { calls.push(`abort ${args.join(' ')}`); throw new WebAssembly.RuntimeError('abort'); } },
-      taintlens: { register_variable: (...args: unknown[]) => void calls.push(`register_variable ${args.join(' ')}`) },
-    };
-    const plan = { calls: [{ name: kernel.export, args: [...kernel.args] }], resetHangLimit: false };
-    const report = checkModule(new Uint8Array(readFileSync(join(root, kernel.file))), 0, kernel.file, variants, { plan, host });
-    expect(report.skipped).toBeUndefined();
-    expect(report.nondeterministic).toBeUndefined();
-    for (const [mode, outcome] of Object.entries(report.variants)) expect(outcome, `${kernel.name} under ${mode}`).toEqual({ status: 'agree' });
-    expect(calls.some((c) => c.startsWith('register_variable')), 'the kernel marks its parameters').toBe(true);
-  }, 60_000);
+  const assemblyScript = KERNELS.filter(
+    (k) => k.kind === 'assemblyscript' && k.file.startsWith('build/kernels/') && !k.name.includes('.'),
+  );
+  test.each(assemblyScript.map((k) => [k.name, k] as const))(
+    'bundled kernel %s, with its documented arguments',
+    (_, kernel) => {
+      const calls: string[] = [];
+      const host = {
+        env: {
+          abort: (...args: unknown[]) => {
+            calls.push(`abort ${args.join(' ')}`);
+            throw new WebAssembly.RuntimeError('abort');
+          },
+        },
+        taintlens: {
+          register_variable: (...args: unknown[]) => void calls.push(`register_variable ${args.join(' ')}`),
+        },
+      };
+      const plan = { calls: [{ name: kernel.export, args: [...kernel.args] }], resetHangLimit: false };
+      const report = checkModule(new Uint8Array(readFileSync(join(root, kernel.file))), 0, kernel.file, variants, {
+        plan,
+        host,
+      });
+      expect(report.skipped).toBeUndefined();
+      expect(report.nondeterministic).toBeUndefined();
+      for (const [mode, outcome] of Object.entries(report.variants))
+        expect(outcome, `${kernel.name} under ${mode}`).toEqual({ status: 'agree' });
+      expect(
+        calls.some((c) => c.startsWith('register_variable')),
+        'the kernel marks its parameters',
+      ).toBe(true);
+    },
+    60_000,
+  );
 });

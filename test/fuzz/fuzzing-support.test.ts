@@ -40,7 +40,12 @@ describe('v128 globals', () => {
   });
 
   test('modules exporting them are checked under every mode', () => {
-    const report = checkModule(wat(v128Module('7')), 3, 'wat', availableModes().map((m) => ({ name: m, modes: [m] })));
+    const report = checkModule(
+      wat(v128Module('7')),
+      3,
+      'wat',
+      availableModes().map((m) => ({ name: m, modes: [m] })),
+    );
     expect(report.skipped).toBeUndefined();
     for (const outcome of Object.values(report.variants)) expect(outcome.status).toBe('agree');
   });
@@ -91,17 +96,21 @@ describe('fuzzing-support imports', () => {
   });
 
   test('an import from elsewhere makes the module skipped, with its name', () => {
-    const report = checkModule(wat(`(module (import "env" "f" (func)) (func (export "run")))`), 1, 'wat', [{ name: 'loops', modes: ['loops'] }]);
+    const report = checkModule(wat(`(module (import "env" "f" (func)) (func (export "run")))`), 1, 'wat', [
+      { name: 'loops', modes: ['loops'] },
+    ]);
     expect(report.skipped).toBe('cannot provide import env.f');
   });
 });
 
 describe('the pinned wasm-opt', () => {
-  test('is the binaryen package\'s, whatever is on PATH', () => {
+  test("is the binaryen package's, whatever is on PATH", () => {
     const found = findWasmOpt();
     if (typeof found === 'string') throw new Error(found);
     expect(found.path).toMatch(/node_modules[\\/]binaryen[\\/]bin[\\/]wasm-opt$/);
-    const pkg = JSON.parse(readFileSync(new URL('../../node_modules/binaryen/package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../node_modules/binaryen/package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
     expect(found.version).toContain(`version ${pkg.version.split('.')[0]}`);
   }, 30_000);
 });

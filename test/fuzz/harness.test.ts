@@ -8,7 +8,11 @@ import { shrink } from '../../src/fuzz/shrink.js';
 import { generateModule } from '../../src/fuzz/generator.js';
 import { availableModes, type InstrumentOptions } from '../../instrument/pipeline.js';
 
-const planted: Variant = { name: 'loops', modes: ['loops'], options: { boundsChecks: false, placement: 'above' } as InstrumentOptions };
+const planted: Variant = {
+  name: 'loops',
+  modes: ['loops'],
+  options: { boundsChecks: false, placement: 'above' } as InstrumentOptions,
+};
 
 const module = wat(`(module
   (import "fuzzing-support" "log-i32" (func $log (param i32)))
@@ -29,7 +33,12 @@ const module = wat(`(module
 
 describe('the differential check', () => {
   test('an unchanged program agrees under every mode', () => {
-    const report = checkModule(module, 1, 'wat', availableModes().map((m) => ({ name: m, modes: [m] })));
+    const report = checkModule(
+      module,
+      1,
+      'wat',
+      availableModes().map((m) => ({ name: m, modes: [m] })),
+    );
     for (const outcome of Object.values(report.variants)) expect(['agree', 'unsupported']).toContain(outcome.status);
   });
 

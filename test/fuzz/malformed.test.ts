@@ -34,11 +34,18 @@ function moduleCommands(): Array<[string, (file: string) => string[]]> {
     instrument: (file) => ['--mode', 'loops', '-o', `${file}.out.wasm`],
     taint: () => ['--args', '64', '--timeout', '10'],
     measure: (file) => ['--vary', 'n=arg0:8,16', '-o', `${file}.jsonl`, '--timeout', '10'],
-    analyze: (file) => ['--config', join(import.meta.dirname, '..', '..', 'examples', 'miniapp.quick.analysis.json'), '--out', `${file}.analysis`],
+    analyze: (file) => [
+      '--config',
+      join(import.meta.dirname, '..', '..', 'examples', 'miniapp.quick.analysis.json'),
+      '--out',
+      `${file}.analysis`,
+    ],
   };
   // Commands added later: give their required options some value, so the module is what fails.
   const required = (c: Command) => (file: string) =>
-    c.options.filter((o) => o.mandatory).flatMap((o) => [o.long!, /output/.test(o.long!) ? `${file}.out` : /mode/.test(o.long!) ? 'loops' : '1']);
+    c.options
+      .filter((o) => o.mandatory)
+      .flatMap((o) => [o.long!, /output/.test(o.long!) ? `${file}.out` : /mode/.test(o.long!) ? 'loops' : '1']);
   return program.commands
     .filter((c) => c.registeredArguments[0]?.name() === 'module')
     .map((c) => [c.name(), extra[c.name()] ?? required(c)]);
@@ -50,7 +57,9 @@ async function cli(args: string[]) {
   const outSpy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   try {
     let timer: NodeJS.Timeout | undefined;
-    const hang = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`hang: ${args.join(' ')}`)), 30_000); });
+    const hang = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`hang: ${args.join(' ')}`)), 30_000);
+    });
     const code = await Promise.race([main(args), hang]).finally(() => clearTimeout(timer));
     return { code, stderr: err.join('') };
   } finally {

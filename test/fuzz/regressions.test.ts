@@ -11,15 +11,33 @@ import { readExports } from '../../instrument/exports.js';
 const dir = join(import.meta.dirname, 'regressions');
 const singleModes = defaultVariants().filter((v) => v.modes.length === 1);
 
-interface Note { variant: string; seed: number; source: string; status: 'open' | 'fixed'; cause?: string; openVariants?: string[] }
+interface Note {
+  variant: string;
+  seed: number;
+  source: string;
+  status: 'open' | 'fixed';
+  cause?: string;
+  openVariants?: string[];
+}
 
-const notes = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
-  const note = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Note;
-  return { name: file.replace(/\.json$/, ''), note, bytes: new Uint8Array(readFileSync(join(dir, file.replace(/\.json$/, '.wasm')))) };
-});
+const notes = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((file) => {
+    const note = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Note;
+    return {
+      name: file.replace(/\.json$/, ''),
+      note,
+      bytes: new Uint8Array(readFileSync(join(dir, file.replace(/\.json$/, '.wasm')))),
+    };
+  });
 
 const explain = (outcome: VariantOutcome | undefined) =>
-  outcome?.status === 'mismatch' ? outcome.difference.detail : outcome?.status === 'crash' ? outcome.message : outcome?.status;
+  outcome?.status === 'mismatch'
+    ? outcome.difference.detail
+    : outcome?.status === 'crash'
+      ? outcome.message
+      : outcome?.status;
 
 describe.each(notes)('reproducer $name', ({ note, bytes }) => {
   // The original runs once for every mode (loops-3617 grows its memory past 1 GiB: seconds a run).
@@ -32,15 +50,18 @@ describe.each(notes)('reproducer $name', ({ note, bytes }) => {
     return original;
   };
 
-  test.each(singleModes.map((v) => [v.name, v] as const))('%s: instrumented runs like the original', (name, variant) => {
-    if (note.status === 'open' && (note.openVariants ?? [note.variant]).includes(name)) {
-      // A known, reported failure (see the note's cause): nothing to assert until it is fixed.
-      return;
-    }
-    const { plan, reference } = originalRun();
-    const outcome = checkVariant(bytes, note.seed, variant, plan, reference, reference.memory?.length);
-    expect(['agree', 'unsupported', 'stack-overflow'], explain(outcome)).toContain(outcome.status);
-  });
+  test.each(singleModes.map((v) => [v.name, v] as const))(
+    '%s: instrumented runs like the original',
+    (name, variant) => {
+      if (note.status === 'open' && (note.openVariants ?? [note.variant]).includes(name)) {
+        // A known, reported failure (see the note's cause): nothing to assert until it is fixed.
+        return;
+      }
+      const { plan, reference } = originalRun();
+      const outcome = checkVariant(bytes, note.seed, variant, plan, reference, reference.memory?.length);
+      expect(['agree', 'unsupported', 'stack-overflow'], explain(outcome)).toContain(outcome.status);
+    },
+  );
 });
 
 describe('bounds checks keep the order of effects', () => {

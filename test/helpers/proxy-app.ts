@@ -8,7 +8,16 @@ export const proxyApp = (name: string) => join(import.meta.dirname, '..', '..', 
 
 /** `run` of `file` on `ranks` ranks with argv `argv`; checks it succeeded and returns what rank 0 printed (and the tables). */
 export async function runApp(file: string, ranks: number, argv: string[], extra: string[] = []): Promise<string> {
-  const { code, stdout, stderr } = await cli(['run', file, ...(ranks > 1 ? ['--ranks', String(ranks)] : []), ...extra, '--timeout', '120', '--', ...argv]);
+  const { code, stdout, stderr } = await cli([
+    'run',
+    file,
+    ...(ranks > 1 ? ['--ranks', String(ranks)] : []),
+    ...extra,
+    '--timeout',
+    '120',
+    '--',
+    ...argv,
+  ]);
   expect(stderr).toBe('');
   expect(code).toBe(0);
   expect(stdout).toMatch(/exit code( \(rank 0\))?: 0/);

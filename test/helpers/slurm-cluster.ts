@@ -47,7 +47,10 @@ export async function startLocalCluster(): Promise<{ cluster: LocalCluster } | {
   };
   // Should the test process end without its afterAll (a crash), the daemons still stop.
   process.on('exit', stop);
-  const up = spawnSync('bash', [script, 'up', dir, String(await freePortPair())], { encoding: 'utf8', timeout: 60_000 });
+  const up = spawnSync('bash', [script, 'up', dir, String(await freePortPair())], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (up.status !== 0) {
     const why = (up.stderr || up.stdout).trim().split('\n').at(-1) ?? `exit ${up.status}`;
     stop();

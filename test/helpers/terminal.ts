@@ -33,7 +33,8 @@ export class Screen {
   private control(sequence: string, privateMode: string, n: string, command: string): void {
     if (sequence === '\x1b7') this.saved = { row: this.row, col: this.col };
     else if (sequence === '\x1b8') ({ row: this.row, col: this.col } = this.saved);
-    else if (privateMode) return; // cursor visibility, line wrapping
+    else if (privateMode)
+      return; // cursor visibility, line wrapping
     else if (command === 'G') this.col = Math.max(0, Number(n || 1) - 1);
     else if (command === 'K') {
       const line = this.lines[this.row]!;

@@ -4,7 +4,15 @@ import createWabt from 'wabt';
 const wabt = await createWabt();
 
 export function wat(text: string): Uint8Array {
-  const parsed = wabt.parseWat('fixture.wat', text, { multi_value: true, bulk_memory: true, reference_types: true, simd: true, sign_extension: true, mutable_globals: true, sat_float_to_int: true });
+  const parsed = wabt.parseWat('fixture.wat', text, {
+    multi_value: true,
+    bulk_memory: true,
+    reference_types: true,
+    simd: true,
+    sign_extension: true,
+    mutable_globals: true,
+    sat_float_to_int: true,
+  });
   try {
     parsed.resolveNames();
     parsed.validate();

@@ -21,14 +21,28 @@ test('the specifiers a module loads: static, multi-line, re-exports, side effect
     "// import nothing from './comment.js' is a comment",
     "export const from = 'x';",
   ].join('\n');
-  expect(importSpecifiers(text)).toEqual(['binaryen', './ir.js', './api.js', '../src/util/errors.js', './side-effect.js', './lazy.js']);
+  expect(importSpecifiers(text)).toEqual([
+    'binaryen',
+    './ir.js',
+    './api.js',
+    '../src/util/errors.js',
+    './side-effect.js',
+    './lazy.js',
+  ]);
 });
 
 test("the pipeline's graph reaches the debug readers, src/util and Binaryen's version", () => {
   const graph = moduleGraph(PIPELINE_ENTRY);
   const root = join(PIPELINE_ENTRY, '..', '..');
   const files = graph.files.map((f) => relative(root, f).replace(/\.(js|ts)$/, ''));
-  for (const reached of ['instrument/debug/dwarf-line', 'instrument/debug/source-map', 'instrument/passes/shadow-versioning', 'instrument/layouts', 'src/util/errors', 'src/util/leb128']) {
+  for (const reached of [
+    'instrument/debug/dwarf-line',
+    'instrument/debug/source-map',
+    'instrument/passes/shadow-versioning',
+    'instrument/layouts',
+    'src/util/errors',
+    'src/util/leb128',
+  ]) {
     expect(files.some((f) => f.endsWith(reached))).toBe(true);
   }
   expect(files.some((f) => f.endsWith('instrument/cache-limit'))).toBe(false);

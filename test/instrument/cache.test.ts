@@ -59,5 +59,7 @@ test('an entry larger than the whole cache is not written; TAINTLENS_CACHE_MAX_M
   expect(readdirSync(dir)).toEqual([]);
   expect(cacheMaxBytes({})).toBe(DEFAULT_CACHE_MAX_BYTES);
   expect(cacheMaxBytes({ TAINTLENS_CACHE_MAX_MB: '64' })).toBe(64 << 20);
-  expect(() => cacheMaxBytes({ TAINTLENS_CACHE_MAX_MB: 'lots' })).toThrow('TAINTLENS_CACHE_MAX_MB: "lots" is not a size in MiB');
+  expect(() => cacheMaxBytes({ TAINTLENS_CACHE_MAX_MB: 'lots' })).toThrow(
+    'TAINTLENS_CACHE_MAX_MB: "lots" is not a size in MiB',
+  );
 });

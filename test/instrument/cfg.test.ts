@@ -17,7 +17,9 @@ function cfgOf(text: string, name = 'f'): { cfg: Cfg; body: Expr } {
 /** Every expression of a kind in evaluation order. */
 function find(body: Expr, id: number, where: (e: Expr) => boolean = () => true): Expr[] {
   const out: Expr[] = [];
-  walkPostOrder(body, (e) => { if (idOf(e) === id && where(e)) out.push(e); });
+  walkPostOrder(body, (e) => {
+    if (idOf(e) === id && where(e)) out.push(e);
+  });
   return out;
 }
 
@@ -74,7 +76,7 @@ test('the control dependence of a block diamond ends at its immediate post-domin
   for (const set of find(body, Id.LocalSet)) expect(region.has(cfg.nodeOf.get(set)!)).toBe(true);
 });
 
-test('the out-of-range side of a float-to-int range check is in the check\'s region', () => {
+test("the out-of-range side of a float-to-int range check is in the check's region", () => {
   const { cfg, body } = cfgOf(`(module (func $f (param $x f64) (result i32) (local $r i32)
     ${FLOAT_TO_INT_DIAMOND}
     (local.get $r)))`);

@@ -33,7 +33,13 @@ test('flattening keeps the program expressions the taint pass recognises (alone,
       const analysis = analyzeModule(module);
       const layout = planMemoryLayout(module, taintRegions(4 << 20, undefined, undefined), {});
       applyMemoryLayout(module, layout, {});
-      applyTaint(module, analysis, layout, {}, withProgram ? { expressions: programExpressions(analysis), locals: new Map() } : undefined);
+      applyTaint(
+        module,
+        analysis,
+        layout,
+        {},
+        withProgram ? { expressions: programExpressions(analysis), locals: new Map() } : undefined,
+      );
       return Buffer.from(emitModule(module, 'taint'));
     } finally {
       module.dispose();

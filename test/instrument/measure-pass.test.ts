@@ -44,7 +44,15 @@ describe('measurement pass', () => {
         (block $done (loop $l (br_if $done (i32.ge_s (local.get $j) (local.get $n)))
           (local.set $j (i32.add (local.get $j) (i32.const 1))) (call $spin (local.get $j)) (br $l))))
       (memory (export "memory") 1))`);
-    const [rep] = await runRegions({ ...base, file: 'spin.wasm', bytes, repeat: 1, args: ['6'], functions: null, trace: 8 });
+    const [rep] = await runRegions({
+      ...base,
+      file: 'spin.wasm',
+      bytes,
+      repeat: 1,
+      args: ['6'],
+      functions: null,
+      trace: 8,
+    });
     const spin = rep!.regions.find((r) => r.function === 'spin')!;
     expect(spin.visits).toBe(6);
     const durations = spin.trace.map(([, d]) => d);

@@ -29,7 +29,11 @@ function throughBinaryen(bytes: Uint8Array) {
 }
 
 const modules = [
-  ...['native/wasm', 'build/kernels'].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.wasm')).map((f) => join(dir, f))),
+  ...['native/wasm', 'build/kernels'].flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.wasm'))
+      .map((f) => join(dir, f)),
+  ),
   'node_modules/@yowasp/nextpnr-ice40/gen/icepll.core.wasm',
 ];
 

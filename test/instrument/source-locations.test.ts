@@ -9,7 +9,8 @@ import type { SiteTable } from '../../instrument/sites.js';
 import { cli } from '../helpers/cli.js';
 
 const table = (file: string) => siteTableOf(new Uint8Array(readFileSync(file)), file);
-const where = (t: SiteTable, fn: string) => t.loops.filter((l) => l.function === fn).map((l) => `${l.location?.file}:${l.location?.line}`);
+const where = (t: SiteTable, fn: string) =>
+  t.loops.filter((l) => l.function === fn).map((l) => `${l.location?.file}:${l.location?.line}`);
 const fnLine = (t: SiteTable, fn: string) => t.functions.find((f) => f.name === fn)?.location;
 
 describe('DWARF .debug_line (clang -g)', () => {
@@ -18,9 +19,15 @@ describe('DWARF .debug_line (clang -g)', () => {
     expect(t.sources?.origin).toBe('dwarf');
     expect(fnLine(t, 'multiply')).toEqual({ file: 'native/src/matmul.c', line: 21 });
     expect(where(t, 'fill')).toEqual(['native/src/matmul.c:14']);
-    expect(where(t, 'multiply')).toEqual(['native/src/matmul.c:22', 'native/src/matmul.c:23', 'native/src/matmul.c:25']);
+    expect(where(t, 'multiply')).toEqual([
+      'native/src/matmul.c:22',
+      'native/src/matmul.c:23',
+      'native/src/matmul.c:25',
+    ]);
     expect(where(t, 'checksum')).toEqual(['native/src/matmul.c:36']);
-    const calls = t.calls.filter((c) => c.function === 'run' && c.kind === 'direct').map((c) => `${c.target}@${c.location?.line}`);
+    const calls = t.calls
+      .filter((c) => c.function === 'run' && c.kind === 'direct')
+      .map((c) => `${c.target}@${c.location?.line}`);
     expect(calls).toEqual(['fill@48', 'fill@49', 'multiply@50', 'checksum@51']);
   });
 
@@ -33,7 +40,11 @@ describe('DWARF .debug_line (clang -g)', () => {
 
   it('C, DWARF 5: the triple nest of matmul_small and the triangular loop', () => {
     const t = table('native/wasm/debug/taint_examples.wasm');
-    expect(where(t, 'matmul_small')).toEqual(['native/src/taint_examples.c:93', 'native/src/taint_examples.c:94', 'native/src/taint_examples.c:96']);
+    expect(where(t, 'matmul_small')).toEqual([
+      'native/src/taint_examples.c:93',
+      'native/src/taint_examples.c:94',
+      'native/src/taint_examples.c:96',
+    ]);
     expect(where(t, 'triangular')).toEqual(['native/src/taint_examples.c:79', 'native/src/taint_examples.c:80']);
   });
 
@@ -50,12 +61,16 @@ describe('AssemblyScript source maps (--sourceMap)', () => {
     expect(t.sources?.origin).toBe('source-map');
     const name = (fn: string) => `assembly/kernels/matmul/${fn}`;
     expect(where(t, name('fill'))).toEqual(['assembly/kernels/matmul.ts:11']);
-    expect(where(t, name('multiply'))).toEqual(['assembly/kernels/matmul.ts:19', 'assembly/kernels/matmul.ts:20', 'assembly/kernels/matmul.ts:22']);
+    expect(where(t, name('multiply'))).toEqual([
+      'assembly/kernels/matmul.ts:19',
+      'assembly/kernels/matmul.ts:20',
+      'assembly/kernels/matmul.ts:22',
+    ]);
     expect(where(t, name('checksum'))).toEqual(['assembly/kernels/matmul.ts:33']);
   });
 });
 
-describe('AssemblyScript: inlined helpers keep their own lines out of the kernel\'s', () => {
+describe("AssemblyScript: inlined helpers keep their own lines out of the kernel's", () => {
   const lines = (file: string, fns: Record<string, number[]>) => {
     const t = table(`build/kernels/${file}.wasm`);
     const name = (fn: string) => `assembly/kernels/${file}/${fn}`;
@@ -67,8 +82,13 @@ describe('AssemblyScript: inlined helpers keep their own lines out of the kernel
 
   it('miniapp: every loop at its for line, run in miniapp.ts rather than the inlined param() of taintlens.ts', () => {
     const t = lines('miniapp', {
-      initDomain: [53, 54, 55], computeForces: [74, 75, 76], integrate: [98], updateRegions: [117, 121, 122],
-      computeTimeStep: [136], reduce: [145], run: [161],
+      initDomain: [53, 54, 55],
+      computeForces: [74, 75, 76],
+      integrate: [98],
+      updateRegions: [117, 121, 122],
+      computeTimeStep: [136],
+      reduce: [145],
+      run: [161],
     });
     // run's first instructions are the inlined param(): its own first line is `size = param(...)`.
     expect(fnLine(t, 'assembly/kernels/miniapp/run')).toEqual({ file: 'assembly/kernels/miniapp.ts', line: 152 });
@@ -76,10 +96,17 @@ describe('AssemblyScript: inlined helpers keep their own lines out of the kernel
     expect(where(t, 'assembly/taintlens/encodeName')).toEqual(['assembly/taintlens.ts:30']);
   });
 
-  it('mergesort and cg: every loop at its for line (checksum\'s rotated loop test has no position of its own)', () => {
+  it("mergesort and cg: every loop at its for line (checksum's rotated loop test has no position of its own)", () => {
     lines('mergesort', { init: [13], merge: [23, 32], checksum: [49] });
     const t = lines('cg', {
-      buildMatrix: [33, 36], initVectors: [57], spmv: [70, 73], dot: [83], axpy: [91], xpby: [98], checksum: [106], run: [129],
+      buildMatrix: [33, 36],
+      initVectors: [57],
+      spmv: [70, 73],
+      dot: [83],
+      axpy: [91],
+      xpby: [98],
+      checksum: [106],
+      run: [129],
     });
     expect(fnLine(t, 'assembly/kernels/cg/run')?.file).toBe('assembly/kernels/cg.ts');
   });
@@ -88,7 +115,7 @@ describe('AssemblyScript: inlined helpers keep their own lines out of the kernel
 describe('static variables from .debug_info (blame names C globals by them)', () => {
   const variables = (file: string) => readStaticVariables(new Uint8Array(readFileSync(file)));
 
-  it('DWARF 5 (DW_OP_addrx, string offsets): the program\'s globals with their sizes', () => {
+  it("DWARF 5 (DW_OP_addrx, string offsets): the program's globals with their sizes", () => {
     const found = variables('native/wasm/debug/blame_globals.wasm');
     const byName = (name: string) => found.find((v) => v.name === name);
     expect(byName('grid')?.bytes).toBe(96 * 96 * 8);
@@ -97,11 +124,13 @@ describe('static variables from .debug_info (blame names C globals by them)', ()
     const grid = byName('grid')!;
     expect(staticVariableAt(found, grid.address + 8 * 97)?.name).toBe('grid');
     expect(staticVariableAt(found, grid.address + grid.bytes)?.name).toBe('next');
-    const ints = variables('native/wasm/debug/taint_examples.wasm').filter((v) => v.name.startsWith('global_bound') || v.name.startsWith('implicit_'));
+    const ints = variables('native/wasm/debug/taint_examples.wasm').filter(
+      (v) => v.name.startsWith('global_bound') || v.name.startsWith('implicit_'),
+    );
     expect(ints.map((v) => `${v.name}:${v.bytes}`).sort()).toEqual(['global_bound:4', 'implicit_branches_taken:4']);
   });
 
-  it('DWARF 4 (DW_OP_addr, .debug_str): wasi-libc\'s statics in the mini-app; none without -g', () => {
+  it("DWARF 4 (DW_OP_addr, .debug_str): wasi-libc's statics in the mini-app; none without -g", () => {
     const found = variables('native/wasm/debug/miniapp_cmd.wasm');
     expect(found.find((v) => v.name === 'xdigits')?.bytes).toBe(16);
     expect(found.find((v) => v.name === 'errmsgstr')?.bytes).toBe(1552);
@@ -123,25 +152,34 @@ describe('lines in the reports', () => {
   const taintBranches = async (args: string[]) => {
     const { code, stdout } = await cli(['taint', ...args, '--json']);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { branches: Array<{ function: string; params: string[]; source: string | null }> };
+    const report = JSON.parse(stdout) as {
+      branches: Array<{ function: string; params: string[]; source: string | null }>;
+    };
     return report.branches.filter((b) => b.params.length > 0).map((b) => `${b.params.join(',')}@${b.source}`);
   };
 
   it('taint: parameter-dependent branches of C (DWARF) and AssemblyScript (source map) at their if/for lines', async () => {
     // foo: `if (c > 0)` on line 27 (the `if (b > 0)` became a select), the loop guard on line 32.
-    expect(await taintBranches(['native/wasm/debug/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2']))
-      .toEqual(['c@native/src/taint_examples.c:27', 'a,b,c@native/src/taint_examples.c:32']);
-    expect(await taintBranches(['build/kernels/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2']))
-      .toEqual(['c@assembly/kernels/taint_examples.ts:32']);
+    expect(
+      await taintBranches(['native/wasm/debug/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2']),
+    ).toEqual(['c@native/src/taint_examples.c:27', 'a,b,c@native/src/taint_examples.c:32']);
+    expect(await taintBranches(['build/kernels/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2'])).toEqual([
+      'c@assembly/kernels/taint_examples.ts:32',
+    ]);
   });
 
   it('taint: C++ (DWARF 5) branches of the stencil at the guards of its loops', async () => {
-    const lines = (await taintBranches(['native/wasm/debug/stencil.wasm', '--args', '12,2'])).map((b) => b.replace(/^.*:/, ''));
+    const lines = (await taintBranches(['native/wasm/debug/stencil.wasm', '--args', '12,2'])).map((b) =>
+      b.replace(/^.*:/, ''),
+    );
     expect(lines.sort()).toEqual(['22', '22', '41', '52', '69', '85']);
   });
 
   it('taint: without debug info branches have no line', async () => {
-    expect(await taintBranches(['native/wasm/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2'])).toEqual(['c@null', 'a,b,c@null']);
+    expect(await taintBranches(['native/wasm/taint_examples.wasm', '--invoke', 'foo', '--args', '3,1,2'])).toEqual([
+      'c@null',
+      'a,b,c@null',
+    ]);
   });
 
   it('taint: parameter-dependent branches of library code are folded like its loops; --all lists them', async () => {
@@ -150,15 +188,29 @@ describe('lines in the reports', () => {
     expect(folded.code).toBe(0);
     expect(folded.stdout).toMatch(/B\d+ +miniapp\.c:67 +br_if +compute_forces/);
     expect(folded.stdout).not.toMatch(/vfprintf\.c/);
-    expect(folded.stdout).toMatch(/\d+ parameter-dependent branch\(es\) of library code folded into their callers; --all lists them/);
+    expect(folded.stdout).toMatch(
+      /\d+ parameter-dependent branch\(es\) of library code folded into their callers; --all lists them/,
+    );
     const all = await cli(['taint', 'native/wasm/debug/miniapp_cmd.wasm', '--all', ...argv]);
     expect(all.stdout).toMatch(/vfprintf\.c:\d+ +br_if +printf_core/);
   });
 
   it('loops: "called from" names the line of each call site', async () => {
-    const { code, stdout } = await cli(['loops', 'native/wasm/debug/miniapp_cmd.wasm', '--json', '--', '16', '2', '2', '1', '1']);
+    const { code, stdout } = await cli([
+      'loops',
+      'native/wasm/debug/miniapp_cmd.wasm',
+      '--json',
+      '--',
+      '16',
+      '2',
+      '2',
+      '1',
+      '1',
+    ]);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { loops: Array<{ function: string; callpath: string; callsiteSources?: Array<string | null> }> };
+    const report = JSON.parse(stdout) as {
+      loops: Array<{ function: string; callpath: string; callsiteSources?: Array<string | null> }>;
+    };
     const forces = report.loops.find((l) => l.function === 'compute_forces')!;
     expect(forces.callpath.endsWith('main->run->compute_forces')).toBe(true);
     // main calls run on line 190, run calls compute_forces on line 163 of miniapp.c.

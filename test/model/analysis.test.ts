@@ -23,7 +23,8 @@ describe('repetitions', () => {
   test('the aggregate changes what is modeled', () => {
     const points = [1, 2, 4, 8, 16].map((x) => ({ coords: [x], values: [x, 1.3 * x, 1.1 * x] }));
     const series = { callpath: 'k', metric: 'time', params: ['x'], points };
-    const at16 = (how: 'median' | 'mean' | 'min' | 'max') => run([series], { aggregate: how }, ['x']).models[0]!.prediction;
+    const at16 = (how: 'median' | 'mean' | 'min' | 'max') =>
+      run([series], { aggregate: how }, ['x']).models[0]!.prediction;
     expect(at16('median')).toBeCloseTo(17.6, 6);
     expect(at16('mean')).toBeCloseTo(18.133333, 5);
     expect(at16('min')).toBeCloseTo(16, 6);
@@ -31,9 +32,14 @@ describe('repetitions', () => {
   });
 
   test('an outlier the median ignores does not hide the model', () => {
-    const points = [1, 2, 4, 8, 16].map((x) => ({ coords: [x], values: [10 * x, 10.1 * x, 9.9 * x, 10 * x, 1000 * x] }));
+    const points = [1, 2, 4, 8, 16].map((x) => ({
+      coords: [x],
+      values: [10 * x, 10.1 * x, 9.9 * x, 10 * x, 1000 * x],
+    }));
     const model = run([{ callpath: 'k', metric: 'time', params: ['x'], points }], {}, ['x']).models[0]!;
-    expect(model.model).toMatch(/^(-?\d\.\d+e-\d+ \+ |0 \+ )?10(\.\d+)? \* x$|^-?\d+(\.\d+)?(e-\d+)? [-+] .*10(\.\d+)? \* x$/);
+    expect(model.model).toMatch(
+      /^(-?\d\.\d+e-\d+ \+ |0 \+ )?10(\.\d+)? \* x$|^-?\d+(\.\d+)?(e-\d+)? [-+] .*10(\.\d+)? \* x$/,
+    );
     expect(model.prediction).toBeCloseTo(160, 0);
     expect(model.flags).toContain('unreliable');
   });
@@ -65,7 +71,12 @@ describe('extrapolation, ranking and scalability bugs', () => {
     // solve: 1 + 0.001 · 1024 · 4096 · 12 ≈ 50,332; exchange: 2 + 0.05 · 1024² ≈ 52,430.
     expect(byName['main->exchange']!.prediction / 52430).toBeCloseTo(1, 1);
     expect(byName['main->solve']!.prediction / 50332).toBeCloseTo(1, 1);
-    expect(report.models.map((m) => m.callpath)).toEqual(['main->exchange', 'main->solve', 'main->scan', 'main->setup']);
+    expect(report.models.map((m) => m.callpath)).toEqual([
+      'main->exchange',
+      'main->solve',
+      'main->scan',
+      'main->setup',
+    ]);
     expect(report.models.map((m) => m.rank)).toEqual([1, 2, 3, 4]);
     for (const m of report.models) expect(m.prediction).toBeCloseTo(evaluateModel(m.terms, { p: 1024, n: 4096 }), 6);
   });
@@ -78,7 +89,9 @@ describe('extrapolation, ranking and scalability bugs', () => {
   });
 
   test('a threshold of 1 flags growth worse than linear: n·log n and p^2, not log p or n', () => {
-    const flags = Object.fromEntries(run(series, { growth: { default: 1, perParam: {} } }).models.map((m) => [m.callpath, m.flags]));
+    const flags = Object.fromEntries(
+      run(series, { growth: { default: 1, perParam: {} } }).models.map((m) => [m.callpath, m.flags]),
+    );
     expect(flags['main->solve']).toEqual(['scalability-bug:n']);
     expect(flags['main->exchange']).toEqual(['scalability-bug:p']);
     expect(flags['main->scan']).toEqual([]);
@@ -97,7 +110,13 @@ describe('extrapolation, ranking and scalability bugs', () => {
   test('growth: the leading (exponent, log) per parameter of growing terms', () => {
     const growth = growthOf([
       { coefficient: 1, factors: [] },
-      { coefficient: 2, factors: [{ param: 'n', exponent: 1, log: 1 }, { param: 'p', exponent: 0.5, log: 0 }] },
+      {
+        coefficient: 2,
+        factors: [
+          { param: 'n', exponent: 1, log: 1 },
+          { param: 'p', exponent: 0.5, log: 0 },
+        ],
+      },
       { coefficient: 3, factors: [{ param: 'n', exponent: 1, log: 0 }] },
       { coefficient: -1, factors: [{ param: 'p', exponent: 3, log: 0 }] },
     ]);

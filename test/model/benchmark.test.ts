@@ -2,10 +2,17 @@
 import { describe, expect, test } from 'vitest';
 import { bestFitCeiling, compareTerms, ourMethod, recoveryRates, syntheticCases } from '../../bench/model/benchmark.js';
 import { EXTRAP_SHAPES, sameExponent } from '../../src/model/exponents.js';
-import { COMMON_SHAPES, DEFAULT_DESIGN, FAMILIES, NAMED_DESIGNS, rng, syntheticFunction } from '../../bench/model/synthetic.js';
+import {
+  COMMON_SHAPES,
+  DEFAULT_DESIGN,
+  FAMILIES,
+  NAMED_DESIGNS,
+  rng,
+  syntheticFunction,
+} from '../../bench/model/synthetic.js';
 
 describe('synthetic designs', () => {
-  test('the headline design is the default one and every named design keeps the issue\'s envelope', () => {
+  test("the headline design is the default one and every named design keeps the issue's envelope", () => {
     expect(NAMED_DESIGNS.default).toBe(DEFAULT_DESIGN);
     for (const design of Object.values(NAMED_DESIGNS)) {
       expect(design.params).toEqual(['p', 'n']);
@@ -15,7 +22,7 @@ describe('synthetic designs', () => {
     }
   });
 
-  test('factors are drawn from the design\'s shapes', () => {
+  test("factors are drawn from the design's shapes", () => {
     expect(COMMON_SHAPES).toHaveLength(8);
     const random = rng(7);
     const design = NAMED_DESIGNS['wide-common']!;
@@ -27,7 +34,7 @@ describe('synthetic designs', () => {
     }
   });
 
-  test('cases use the design\'s parameter values', () => {
+  test("cases use the design's parameter values", () => {
     const cases = syntheticCases(3, 2, 0.01, NAMED_DESIGNS.wide!);
     expect(cases).toHaveLength(2 * FAMILIES.length);
     expect(new Set(cases[0]!.series.points.map((p) => p.coords[0]))).toEqual(new Set([4, 16, 64, 256, 1024]));
@@ -60,8 +67,19 @@ describe('best-fit ceiling', () => {
   test('a claimed truth that the data do not support is not the best fit', () => {
     const [one] = syntheticCases(1, 1, 0, DEFAULT_DESIGN, ['single']);
     const fn = one!.fn;
-    const shape = EXTRAP_SHAPES.find((s) => !fn.terms[1]!.factors.some((f) => sameExponent(f.exponent, s.exponent) && f.log === s.log))!;
-    const wrong = { ...fn, terms: [fn.terms[0]!, { ...fn.terms[1]!, factors: fn.terms[1]!.factors.map((f) => ({ ...f, exponent: shape.exponent, log: shape.log })) }] };
+    const shape = EXTRAP_SHAPES.find(
+      (s) => !fn.terms[1]!.factors.some((f) => sameExponent(f.exponent, s.exponent) && f.log === s.log),
+    )!;
+    const wrong = {
+      ...fn,
+      terms: [
+        fn.terms[0]!,
+        {
+          ...fn.terms[1]!,
+          factors: fn.terms[1]!.factors.map((f) => ({ ...f, exponent: shape.exponent, log: shape.log })),
+        },
+      ],
+    };
     // Data from the truth, judged against a claimed truth with another shape: the real one fits better.
     expect(bestFitCeiling([{ fn: wrong, series: one!.series }], 'median').exact).toBe(0);
     expect(compareTerms(fn.terms, wrong.terms).exact).toBe(false);

@@ -9,7 +9,13 @@ import { nestFlags } from '../../src/model/exact-flags.js';
 import { loopDepth } from '../../src/model/exponents.js';
 import { formatModel } from '../../src/model/format.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../../src/model/modeler.js';
-import { NEST_DESIGN_3, nestCases, nestTaintReport, nestTimeSeries, scoreNestTimes } from '../../bench/model/nest-bench.js';
+import {
+  NEST_DESIGN_3,
+  nestCases,
+  nestTaintReport,
+  nestTimeSeries,
+  scoreNestTimes,
+} from '../../bench/model/nest-bench.js';
 import { dependencyDepths } from '../../src/model/prior.js';
 import { DEFAULT_DESIGN, rng, syntheticTaintReport } from '../../bench/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
@@ -25,7 +31,12 @@ function grid(axes: number[][]): number[][] {
 
 /** Exact counts (three identical repetitions) of `f` over the grid of `axes`. */
 function countSeries(name: string, params: string[], axes: number[][], f: (x: number[]) => number): Series {
-  return { callpath: `main->${name}`, metric: 'instructions', params, points: grid(axes).map((coords) => ({ coords, values: [f(coords), f(coords), f(coords)] })) };
+  return {
+    callpath: `main->${name}`,
+    metric: 'instructions',
+    params,
+    points: grid(axes).map((coords) => ({ coords, values: [f(coords), f(coords), f(coords)] })),
+  };
 }
 
 function taint(params: string[], functions: Array<{ name: string; dependency: string }>, loops: unknown[] = []) {
@@ -35,23 +46,37 @@ function taint(params: string[], functions: Array<{ name: string; dependency: st
       parameters: params,
       loops,
       warnings: [],
-      functions: functions.map(({ name, dependency }) => ({ name, params: params.filter((p) => dependency.includes(p)), dependency, pruned: null })),
+      functions: functions.map(({ name, dependency }) => ({
+        name,
+        params: params.filter((p) => dependency.includes(p)),
+        dependency,
+        pruned: null,
+      })),
     },
     'taint.json',
   );
 }
 
 function modelOf(series: Series, report?: ReturnType<typeof taint>): CallpathModel {
-  return modelExperiment({ source: 'm', params: series.params, series: [series] }, { aggregate: 'median', growth: DEFAULT_GROWTH, ...(report ? { taint: report } : {}) }).models[0]!;
+  return modelExperiment(
+    { source: 'm', params: series.params, series: [series] },
+    { aggregate: 'median', growth: DEFAULT_GROWTH, ...(report ? { taint: report } : {}) },
+  ).models[0]!;
 }
 
 const log2 = Math.log2;
 
 describe('loop depths of a dependency', () => {
   test('one depth vector per nest, over the series parameters', () => {
-    expect(dependencyDepths('t*n*n + n', ['t', 'n'])).toEqual([[1, 2], [0, 1]]);
+    expect(dependencyDepths('t*n*n + n', ['t', 'n'])).toEqual([
+      [1, 2],
+      [0, 1],
+    ]);
     expect(dependencyDepths('n*t*n', ['t', 'n'])).toEqual([[1, 2]]);
-    expect(dependencyDepths('a*(b + c)', ['a', 'b', 'c'])).toEqual([[1, 1, 0], [1, 0, 1]]);
+    expect(dependencyDepths('a*(b + c)', ['a', 'b', 'c'])).toEqual([
+      [1, 1, 0],
+      [1, 0, 1],
+    ]);
     // Parameters the series does not vary are left out, and so are nests over them alone.
     expect(dependencyDepths('p*n + p', ['n'])).toEqual([[1]]);
   });
@@ -73,7 +98,12 @@ describe('loop depths of a dependency', () => {
 
 describe('exact counts under the loop-depth prior', () => {
   test('two log-trip levels over n: log2²(n) is in the space only with the prior (depth 2)', () => {
-    const series = countSeries('bits', ['t', 'n'], [T, N], ([t, n]) => 15 * t! + 25 * t! * log2(n!) + 28 * t! * log2(n!) ** 2);
+    const series = countSeries(
+      'bits',
+      ['t', 'n'],
+      [T, N],
+      ([t, n]) => 15 * t! + 25 * t! * log2(n!) + 28 * t! * log2(n!) ** 2,
+    );
     const blind = modelOf(series);
     expect(blind.exact).toBe(false);
     expect(blind.flags).toContain('inexact');
@@ -85,16 +115,30 @@ describe('exact counts under the loop-depth prior', () => {
 
   test('the functions of each parameter, read off the lines: a form the greedy selection misses', () => {
     // Four functions of t (1, t, t², t³) and two of n (1, log2 n), more monomials than points.
-    const f = ([t, n]: number[]) => 112 + 8.5 * t! + 10.5 * t! ** 2 + 6 * t! ** 3 + 2 * t! ** 3 * log2(n!) + 2 * t! ** 2 * log2(n!);
-    const { coords, y } = { coords: [Float64Array.from(grid([T, N]).map((p) => p[0]!)), Float64Array.from(grid([T, N]).map((p) => p[1]!))], y: Float64Array.from(grid([T, N]).map(f)) };
+    const f = ([t, n]: number[]) =>
+      112 + 8.5 * t! + 10.5 * t! ** 2 + 6 * t! ** 3 + 2 * t! ** 3 * log2(n!) + 2 * t! ** 2 * log2(n!);
+    const { coords, y } = {
+      coords: [Float64Array.from(grid([T, N]).map((p) => p[0]!)), Float64Array.from(grid([T, N]).map((p) => p[1]!))],
+      y: Float64Array.from(grid([T, N]).map(f)),
+    };
     const model = exactModel(coords, y, ['t', 'n'], [true, true])!;
-    expect(formatModel(model.terms)).toBe('112 + 2 * t^3 * log2(n) + 6 * t^3 + 2 * t^2 * log2(n) + 21/2 * t^2 + 17/2 * t');
+    expect(formatModel(model.terms)).toBe(
+      '112 + 2 * t^3 * log2(n) + 6 * t^3 + 2 * t^2 * log2(n) + 21/2 * t^2 + 17/2 * t',
+    );
     expect(formatModel(model.leading)).toBe('2 * t^3 * log2(n)');
   });
 
   test('an (a − 1)-bounded outer loop gives an inner-only term (−7·b) that the loop levels alone would forbid: exact, no interaction', () => {
     // for (i < a − 1) { 3 work; for (j < b) { 7 work } } + 10
-    const series = countSeries('outer', ['a', 'b'], [[4, 6, 8, 10, 12], [4, 6, 8, 10, 12]], ([a, b]) => 10 + 3 * (a! - 1) + 7 * (a! - 1) * b!);
+    const series = countSeries(
+      'outer',
+      ['a', 'b'],
+      [
+        [4, 6, 8, 10, 12],
+        [4, 6, 8, 10, 12],
+      ],
+      ([a, b]) => 10 + 3 * (a! - 1) + 7 * (a! - 1) * b!,
+    );
     const loops = [
       { id: 'outer.L0', function: 'outer', parent: null, params: ['a'] },
       { id: 'outer.L1', function: 'outer', parent: 'outer.L0', params: ['b'] },
@@ -106,7 +150,12 @@ describe('exact counts under the loop-depth prior', () => {
   });
 
   test('as many functions of n as n has values: no form can be checked, so it is inexact, prior or not', () => {
-    const series = countSeries('lognest', ['t', 'n'], [T, N], ([t, n]) => 52 * t! + 35 * n! + 52 * n! * log2(n!) - 26 * log2(n!) - 26 * n! ** 2 * log2(n!));
+    const series = countSeries(
+      'lognest',
+      ['t', 'n'],
+      [T, N],
+      ([t, n]) => 52 * t! + 35 * n! + 52 * n! * log2(n!) - 26 * log2(n!) - 26 * n! ** 2 * log2(n!),
+    );
     for (const report of [undefined, taint(['t', 'n'], [{ name: 'lognest', dependency: 't*n*n*n' }])]) {
       const model = modelOf(series, report);
       expect(model.exact).toBe(false);
@@ -116,7 +165,12 @@ describe('exact counts under the loop-depth prior', () => {
       expect(model.flags).not.toContain('more-values:t');
     }
     // A sixth size checks the form.
-    const wider = countSeries('lognest', ['t', 'n'], [T, [...N, 512]], ([t, n]) => 52 * t! + 35 * n! + 52 * n! * log2(n!) - 26 * log2(n!) - 26 * n! ** 2 * log2(n!));
+    const wider = countSeries(
+      'lognest',
+      ['t', 'n'],
+      [T, [...N, 512]],
+      ([t, n]) => 52 * t! + 35 * n! + 52 * n! * log2(n!) - 26 * log2(n!) - 26 * n! ** 2 * log2(n!),
+    );
     const model = modelOf(wider, taint(['t', 'n'], [{ name: 'lognest', dependency: 't*n*n*n' }]));
     expect(model.exact).toBe(true);
     expect(model.leading).toBe('-26 * n^2 * log2(n) + 52 * t');
@@ -130,18 +184,29 @@ describe('noisy data under the loop-depth prior', () => {
       callpath: 'main->cube',
       metric: 'time',
       params: ['n'],
-      points: [8, 16, 32, 64, 128, 256].map((n) => ({ coords: [n], values: Array.from({ length: 5 }, () => (2 + 1e-4 * n ** 3) * (1 + 0.01 * (2 * random() - 1))) })),
+      points: [8, 16, 32, 64, 128, 256].map((n) => ({
+        coords: [n],
+        values: Array.from({ length: 5 }, () => (2 + 1e-4 * n ** 3) * (1 + 0.01 * (2 * random() - 1))),
+      })),
     };
     const model = modelOf(series, taint(['n'], [{ name: 'cube', dependency: 'n' }]));
     expect(model.flags).toContain('beyond-nest:n');
     expect(model.growth['n']!.exponent).toBe(3);
     expect(model.alternative?.basis).toBe('taint prior');
-    expect(loopDepth(model.alternative!.terms[1]!.factors[0]!.exponent, model.alternative!.terms[1]!.factors[0]!.log)).toBeLessThanOrEqual(1);
+    expect(
+      loopDepth(model.alternative!.terms[1]!.factors[0]!.exponent, model.alternative!.terms[1]!.factors[0]!.log),
+    ).toBeLessThanOrEqual(1);
   });
 
   test('on the synthetic benchmark at ±10%: every prior model within its depths, more exact than without, no false dependencies', () => {
     const cases = syntheticCases(41, 24, 0.1, DEFAULT_DESIGN);
-    const report = parseTaintReport(syntheticTaintReport(cases.map((c) => c.fn), DEFAULT_DESIGN), 'synthetic-taint.json');
+    const report = parseTaintReport(
+      syntheticTaintReport(
+        cases.map((c) => c.fn),
+        DEFAULT_DESIGN,
+      ),
+      'synthetic-taint.json',
+    );
     const blind = recoveryRates(cases, ourMethod(), 'median');
     const withPrior = recoveryRates(cases, ourMethod(report), 'median');
     expect(withPrior.falseDependency).toBe(0);
@@ -151,8 +216,14 @@ describe('noisy data under the loop-depth prior', () => {
       const depth = new Map<string, number>();
       for (const term of c.fn.terms) for (const f of term.factors) depth.set(f.param, loopDepth(f.exponent, f.log));
       const model = models.get(c.series.callpath)!;
-      if (model.flags.some((flag) => flag.startsWith('beyond-nest') || flag.startsWith('contention') || flag === 'interaction')) continue;
-      for (const term of model.terms) for (const f of term.factors) expect(loopDepth(f.exponent, f.log)).toBeLessThanOrEqual(depth.get(f.param)!);
+      if (
+        model.flags.some(
+          (flag) => flag.startsWith('beyond-nest') || flag.startsWith('contention') || flag === 'interaction',
+        )
+      )
+        continue;
+      for (const term of model.terms)
+        for (const f of term.factors) expect(loopDepth(f.exponent, f.log)).toBeLessThanOrEqual(depth.get(f.param)!);
     }
   });
 });
@@ -168,7 +239,10 @@ describe('three parameters', () => {
     );
     const counts = result.models.filter((m) => m.metric === 'instructions');
     expect(counts.every((m) => m.exact)).toBe(true);
-    const outcome = scoreNestTimes(cases, new Map(result.models.filter((m) => m.metric === 'time').map((m) => [m.callpath, m])));
+    const outcome = scoreNestTimes(
+      cases,
+      new Map(result.models.filter((m) => m.metric === 'time').map((m) => [m.callpath, m])),
+    );
     expect(outcome).toEqual({ count: 8, leading: 8, falseDependency: 0, countsShaped: 8 });
   });
 });

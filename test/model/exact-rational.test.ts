@@ -12,7 +12,10 @@ import { solveExactly } from '../../src/model/rational.js';
 const fixture = 'test/model/fixtures/lu-polybench.jsonl';
 
 /** The exact value of a model with fractional coefficients at integer n, as a fraction num/den. */
-function exactValue(terms: { coefficient: number; fraction?: string; factors: { exponent: number; log: number }[] }[], n: bigint): [bigint, bigint] {
+function exactValue(
+  terms: { coefficient: number; fraction?: string; factors: { exponent: number; log: number }[] }[],
+  n: bigint,
+): [bigint, bigint] {
   let num = 0n;
   let den = 1n;
   for (const term of terms) {
@@ -58,8 +61,16 @@ describe('exact closed forms of counts', () => {
     const x = [1n, 2n, 3n, 4n, 5n];
     const columns = [x.map(() => 1n), x, x.map((v) => v * v)];
     // n(n+1)/2 = n/2 + n²/2
-    const solution = solveExactly(columns, x.map((n) => (n * (n + 1n)) / 2n))!;
+    const solution = solveExactly(
+      columns,
+      x.map((n) => (n * (n + 1n)) / 2n),
+    )!;
     expect(solution.map((f) => `${f.num}/${f.den}`)).toEqual(['0/1', '1/2', '1/2']);
-    expect(solveExactly(columns, x.map((n) => n * n * n))).toBeUndefined();
+    expect(
+      solveExactly(
+        columns,
+        x.map((n) => n * n * n),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -58,7 +58,12 @@ describe('bundled kernels: instruction counts get exact closed forms with their 
   test('stencil (AS, (size-2)^3 bounds): t·n^3 beside t·n^2, t·n and t, leading size^3·iters', () => {
     const sweep = models('stencil', 'stencil').get('sweep')!;
     expect(sweep.exact).toBe(true);
-    expect(sweep.terms.map(key).filter(Boolean).sort()).toEqual(['iters^1', 'iters^1*size^1', 'iters^1*size^2', 'iters^1*size^3']);
+    expect(sweep.terms.map(key).filter(Boolean).sort()).toEqual([
+      'iters^1',
+      'iters^1*size^1',
+      'iters^1*size^2',
+      'iters^1*size^3',
+    ]);
     expect(sweep.leading).toMatch(/^\d+ \* size\^3 \* iters$/);
     // (size-2)^3: the coefficients alternate in sign.
     const signs = sweep.terms.filter((t) => t.factors.length > 0).map((t) => Math.sign(t.coefficient));
@@ -107,7 +112,18 @@ describe('bundled kernels: instruction counts get exact closed forms with their 
   test('end to end: taintlens measure, then taintlens model --json', async () => {
     const dir = tempDir('taintlens-exact-');
     const out = join(dir, 'lu.jsonl');
-    const measured = await cli(['measure', 'native/wasm/nests.wasm', '--invoke', 'lu', '--vary', 'n=arg0:4,6,8,10,12', '--metrics', 'instructions', '-o', out]);
+    const measured = await cli([
+      'measure',
+      'native/wasm/nests.wasm',
+      '--invoke',
+      'lu',
+      '--vary',
+      'n=arg0:4,6,8,10,12',
+      '--metrics',
+      'instructions',
+      '-o',
+      out,
+    ]);
     expect(measured.code).toBe(0);
     const modeled = await cli(['model', out, '--json']);
     expect(modeled.code).toBe(0);
@@ -124,7 +140,11 @@ describe('bundled kernels: instruction counts get exact closed forms with their 
   }, 60_000);
 });
 
-function exactSeries(f: (x: number[]) => number, axes: number[][], params: string[]): { coords: Float64Array[]; y: Float64Array } {
+function exactSeries(
+  f: (x: number[]) => number,
+  axes: number[][],
+  params: string[],
+): { coords: Float64Array[]; y: Float64Array } {
   const points: number[][] = [[]];
   let grid = points;
   for (const axis of axes) grid = grid.flatMap((p) => axis.map((x) => [...p, x]));
@@ -134,7 +154,14 @@ function exactSeries(f: (x: number[]) => number, axes: number[][], params: strin
 
 describe('the exact search', () => {
   test('the 3-D stencil count of the issue, rational coefficients', () => {
-    const { coords, y } = exactSeries(([t, n]) => 128 * t! * n! ** 3 - 734 * t! * n! ** 2 + 1434 * t! * n! - 929 * t! + 100, [[1, 2, 3, 4, 5], [8, 16, 24, 32, 48]], ['t', 'n']);
+    const { coords, y } = exactSeries(
+      ([t, n]) => 128 * t! * n! ** 3 - 734 * t! * n! ** 2 + 1434 * t! * n! - 929 * t! + 100,
+      [
+        [1, 2, 3, 4, 5],
+        [8, 16, 24, 32, 48],
+      ],
+      ['t', 'n'],
+    );
     const model = exactModel(coords, y, ['t', 'n'], [true, true])!;
     expect(formatModel(model.terms)).toBe('100 + 128 * t * n^3 - 734 * t * n^2 + 1434 * t * n - 929 * t');
     expect(formatModel(model.leading)).toBe('128 * t * n^3');
@@ -152,16 +179,35 @@ describe('the exact search', () => {
   test('nothing exact in the space: undefined, and the modeler flags inexact', () => {
     const { coords, y } = exactSeries(([n]) => Math.round(n! ** 2.5), [[4, 8, 16, 32, 64, 128]], ['n']);
     expect(exactModel(coords, y, ['n'], [true])).toBeUndefined();
-    const series: Series = { callpath: 'k', metric: 'instructions', params: ['n'], points: [4, 8, 16, 32, 64, 128].map((n) => ({ coords: [n], values: [Math.round(n ** 2.5), Math.round(n ** 2.5)] })) };
-    const report = modelExperiment({ source: 'm', params: ['n'], series: [series] }, { aggregate: 'median', growth: DEFAULT_GROWTH });
+    const series: Series = {
+      callpath: 'k',
+      metric: 'instructions',
+      params: ['n'],
+      points: [4, 8, 16, 32, 64, 128].map((n) => ({
+        coords: [n],
+        values: [Math.round(n ** 2.5), Math.round(n ** 2.5)],
+      })),
+    };
+    const report = modelExperiment(
+      { source: 'm', params: ['n'], series: [series] },
+      { aggregate: 'median', growth: DEFAULT_GROWTH },
+    );
     expect(report.models[0]!.exact).toBe(false);
     expect(report.models[0]!.flags).toContain('inexact');
   });
 
   test('exact data outside the space: refinement runs (noise 0 is no reason to stop); a model that then reproduces every point is not called inexact (issue 28.3)', () => {
     const xs = [2, 4, 8, 16, 32, 64, 128, 256];
-    const series: Series = { callpath: 'k', metric: 'time', params: ['x'], points: xs.map((x) => ({ coords: [x], values: [3 + 0.7 * x ** 0.9, 3 + 0.7 * x ** 0.9] })) };
-    const model = modelExperiment({ source: 'm', params: ['x'], series: [series] }, { aggregate: 'median', growth: DEFAULT_GROWTH }).models[0]!;
+    const series: Series = {
+      callpath: 'k',
+      metric: 'time',
+      params: ['x'],
+      points: xs.map((x) => ({ coords: [x], values: [3 + 0.7 * x ** 0.9, 3 + 0.7 * x ** 0.9] })),
+    };
+    const model = modelExperiment(
+      { source: 'm', params: ['x'], series: [series] },
+      { aggregate: 'median', growth: DEFAULT_GROWTH },
+    ).models[0]!;
     expect(model.flags).not.toContain('inexact');
     expect(model.flags).toContain('refined:x');
     expect(model.terms[1]!.factors[0]!.exponent).toBeCloseTo(0.9, 2);
@@ -173,8 +219,16 @@ describe('the exact search', () => {
   });
 
   test('a dominant lower-order term: flagged, with the sizes where the leading term shows', () => {
-    const series: Series = { callpath: 'k', metric: 'instructions', params: ['n'], points: [4, 6, 8, 10, 12, 14].map((n) => ({ coords: [n], values: [n ** 3 + 100 * n ** 2] })) };
-    const model = modelExperiment({ source: 'm', params: ['n'], series: [series] }, { aggregate: 'median', growth: DEFAULT_GROWTH }).models[0]!;
+    const series: Series = {
+      callpath: 'k',
+      metric: 'instructions',
+      params: ['n'],
+      points: [4, 6, 8, 10, 12, 14].map((n) => ({ coords: [n], values: [n ** 3 + 100 * n ** 2] })),
+    };
+    const model = modelExperiment(
+      { source: 'm', params: ['n'], series: [series] },
+      { aggregate: 'median', growth: DEFAULT_GROWTH },
+    ).models[0]!;
     expect(model.exact).toBe(true);
     expect(model.flags).toContain('lower-order');
     // n^3 ≥ 100 n^2 from n = 100: doubling from 14 reaches 112.
@@ -184,9 +238,24 @@ describe('the exact search', () => {
 
 describe('what counts as exact data', () => {
   test('identical repetitions, or single integer counts; not one repetition of a time', () => {
-    expect(isExactData([{ coords: [1], values: [2.5, 2.5] }, { coords: [2], values: [3.5, 3.5] }])).toBe(true);
-    expect(isExactData([{ coords: [1], values: [120] }, { coords: [2], values: [240] }])).toBe(true);
-    expect(isExactData([{ coords: [1], values: [1.23] }, { coords: [2], values: [2.47] }])).toBe(false);
+    expect(
+      isExactData([
+        { coords: [1], values: [2.5, 2.5] },
+        { coords: [2], values: [3.5, 3.5] },
+      ]),
+    ).toBe(true);
+    expect(
+      isExactData([
+        { coords: [1], values: [120] },
+        { coords: [2], values: [240] },
+      ]),
+    ).toBe(true);
+    expect(
+      isExactData([
+        { coords: [1], values: [1.23] },
+        { coords: [2], values: [2.47] },
+      ]),
+    ).toBe(false);
     expect(isExactData([{ coords: [1], values: [2.5, 2.6] }])).toBe(false);
   });
 });
@@ -194,7 +263,10 @@ describe('what counts as exact data', () => {
 describe('dependency degrees', () => {
   test('loop depth per parameter', () => {
     expect(Object.fromEntries(dependencyDegrees('t*n*n + n', ['t', 'n']))).toEqual({ t: 1, n: 2 });
-    expect(Object.fromEntries(dependencyDegrees('size*size*size*iters', ['size', 'iters']))).toEqual({ size: 3, iters: 1 });
+    expect(Object.fromEntries(dependencyDegrees('size*size*size*iters', ['size', 'iters']))).toEqual({
+      size: 3,
+      iters: 1,
+    });
     expect(Object.fromEntries(dependencyDegrees('n^3 + p', ['n', 'p']))).toEqual({ n: 3, p: 1 });
   });
 });
@@ -205,8 +277,21 @@ describe('time shaped by counts', () => {
   const experiment = (time: (n: number) => number) => {
     const random = rng(3);
     const series: Series[] = [
-      { callpath: '<root>', metric: 'time', params: ['n'], points: sizes.map((n) => ({ coords: [n], values: Array.from({ length: 5 }, () => time(n) * (1 + 0.02 * (2 * random() - 1))) })) },
-      { callpath: 'run->multiply', metric: 'instructions', params: ['n'], points: sizes.map((n) => ({ coords: [n], values: [counts(n)] })) },
+      {
+        callpath: '<root>',
+        metric: 'time',
+        params: ['n'],
+        points: sizes.map((n) => ({
+          coords: [n],
+          values: Array.from({ length: 5 }, () => time(n) * (1 + 0.02 * (2 * random() - 1))),
+        })),
+      },
+      {
+        callpath: 'run->multiply',
+        metric: 'instructions',
+        params: ['n'],
+        points: sizes.map((n) => ({ coords: [n], values: [counts(n)] })),
+      },
     ];
     return modelExperiment({ source: 'm', params: ['n'], series }, { aggregate: 'median', growth: DEFAULT_GROWTH });
   };

@@ -13,7 +13,11 @@ const cases: Array<[string, Term[], (p: number, n: number) => number]> = [
   ['constant', [term(12.5)], () => 12.5],
   ['single: n^2', [term(3), term(0.02, f('n', 2))], (_p, n) => 3 + 0.02 * n * n],
   ['single: p^(1/2)·log2(p)', [term(1), term(2, f('p', 0.5, 1))], (p) => 1 + 2 * Math.sqrt(p) * log2(p)],
-  ['additive: p·log2(p) + n^(3/2)', [term(5), term(3, f('p', 1, 1)), term(0.4, f('n', 1.5))], (p, n) => 5 + 3 * p * log2(p) + 0.4 * n ** 1.5],
+  [
+    'additive: p·log2(p) + n^(3/2)',
+    [term(5), term(3, f('p', 1, 1)), term(0.4, f('n', 1.5))],
+    (p, n) => 5 + 3 * p * log2(p) + 0.4 * n ** 1.5,
+  ],
   ['multiplicative: p^2·n', [term(2), term(0.05, f('p', 2), f('n', 1))], (p, n) => 2 + 0.05 * p * p * n],
   [
     'mixed: p·n^(1/2) + p',
@@ -35,7 +39,9 @@ describe('every family is recovered at ±1% noise', () => {
       expect(outcome.exact, `seed ${seed}: ${formatModel(model.terms)}`).toBe(true);
       // Coefficients too, within the noise.
       for (const t of truth) {
-        const match = model.terms.find((u) => compareTerms([term(0), t], [term(0), u]).exact || (t.factors.length === 0 && u.factors.length === 0));
+        const match = model.terms.find(
+          (u) => compareTerms([term(0), t], [term(0), u]).exact || (t.factors.length === 0 && u.factors.length === 0),
+        );
         expect(match).toBeDefined();
         if (t.factors.length > 0) expect(Math.abs(match!.coefficient / t.coefficient - 1)).toBeLessThan(0.1);
       }
@@ -59,12 +65,18 @@ describe('every family is recovered at ±1% noise', () => {
 
   test('three parameters: a*b + c', () => {
     const points = [];
-    for (const a of [2, 4, 8, 16, 32]) for (const b of [10, 20, 40, 80, 160]) for (const c of [1, 2, 4, 8, 16]) {
-      const v = 1 + 0.1 * a * b + 2 * c * log2(c + 1) * 0 + 3 * c;
-      points.push({ coords: [a, b, c], values: [v * 1.002, v * 0.998, v] });
-    }
+    for (const a of [2, 4, 8, 16, 32])
+      for (const b of [10, 20, 40, 80, 160])
+        for (const c of [1, 2, 4, 8, 16]) {
+          const v = 1 + 0.1 * a * b + 2 * c * log2(c + 1) * 0 + 3 * c;
+          points.push({ coords: [a, b, c], values: [v * 1.002, v * 0.998, v] });
+        }
     const report = modelExperiment(
-      { source: 't', params: ['a', 'b', 'c'], series: [{ callpath: 'k', metric: 'time', params: ['a', 'b', 'c'], points }] },
+      {
+        source: 't',
+        params: ['a', 'b', 'c'],
+        series: [{ callpath: 'k', metric: 'time', params: ['a', 'b', 'c'], points }],
+      },
       { aggregate: 'median', growth: DEFAULT_GROWTH },
     );
     expect(report.models[0]!.model).toMatch(/^1(\.\d+)? \+ 0\.1\d* \* a \* b \+ 3(\.\d+)? \* c$/);

@@ -23,13 +23,26 @@ describe('folding library call paths', () => {
       series: [
         { callpath: 'main', metric: 'time', params: ['n'], points: [{ coords: [2], values: [1, 2, 3] }] },
         { callpath: 'main->atoi', metric: 'time', params: ['n'], points: [{ coords: [2], values: [10, 20, 30] }] },
-        { callpath: 'main->printf->printf_core', metric: 'instructions', params: ['n'], points: [{ coords: [2], values: [7] }] },
-        { callpath: 'main->printf->printf_core', metric: 'visits', params: ['n'], points: [{ coords: [2], values: [1] }] },
+        {
+          callpath: 'main->printf->printf_core',
+          metric: 'instructions',
+          params: ['n'],
+          points: [{ coords: [2], values: [7] }],
+        },
+        {
+          callpath: 'main->printf->printf_core',
+          metric: 'visits',
+          params: ['n'],
+          points: [{ coords: [2], values: [1] }],
+        },
       ],
     };
     const { experiment: folded, folded: count } = foldLibraryCallpaths(experiment, isLibrary);
     expect(count).toBe(2);
-    expect(folded.series.map((s) => `${s.metric} ${s.callpath} ${s.points[0]!.values.join(',')}`)).toEqual(['time main 11,22,33', 'instructions main 7']);
+    expect(folded.series.map((s) => `${s.metric} ${s.callpath} ${s.points[0]!.values.join(',')}`)).toEqual([
+      'time main 11,22,33',
+      'instructions main 7',
+    ]);
     // The input is not modified.
     expect(experiment.series[0]!.points[0]!.values).toEqual([1, 2, 3]);
   });
@@ -39,15 +52,27 @@ describe('folding library call paths', () => {
     const folded = await cli(['model', fixture, '--json']);
     const document = JSON.parse(folded.stdout) as { foldedLibraryCallpaths: number; models: { callpath: string }[] };
     expect(document.foldedLibraryCallpaths).toBe(3);
-    expect(document.models.map((m) => m.callpath).sort()).toEqual(['<root>', 'main_void->main', 'main_void->main->kernel_gemm']);
+    expect(document.models.map((m) => m.callpath).sort()).toEqual([
+      '<root>',
+      'main_void->main',
+      'main_void->main->kernel_gemm',
+    ]);
     const text = await cli(['model', fixture]);
-    expect(text.stdout).toContain('3 call path(s) of library code (libc, the runtime) folded into their callers; --all models them');
+    expect(text.stdout).toContain(
+      '3 call path(s) of library code (libc, the runtime) folded into their callers; --all models them',
+    );
     const all = await cli(['model', fixture, '--all', '--json']);
-    const every = JSON.parse(all.stdout) as { foldedLibraryCallpaths: number; models: { callpath: string; exact: boolean; model: string }[] };
+    const every = JSON.parse(all.stdout) as {
+      foldedLibraryCallpaths: number;
+      models: { callpath: string; exact: boolean; model: string }[];
+    };
     expect(every.foldedLibraryCallpaths).toBe(0);
     expect(every.models).toHaveLength(6);
     // main's own count is a polynomial: 174 + 21·nj·nk + 18·ni·nk + 93/2·ni·nj + 24·nk + 102·ni.
-    expect(every.models.find((m) => m.callpath === 'main_void->main')).toMatchObject({ exact: true, model: '174 + 21 * nj * nk + 18 * ni * nk + 93/2 * ni * nj + 24 * nk + 102 * ni' });
+    expect(every.models.find((m) => m.callpath === 'main_void->main')).toMatchObject({
+      exact: true,
+      model: '174 + 21 * nj * nk + 18 * ni * nk + 93/2 * ni * nj + 24 * nk + 102 * ni',
+    });
     // atoi's count follows the digits of its argument: no closed form, found out quickly.
     expect(every.models.find((m) => m.callpath.endsWith('atoi'))?.exact).toBe(false);
   });
@@ -56,13 +81,18 @@ describe('folding library call paths', () => {
 describe('<root> is the whole program', () => {
   test('lu: the instructions of <root> are the sum of its call paths, and so is its exact model', async () => {
     const run = await cli(['model', 'test/model/fixtures/lu-polybench.jsonl', '--json']);
-    const models = (JSON.parse(run.stdout) as { models: { callpath: string; exact: boolean; model: string; prediction: number }[] }).models;
+    const models = (
+      JSON.parse(run.stdout) as { models: { callpath: string; exact: boolean; model: string; prediction: number }[] }
+    ).models;
     const root = models.find((m) => m.callpath === '<root>')!;
     const parts = models.filter((m) => m !== root);
     expect(root.exact).toBe(true);
     // run: 99 + 75/2·n² + 75·n; run->kernel_lu: 67 + 20/3·n³ + 45·n² − 139/6·n.
     expect(root.model).toBe('166 + 20/3 * n^3 + 165/2 * n^2 + 311/6 * n');
-    expect(root.prediction).toBeCloseTo(parts.reduce((sum, m) => sum + m.prediction, 0), 0);
+    expect(root.prediction).toBeCloseTo(
+      parts.reduce((sum, m) => sum + m.prediction, 0),
+      0,
+    );
   });
 
   test('a whole run whose own model predicts less than its parts together takes their sum, flagged', () => {
@@ -77,8 +107,17 @@ describe('findings above the noise', () => {
     const lines: string[] = [];
     for (const n of [8, 12, 16, 20, 24]) {
       for (const r of [0, 1, 2]) {
-        lines.push(JSON.stringify({ params: { n }, callpath: 'main->kernel', metric: 'time', value: 1e-5 * n ** 3 * (1 + 0.3 * ((r * 7 + n) % 3)) }));
-        lines.push(JSON.stringify({ params: { n }, callpath: '<root>', metric: 'time', value: 20 + 0.002 * n ** 3 + r * 0.01 }));
+        lines.push(
+          JSON.stringify({
+            params: { n },
+            callpath: 'main->kernel',
+            metric: 'time',
+            value: 1e-5 * n ** 3 * (1 + 0.3 * ((r * 7 + n) % 3)),
+          }),
+        );
+        lines.push(
+          JSON.stringify({ params: { n }, callpath: '<root>', metric: 'time', value: 20 + 0.002 * n ** 3 + r * 0.01 }),
+        );
       }
     }
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
@@ -87,7 +126,9 @@ describe('findings above the noise', () => {
     const dir = mkdtempSync(join(tmpdir(), 'taintlens-short-'));
     try {
       writeFileSync(join(dir, 'm.jsonl'), lines.join('\n') + '\n');
-      const json = JSON.parse((await cli(['model', join(dir, 'm.jsonl'), '--json'])).stdout) as { models: { callpath: string; flags: string[]; terms: { factors: unknown[] }[] }[] };
+      const json = JSON.parse((await cli(['model', join(dir, 'm.jsonl'), '--json'])).stdout) as {
+        models: { callpath: string; flags: string[]; terms: { factors: unknown[] }[] }[];
+      };
       const kernel = json.models.find((m) => m.callpath === 'main->kernel')!;
       expect(kernel.flags).toContain('too-short');
       expect(kernel.terms).toHaveLength(1);

@@ -11,7 +11,12 @@ const f = (param: string, exponent: number, log = 0) => ({ param, exponent, log 
 
 describe('model text', () => {
   test('the issue example', () => {
-    expect(formatModel([{ coefficient: 2.02, factors: [] }, { coefficient: 0.5, factors: [f('p', 0.5), f('n', 0, 1)] }])).toBe('2.02 + 0.5 * p^(1/2) * log2(n)');
+    expect(
+      formatModel([
+        { coefficient: 2.02, factors: [] },
+        { coefficient: 0.5, factors: [f('p', 0.5), f('n', 0, 1)] },
+      ]),
+    ).toBe('2.02 + 0.5 * p^(1/2) * log2(n)');
   });
 
   test('signs, powers, logs, refined exponents and magnitudes', () => {
@@ -31,11 +36,14 @@ describe('model text', () => {
   });
 
   test('evaluation', () => {
-    const terms = [{ coefficient: 2, factors: [] }, { coefficient: 0.5, factors: [f('p', 0.5), f('n', 0, 1)] }];
+    const terms = [
+      { coefficient: 2, factors: [] },
+      { coefficient: 0.5, factors: [f('p', 0.5), f('n', 0, 1)] },
+    ];
     expect(evaluateModel(terms, { p: 16, n: 8 })).toBe(2 + 0.5 * 4 * 3);
   });
 
-  test('the exponent grid: 59 shapes, including Extra-P\'s 42', () => {
+  test("the exponent grid: 59 shapes, including Extra-P's 42", () => {
     expect(FULL_SHAPES).toHaveLength(59);
     expect(EXTRAP_SHAPES).toHaveLength(42);
     for (const shape of EXTRAP_SHAPES) expect(FULL_SHAPES).toContainEqual(shape);
@@ -53,8 +61,12 @@ describe('models document', () => {
     expect(parsed.schema).toBe('taintlens/models@1');
     const entry = parsed.models[0]!;
     expect(evaluateModel(entryTerms(entry), parsed.target)).toBeCloseTo(entry.prediction!, 6);
-    expect(() => parseModelsDocument({ schema: 'taintlens/loops@1', models: [] }, 'x.json')).toThrow(/x\.json: not a models document/);
-    expect(() => parseModelsDocument({ schema: 'taintlens/models@1', models: [{ callpath: 'k' }] }, 'x.json')).toThrow(/x\.json: models\[0\]/);
+    expect(() => parseModelsDocument({ schema: 'taintlens/loops@1', models: [] }, 'x.json')).toThrow(
+      /x\.json: not a models document/,
+    );
+    expect(() => parseModelsDocument({ schema: 'taintlens/models@1', models: [{ callpath: 'k' }] }, 'x.json')).toThrow(
+      /x\.json: models\[0\]/,
+    );
   });
 });
 

@@ -16,7 +16,10 @@ export function grid2(
   for (const p of options.p ?? P) {
     for (const n of options.n ?? N) {
       const v = f(p, n);
-      points.push({ coords: [p, n], values: Array.from({ length: options.reps ?? 5 }, () => v * (1 + noise * (2 * random() - 1))) });
+      points.push({
+        coords: [p, n],
+        values: Array.from({ length: options.reps ?? 5 }, () => v * (1 + noise * (2 * random() - 1))),
+      });
     }
   }
   return { callpath, metric: options.metric ?? 'time', params: ['p', 'n'], points };
@@ -28,7 +31,10 @@ export function grid1(callpath: string, f: (x: number) => number, xs: number[], 
     callpath,
     metric: 'time',
     params: ['x'],
-    points: xs.map((x) => ({ coords: [x], values: Array.from({ length: 5 }, () => f(x) * (1 + noise * (2 * random() - 1))) })),
+    points: xs.map((x) => ({
+      coords: [x],
+      values: Array.from({ length: 5 }, () => f(x) * (1 + noise * (2 * random() - 1))),
+    })),
   };
 }
 

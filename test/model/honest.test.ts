@@ -14,11 +14,20 @@ import type { Series } from '../../src/model/types.js';
 import { tempDir } from '../helpers/temp.js';
 
 const run = (series: Series[], options: Partial<ModelingOptions> = {}) =>
-  modelExperiment({ source: 'm', params: ['p', 'n'], series }, { aggregate: 'median', growth: DEFAULT_GROWTH, ...options });
+  modelExperiment(
+    { source: 'm', params: ['p', 'n'], series },
+    { aggregate: 'median', growth: DEFAULT_GROWTH, ...options },
+  );
 
 const taint = (names: string[], parameters = ['p', 'n']) =>
   parseTaintReport(
-    { schema: 'taintlens/taint@1', parameters, loops: [], warnings: [], functions: names.map((name) => ({ name, params: ['n'], dependency: 'n', pruned: null })) },
+    {
+      schema: 'taintlens/taint@1',
+      parameters,
+      loops: [],
+      warnings: [],
+      functions: names.map((name) => ({ name, params: ['n'], dependency: 'n', pruned: null })),
+    },
     'other.json',
   );
 
@@ -69,8 +78,13 @@ describe('a taint report of another module', () => {
     for (const model of report.models) expect(model.flags).not.toContain('taint-missing');
     expect(report.warnings).toEqual([expect.objectContaining({ kind: 'taint-mismatch' })]);
     const text = renderModels(report, 'm');
-    expect(text.match(/^warning: the taint report other\.json matches none of the 2 call paths' functions/gm)).toHaveLength(1);
-    expect(modelsDocument(report, 'm')).toMatchObject({ taintMatch: { matched: 0, callpaths: 2, share: 0 }, warnings: [{ kind: 'taint-mismatch' }] });
+    expect(
+      text.match(/^warning: the taint report other\.json matches none of the 2 call paths' functions/gm),
+    ).toHaveLength(1);
+    expect(modelsDocument(report, 'm')).toMatchObject({
+      taintMatch: { matched: 0, callpaths: 2, share: 0 },
+      warnings: [{ kind: 'taint-mismatch' }],
+    });
   });
 
   test('shares no parameter: the same warning, and the report is not applied', () => {
@@ -103,7 +117,9 @@ describe('a taint report of another module', () => {
   test('a report that matches only minor functions (a shared runtime) is a mismatch too', () => {
     const report = run(series, { taint: taint(['init']) }); // init carries a minor share of the work
     expect(report.taintMatch).toMatchObject({ matched: 1, callpaths: 2 });
-    expect(report.warnings[0]!.message).toMatch(/matches only 1 of the 2 call paths' functions, which carry \d+\.\d% of the work/);
+    expect(report.warnings[0]!.message).toMatch(
+      /matches only 1 of the 2 call paths' functions, which carry \d+\.\d% of the work/,
+    );
     expect(report.models.find((m) => m.callpath === 'main->solve')!.flags).toContain('taint-missing');
   });
 });
@@ -157,12 +173,23 @@ describe('from the command line', () => {
   const dir = tempDir('taintlens-honest-');
   const write = (name: string, series: Series[]) => {
     const path = join(dir, name);
-    const lines = series.flatMap((s) => s.points.flatMap((pt) => pt.values.map((value) =>
-      JSON.stringify({ params: { p: pt.coords[0], n: pt.coords[1] }, callpath: s.callpath, metric: s.metric, value }))));
+    const lines = series.flatMap((s) =>
+      s.points.flatMap((pt) =>
+        pt.values.map((value) =>
+          JSON.stringify({
+            params: { p: pt.coords[0], n: pt.coords[1] },
+            callpath: s.callpath,
+            metric: s.metric,
+            value,
+          }),
+        ),
+      ),
+    );
     writeFileSync(path, lines.join('\n') + '\n');
     return path;
   };
-  const long = 'assembly/kernels/some/very/long/module/path/run->assembly/kernels/some/very/long/module/path/computeEverything';
+  const long =
+    'assembly/kernels/some/very/long/module/path/run->assembly/kernels/some/very/long/module/path/computeEverything';
 
   test('--target along a parameter never varied: exit 2 and one line', async () => {
     const file = write('one.jsonl', [grid2('main->solve', (p, n) => 1 + p * n, { p: [8] })]);
@@ -172,7 +199,10 @@ describe('from the command line', () => {
   });
 
   test('the table fits 100 columns; --wide and --json keep the call path whole; time is in ms', async () => {
-    const file = write('long.jsonl', [grid2(long, (p, n) => 1 + p * n * log2(n) * 100), grid2('<root>', (p, n) => 0.001 * p * n)]);
+    const file = write('long.jsonl', [
+      grid2(long, (p, n) => 1 + p * n * log2(n) * 100),
+      grid2('<root>', (p, n) => 0.001 * p * n),
+    ]);
     const { stdout } = await cli(['model', file]);
     const tableLines = stdout.split('\n').filter((line) => /^\s+\d+\s/.test(line) || /^rank/.test(line));
     for (const line of tableLines) expect(line.length).toBeLessThanOrEqual(100);

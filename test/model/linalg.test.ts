@@ -31,7 +31,10 @@ describe('LeastSquares', () => {
     const both = ls.prefixRss[1]!;
     const constantOnly = ls.prefixRss[0]!;
     const mean = y.reduce((a, b) => a + b, 0) / 6;
-    expect(constantOnly).toBeCloseTo(y.reduce((sum, v) => sum + (v - mean) ** 2, 0), 10);
+    expect(constantOnly).toBeCloseTo(
+      y.reduce((sum, v) => sum + (v - mean) ** 2, 0),
+      10,
+    );
     expect(both).toBeCloseTo(ls.rss, 12);
   });
 
@@ -55,7 +58,13 @@ describe('LeastSquares', () => {
     const small = new LeastSquares(6, 2);
     for (let leave = 0; leave < x.length; leave++) {
       const keep = x.map((_, i) => i).filter((i) => i !== leave);
-      small.fit([column(keep.map(() => 1)), column(keep.map((i) => x[i]!))], 2, column(keep.map((i) => w[i]!)), column(keep.map((i) => y[i]!)), 6);
+      small.fit(
+        [column(keep.map(() => 1)), column(keep.map((i) => x[i]!))],
+        2,
+        column(keep.map((i) => w[i]!)),
+        column(keep.map((i) => y[i]!)),
+        6,
+      );
       const predicted = small.coefficients[0]! + small.coefficients[1]! * x[leave]!;
       brute += (w[leave]! * (y[leave]! - predicted)) ** 2;
     }

@@ -96,7 +96,10 @@ describe('minimax fit with a non-negative constant', () => {
       const q = 2 + (trial % 3);
       const rows = 2 * q + 4;
       const x = Array.from({ length: rows }, () => 1 + 9 * random());
-      const columns = [new Float64Array(rows).fill(1), ...Array.from({ length: q - 1 }, (_, j) => Float64Array.from(x, (v) => Math.pow(v, 0.5 + j)))];
+      const columns = [
+        new Float64Array(rows).fill(1),
+        ...Array.from({ length: q - 1 }, (_, j) => Float64Array.from(x, (v) => Math.pow(v, 0.5 + j))),
+      ];
       const y = Float64Array.from(x, (v) => (random() - 0.6) * 4 + 0.3 * v);
       const weights = Float64Array.from(x, () => 0.5 + random());
       const free = solver.solve(columns, q, weights, y, rows);
@@ -127,7 +130,8 @@ describe('reference bound', () => {
       expect(solver.referenceBound(columns, q, weights, y, optimal, rows)).toBeCloseTo(level, 9);
       // Any other reference of the same size bounds it from below.
       const other = { rows: Int32Array.from({ length: q + 1 }, (_, i) => (i * 3 + trial) % rows) };
-      if (new Set(other.rows).size === q + 1) expect(solver.referenceBound(columns, q, weights, y, other, rows)).toBeLessThanOrEqual(level + 1e-12);
+      if (new Set(other.rows).size === q + 1)
+        expect(solver.referenceBound(columns, q, weights, y, other, rows)).toBeLessThanOrEqual(level + 1e-12);
     }
   });
 });

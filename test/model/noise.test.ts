@@ -7,7 +7,12 @@ import { relativeError, rng } from '../../bench/model/synthetic.js';
 import type { Series } from '../../src/model/types.js';
 
 /** `count` call paths on a 5×5 grid with 5 repetitions of the given relative error each. */
-function experiment(count: number, error: (random: () => number) => number, seed = 1, level = (_k: number) => 0.05): Series[] {
+function experiment(
+  count: number,
+  error: (random: () => number) => number,
+  seed = 1,
+  level = (_k: number) => 0.05,
+): Series[] {
   const random = rng(seed);
   return Array.from({ length: count }, (_, k) => ({
     callpath: `main->f${k}`,
@@ -28,7 +33,7 @@ const normal = (random: () => number) => relativeError(random, 0.05, 'normal');
 const spiky = (random: () => number) => (random() < 0.04 ? 0.3 * random() : relativeError(random, 0.02, 'normal'));
 
 describe('noise shape from repetitions', () => {
-  test('uniform jitter is bounded, with the uniform distribution\'s excess kurtosis (−1.2)', () => {
+  test("uniform jitter is bounded, with the uniform distribution's excess kurtosis (−1.2)", () => {
     const estimate = estimateNoise(experiment(40, uniform));
     expect(estimate.shape).toBe('bounded');
     expect(estimate.excessKurtosis).toBeGreaterThan(-1.4);
@@ -57,7 +62,10 @@ describe('noise shape from repetitions', () => {
   test('deterministic metrics and single runs say nothing about noise', () => {
     const exact = experiment(3, () => 0);
     expect(estimateNoise(exact)).toMatchObject({ shape: 'normal', samples: 0 });
-    const single = experiment(3, uniform).map((s) => ({ ...s, points: s.points.map((p) => ({ ...p, values: p.values.slice(0, 1) })) }));
+    const single = experiment(3, uniform).map((s) => ({
+      ...s,
+      points: s.points.map((p) => ({ ...p, values: p.values.slice(0, 1) })),
+    }));
     expect(estimateNoise(single).samples).toBe(0);
   });
 });
@@ -70,7 +78,10 @@ describe('the fit follows the noise', () => {
     expect(bounded.noise).toEqual([expect.objectContaining({ metric: 'time', shape: 'bounded', fit: 'minimax' })]);
     const gauss = modelExperiment({ source: 'g', params: ['p', 'n'], series: experiment(20, normal) }, options);
     expect(gauss.noise[0]).toMatchObject({ shape: 'normal', fit: 'least-squares' });
-    const forced = modelExperiment({ source: 'u', params: ['p', 'n'], series: experiment(20, uniform) }, { ...options, fit: 'least-squares' });
+    const forced = modelExperiment(
+      { source: 'u', params: ['p', 'n'], series: experiment(20, uniform) },
+      { ...options, fit: 'least-squares' },
+    );
     expect(forced.noise[0]).toMatchObject({ shape: 'bounded', fit: 'least-squares' });
     for (const report of [bounded, gauss, forced]) {
       const right = report.models.filter((model) => /^[\d.]+ \+ ([\d.e-]+ \* )?p \* n$/.test(model.model));
@@ -79,11 +90,11 @@ describe('the fit follows the noise', () => {
   });
 
   test('each metric is judged on its own repetitions', () => {
-    const series = [
-      ...experiment(20, uniform),
-      ...experiment(20, normal, 2).map((s) => ({ ...s, metric: 'cycles' })),
-    ];
+    const series = [...experiment(20, uniform), ...experiment(20, normal, 2).map((s) => ({ ...s, metric: 'cycles' }))];
     const report = modelExperiment({ source: 'mixed', params: ['p', 'n'], series }, options);
-    expect(Object.fromEntries(report.noise.map((n) => [n.metric, n.fit]))).toEqual({ time: 'minimax', cycles: 'least-squares' });
+    expect(Object.fromEntries(report.noise.map((n) => [n.metric, n.fit]))).toEqual({
+      time: 'minimax',
+      cycles: 'least-squares',
+    });
   });
 });

@@ -13,18 +13,65 @@ const file = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const taintReport = { schema: 'taintlens/taint@1', module: 'k.wasm', parameters: ['n'], loops: [], functions: [], warnings: [] };
+const taintReport = {
+  schema: 'taintlens/taint@1',
+  module: 'k.wasm',
+  parameters: ['n'],
+  loops: [],
+  functions: [],
+  warnings: [],
+};
 const measurements = (n: (i: number) => unknown, value: (i: number) => unknown) =>
-  [1, 2, 3, 4, 5].map((i) => JSON.stringify({ params: { n: n(i) }, callpath: 'main', value: value(i) })).join('\n') + '\n';
+  [1, 2, 3, 4, 5].map((i) => JSON.stringify({ params: { n: n(i) }, callpath: 'main', value: value(i) })).join('\n') +
+  '\n';
 
 test.each([
-  ['a taint report (pretty)', 'taint.json', JSON.stringify(taintReport, null, 2), /taint\.json: is a taint report, not measurements: give it with --taint/],
-  ['a taint report (one line, .jsonl)', 'taint.jsonl', JSON.stringify(taintReport), /taint\.jsonl: is a taint report, not measurements/],
-  ['a site table', 'k.sites.json', JSON.stringify({ schema: 'taintlens/sites@1', functions: [] }, null, 2), /k\.sites\.json: is a Taintlens sites document \(taintlens\/sites@1\), not measurements/],
+  [
+    'a taint report (pretty)',
+    'taint.json',
+    JSON.stringify(taintReport, null, 2),
+    /taint\.json: is a taint report, not measurements: give it with --taint/,
+  ],
+  [
+    'a taint report (one line, .jsonl)',
+    'taint.jsonl',
+    JSON.stringify(taintReport),
+    /taint\.jsonl: is a taint report, not measurements/,
+  ],
+  [
+    'a site table',
+    'k.sites.json',
+    JSON.stringify({ schema: 'taintlens/sites@1', functions: [] }, null, 2),
+    /k\.sites\.json: is a Taintlens sites document \(taintlens\/sites@1\), not measurements/,
+  ],
   ['one JSON document', 'doc.json', '{\n  "n": [1, 2, 3]\n}\n', /doc\.json: is one JSON document, not measurements/],
-  ['a parameter value that is a string', 'sp.jsonl', measurements((i) => (i === 3 ? '3' : i), (i) => i * 2), /sp\.jsonl: line 3: parameter "n" must be a finite number, not the string "3"/],
-  ['a measurement value that is a string', 'sv.jsonl', measurements((i) => i, (i) => (i === 4 ? '8 ms' : i * 2)), /sv\.jsonl: line 4: "value" must be a finite number or a list of them, not the string "8 ms"/],
-  ['a string among listed values', 'sl.jsonl', measurements((i) => i, (i) => [i, String(i)]), /sl\.jsonl: line 1: "value" must be a finite number or a list of them, not the string "1"/],
+  [
+    'a parameter value that is a string',
+    'sp.jsonl',
+    measurements(
+      (i) => (i === 3 ? '3' : i),
+      (i) => i * 2,
+    ),
+    /sp\.jsonl: line 3: parameter "n" must be a finite number, not the string "3"/,
+  ],
+  [
+    'a measurement value that is a string',
+    'sv.jsonl',
+    measurements(
+      (i) => i,
+      (i) => (i === 4 ? '8 ms' : i * 2),
+    ),
+    /sv\.jsonl: line 4: "value" must be a finite number or a list of them, not the string "8 ms"/,
+  ],
+  [
+    'a string among listed values',
+    'sl.jsonl',
+    measurements(
+      (i) => i,
+      (i) => [i, String(i)],
+    ),
+    /sl\.jsonl: line 1: "value" must be a finite number or a list of them, not the string "1"/,
+  ],
   [
     'a string in Extra-P JSON',
     'x.json',
@@ -40,7 +87,17 @@ test.each([
 });
 
 test('numbers still read, and a one-line JSON Lines file is not taken for a document', async () => {
-  const ok = await cli(['model', file('ok.jsonl', measurements((i) => i, (i) => i * 2)), '--json']);
+  const ok = await cli([
+    'model',
+    file(
+      'ok.jsonl',
+      measurements(
+        (i) => i,
+        (i) => i * 2,
+      ),
+    ),
+    '--json',
+  ]);
   expect(ok.code).toBe(0);
   const one = await cli(['model', file('one.json', JSON.stringify({ params: { n: 1 }, value: 2 })), '--json']);
   expect(one.stderr).not.toMatch(/JSON document/);

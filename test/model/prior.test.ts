@@ -11,22 +11,42 @@ const masksOf = (sets: string[][], params = ['p', 'n']) =>
   sets.map((set) => set.reduce((mask, name) => mask | (1 << params.indexOf(name)), 0)).sort((a, b) => a - b);
 
 function taint(functions: unknown[], loops: unknown[] = []) {
-  return parseTaintReport({ schema: 'taintlens/taint@1', parameters: ['p', 'n'], loops, functions, warnings: [] }, 'taint.json');
+  return parseTaintReport(
+    { schema: 'taintlens/taint@1', parameters: ['p', 'n'], loops, functions, warnings: [] },
+    'taint.json',
+  );
 }
 
 function model(series: Series[], report = taint([])): Map<string, CallpathModel> {
-  const result = modelExperiment({ source: 'm', params: ['p', 'n'], series }, { aggregate: 'median', growth: DEFAULT_GROWTH, taint: report });
+  const result = modelExperiment(
+    { source: 'm', params: ['p', 'n'], series },
+    { aggregate: 'median', growth: DEFAULT_GROWTH, taint: report },
+  );
   return new Map(result.models.map((m) => [m.callpath.split('->').pop()!, m]));
 }
 
 describe('dependency expressions', () => {
   test.each([
     ['n*p + n', [['n', 'p'], ['n']]],
-    ['a*(b + c)', [['a', 'b'], ['a', 'c']]],
+    [
+      'a*(b + c)',
+      [
+        ['a', 'b'],
+        ['a', 'c'],
+      ],
+    ],
     ['n^2*p', [['n', 'p']]],
     ['2*n', [['n']]],
     ['n * n', [['n']]],
-    ['(a + b) * (c + d)', [['a', 'c'], ['a', 'd'], ['b', 'c'], ['b', 'd']]],
+    [
+      '(a + b) * (c + d)',
+      [
+        ['a', 'c'],
+        ['a', 'd'],
+        ['b', 'c'],
+        ['b', 'd'],
+      ],
+    ],
   ])('%s', (text, monomials) => {
     expect(parseDependency(text)).toEqual(monomials);
   });
@@ -47,7 +67,10 @@ describe('dependency expressions', () => {
 
 describe('allowed term sets', () => {
   test('expression only: every sub-monomial of each monomial, never across monomials', () => {
-    const report = taint([{ name: 'f', params: ['n', 'p'], dependency: 'p*n', pruned: null }, { name: 'g', params: ['n', 'p'], dependency: 'p + n', pruned: null }]);
+    const report = taint([
+      { name: 'f', params: ['n', 'p'], dependency: 'p*n', pruned: null },
+      { name: 'g', params: ['n', 'p'], dependency: 'p + n', pruned: null },
+    ]);
     expect(priorFor(report, 'main->f', ['p', 'n']).allowed).toEqual(masksOf([['p'], ['n'], ['p', 'n']]));
     expect(priorFor(report, 'main->g', ['p', 'n']).allowed).toEqual(masksOf([['p'], ['n']]));
   });
@@ -81,7 +104,11 @@ describe('allowed term sets', () => {
     ]);
     expect(priorFor(report, 'c', ['p', 'n'])).toMatchObject({ status: 'constant', allowed: [] });
     expect(priorFor(report, 'd', ['p', 'n'])).toMatchObject({ status: 'constant', allowed: [] });
-    expect(priorFor(report, 'u', ['p', 'n'])).toMatchObject({ status: 'restricted', params: ['p'], allowed: masksOf([['p']]) });
+    expect(priorFor(report, 'u', ['p', 'n'])).toMatchObject({
+      status: 'restricted',
+      params: ['p'],
+      allowed: masksOf([['p']]),
+    });
     expect(priorFor(report, 'main->nowhere', ['p', 'n']).status).toBe('missing');
   });
 });
@@ -138,7 +165,7 @@ describe('the modeler under the prior', () => {
     expect(models.get('f')!.flags).toEqual(['too-narrow:p']);
   });
 
-  test('too narrow only for the function\'s own loops: callees\' work shows in their own call paths', () => {
+  test("too narrow only for the function's own loops: callees' work shows in their own call paths", () => {
     // main: for p { solve() }, solve: for n {...}. Exclusive costs: main ~ p, solve ~ n per call.
     const report = taint(
       [
@@ -150,7 +177,10 @@ describe('the modeler under the prior', () => {
         { id: 'L1', function: 'solve', parent: null, params: ['n'], iterations: 4096 },
       ],
     );
-    const models = model([grid2('main', (p) => 5 + 2 * p, { noise: 0.01 }), grid2('main->solve', (p, n) => 1 + p * n, { noise: 0.01 })], report);
+    const models = model(
+      [grid2('main', (p) => 5 + 2 * p, { noise: 0.01 }), grid2('main->solve', (p, n) => 1 + p * n, { noise: 0.01 })],
+      report,
+    );
     expect(models.get('main')!.flags).toEqual([]);
     expect(models.get('solve')!.dependsOn).toEqual(['p', 'n']);
     expect(priorFor(report, 'main', ['p', 'n'])).toMatchObject({ params: ['p', 'n'], ownParams: ['p'] });
@@ -159,7 +189,7 @@ describe('the modeler under the prior', () => {
     expect(priorFor(flat, 'main', ['p', 'n']).ownParams).toEqual(['p', 'n']);
   });
 
-  test('branch: growth with a parameter that reaches only the function\'s branches (algorithm selection)', () => {
+  test("branch: growth with a parameter that reaches only the function's branches (algorithm selection)", () => {
     const series = grid2('main->alloc', (_p, n) => 40 + 0.01 * n * n, { noise: 0.01 });
     const report = parseTaintReport(
       {
@@ -193,7 +223,10 @@ describe('the modeler under the prior', () => {
   });
 
   test('a function missing from the report is modeled without restriction and says so', () => {
-    const series = [grid2('main->other', (p) => 1 + p, { noise: 0.01 }), grid2('main->solve', (_p, n) => 1 + n, { noise: 0.01 })];
+    const series = [
+      grid2('main->other', (p) => 1 + p, { noise: 0.01 }),
+      grid2('main->solve', (_p, n) => 1 + n, { noise: 0.01 }),
+    ];
     const models = model(series, taint([{ name: 'solve', params: ['n'], dependency: 'n', pruned: null }]));
     expect(models.get('other')!.flags).toContain('taint-missing');
     expect(models.get('other')!.dependsOn).toEqual(['p']);

@@ -4,7 +4,13 @@
 import { describe, expect, test } from 'vitest';
 import { cli } from '../helpers/cli.js';
 
-const args = ['model', 'test/model/fixtures/stencil.jsonl', '--taint', 'test/model/fixtures/stencil.taint.json', '--wide'];
+const args = [
+  'model',
+  'test/model/fixtures/stencil.jsonl',
+  '--taint',
+  'test/model/fixtures/stencil.taint.json',
+  '--wide',
+];
 
 describe('the models table: status and flags', () => {
   test('exact rows read exact, beyond-nest on an exact count stays in the JSON, a legend explains the statuses', async () => {
@@ -14,7 +20,9 @@ describe('the models table: status and flags', () => {
     expect(init).toMatch(/\sexact\s+\d+\s+exact\s*$/);
     expect(stdout).not.toMatch(/beyond-nest/);
     expect(stdout).toMatch(/^status:\n {2}exact: a closed form that reproduces every measured count$/m);
-    const json = JSON.parse((await cli([...args, '--json'])).stdout) as { models: { callpath: string; flags: string[] }[] };
+    const json = JSON.parse((await cli([...args, '--json'])).stdout) as {
+      models: { callpath: string; flags: string[] }[];
+    };
     expect(json.models.find((m) => /init$/.test(m.callpath))!.flags).toContain('beyond-nest:size');
   });
 });

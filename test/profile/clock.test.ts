@@ -25,7 +25,10 @@ const dir = tempDir('taintlens-clock-');
 const module = join(dir, 'clocked.wasm');
 writeFileSync(module, clocked);
 
-interface Report { loops: Array<{ iterations: number }>; spread?: { repetitions: number; loops: Array<{ iterations: { min: number; max: number } }> } }
+interface Report {
+  loops: Array<{ iterations: number }>;
+  spread?: { repetitions: number; loops: Array<{ iterations: { min: number; max: number } }> };
+}
 
 test('the virtual clock (default for loops) makes repetitions count the same', async () => {
   const { code, stdout } = await cli(['loops', module, '--repeat', '3', '--json']);

@@ -17,5 +17,7 @@ test('a full tree degrades: same result, fewer contexts, and the lost entries ar
   expect(small.contextsLost).toBeGreaterThan(0);
   expect(small.loops.length).toBeLessThan(full.loops.length);
   expect(small.totalInstructions).toBeLessThan(full.totalInstructions);
-  expect(treeFullWarning(small.contextsLost!)).toMatch(/^warning: the calling-context tree filled: \d+ function entries found no room/);
+  expect(treeFullWarning(small.contextsLost!)).toMatch(
+    /^warning: the calling-context tree filled: \d+ function entries found no room/,
+  );
 });

@@ -43,6 +43,9 @@ describe('direct-call leaves', () => {
     expect(path('run->caller')).toMatchObject({ calls: 2 });
     // One context of $caller's loop per call site of $caller in $run.
     const loops = report.loops.filter((l) => l.function === 'caller');
-    expect(loops.map((l) => [l.entries, l.iterations]).sort((a, b) => a[1]! - b[1]!)).toEqual([[1, 3], [1, n]]);
+    expect(loops.map((l) => [l.entries, l.iterations]).sort((a, b) => a[1]! - b[1]!)).toEqual([
+      [1, 3],
+      [1, n],
+    ]);
   });
 });

@@ -46,11 +46,19 @@ describe.each(KERNELS.map((k) => [k.name, k] as const))('kernel %s', (_name, ker
     }
     for (const [where, totals] of expected) {
       const ids = table.loops.filter((l) => key(l) === where).map((l) => l.id);
-      const measured = ids.map((id) => report.loops.filter((l) => l.loop === id).reduce((sum, l) => sum + l.iterations, 0));
+      const measured = ids.map((id) =>
+        report.loops.filter((l) => l.loop === id).reduce((sum, l) => sum + l.iterations, 0),
+      );
       if (kernel.loopsListed === 'reachable') {
-        expect(measured.filter((m) => m > 0).sort((a, b) => a - b), where).toEqual(totals.filter((t) => t > 0).sort((a, b) => a - b));
+        expect(
+          measured.filter((m) => m > 0).sort((a, b) => a - b),
+          where,
+        ).toEqual(totals.filter((t) => t > 0).sort((a, b) => a - b));
       } else {
-        expect(measured.sort((a, b) => a - b), where).toEqual([...totals].sort((a, b) => a - b));
+        expect(
+          measured.sort((a, b) => a - b),
+          where,
+        ).toEqual([...totals].sort((a, b) => a - b));
       }
     }
   });

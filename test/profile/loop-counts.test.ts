@@ -116,7 +116,12 @@ describe('calling contexts', () => {
     const work = report.loops.filter((l) => l.function === 'work');
     const runLoop = report.loops.find((l) => l.function === 'run')!;
     // Two direct call sites in run (the straight call and the indirect one) are two contexts.
-    expect(work.map((l) => l.callpath).sort()).toEqual(['run->fact->work', 'run->fact->work', 'run->work', 'run->work']);
+    expect(work.map((l) => l.callpath).sort()).toEqual([
+      'run->fact->work',
+      'run->fact->work',
+      'run->work',
+      'run->work',
+    ]);
     const underLoop = work.filter((l) => l.parent === runLoop.id);
     expect(underLoop).toHaveLength(1);
     expect(underLoop[0]).toMatchObject({ entries: n, iterations: 4 * n });
@@ -124,7 +129,10 @@ describe('calling contexts', () => {
     expect(direct).toMatchObject({ entries: 1, iterations: 7 });
     // fact(n) recurses n times: n-1 calls of work(2) from one call site, one of work(3) from another.
     const inFact = work.filter((l) => l.callpath === 'run->fact->work').sort((a, b) => b.entries - a.entries);
-    expect(inFact.map((l) => [l.entries, l.iterations])).toEqual([[n - 1, 2 * (n - 1)], [1, 3]]);
+    expect(inFact.map((l) => [l.entries, l.iterations])).toEqual([
+      [n - 1, 2 * (n - 1)],
+      [1, 3],
+    ]);
     expect(report.functions.find((f) => f.name === 'fact')!.calls).toBe(n);
     expect(report.result).toBe(await plainResult(contexts, [n]));
   });

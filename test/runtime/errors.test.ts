@@ -24,14 +24,34 @@ const good = wat(`(module (memory (export "memory") 1)
 describe.each(['run', 'loops'])('taintlens %s on bad input', (command) => {
   const cases: Array<[string, () => string[], RegExp]> = [
     ['not Wasm', () => [file('text.wasm', 'hello world, not wasm')], /text\.wasm: not a WebAssembly module/],
-    ['truncated', () => [file('cut.wasm', good.subarray(0, good.length - 7))], /cut\.wasm: invalid module: truncated or corrupt/],
+    [
+      'truncated',
+      () => [file('cut.wasm', good.subarray(0, good.length - 7))],
+      /cut\.wasm: invalid module: truncated or corrupt/,
+    ],
     ['empty', () => [file('empty.wasm', new Uint8Array())], /empty\.wasm: not a WebAssembly module/],
     ['missing file', () => [join(dir, 'absent.wasm')], /absent\.wasm: no such file/],
     ['missing export', () => [file('good.wasm', good), '--invoke', 'nope'], /good\.wasm: no exported function 'nope'/],
-    ['wrong argument count', () => [file('good.wasm', good), '--args', '1,2'], /good\.wasm: run takes 1 argument\(s\) \(i32\), got 2/],
-    ['non-numeric argument', () => [file('good.wasm', good), '--args', 'ten'], /good\.wasm: argument 1 of run must be i32, got 'ten'/],
-    ['trap', () => [file('good.wasm', good), '--invoke', 'boom', '--args', '0'], /good\.wasm: trap in boom: divide by zero/],
-    ['out-of-bounds access', () => [file('good.wasm', good), '--invoke', 'oob'], /good\.wasm: trap in oob: memory access out of bounds/],
+    [
+      'wrong argument count',
+      () => [file('good.wasm', good), '--args', '1,2'],
+      /good\.wasm: run takes 1 argument\(s\) \(i32\), got 2/,
+    ],
+    [
+      'non-numeric argument',
+      () => [file('good.wasm', good), '--args', 'ten'],
+      /good\.wasm: argument 1 of run must be i32, got 'ten'/,
+    ],
+    [
+      'trap',
+      () => [file('good.wasm', good), '--invoke', 'boom', '--args', '0'],
+      /good\.wasm: trap in boom: divide by zero/,
+    ],
+    [
+      'out-of-bounds access',
+      () => [file('good.wasm', good), '--invoke', 'oob'],
+      /good\.wasm: trap in oob: memory access out of bounds/,
+    ],
   ];
   test.each(cases)('%s', async (_name, args, message) => {
     const { code, stderr, stdout } = await cli([command, ...args()]);
@@ -64,11 +84,16 @@ test('an unknown instrumentation mode is a usage error', async () => {
 });
 
 test('a program that outgrows the memory instrumentation leaves it stops with a clear error', async () => {
-  const grows = file('grows.wasm', wat(`(module (memory (export "memory") 1)
-    (func (export "run") (result i32) (memory.grow (i32.const 40))))`));
+  const grows = file(
+    'grows.wasm',
+    wat(`(module (memory (export "memory") 1)
+    (func (export "run") (result i32) (memory.grow (i32.const 40))))`),
+  );
   const plain = await cli(['run', grows, '--json']);
   expect(JSON.parse(plain.stdout).result).toBe(1);
   const { code, stderr } = await cli(['loops', grows, '--memory-limit', '1']);
   expect(code).toBe(1);
-  expect(stderr).toMatch(/grows\.wasm: the program grew its memory past its limit \(--memory-limit MiB; default: its declared maximum, else 1024 MiB\) or past what the instrumentation leaves it/);
+  expect(stderr).toMatch(
+    /grows\.wasm: the program grew its memory past its limit \(--memory-limit MiB; default: its declared maximum, else 1024 MiB\) or past what the instrumentation leaves it/,
+  );
 });

@@ -16,7 +16,8 @@ const file = (name: string, bytes: Uint8Array | string) => {
 };
 
 /** A WASI command that writes `message` to stderr and exits with `code`. */
-const command = (message: string, code: number) => wat(`(module
+const command = (message: string, code: number) =>
+  wat(`(module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
   (memory (export "memory") 1)
@@ -71,7 +72,9 @@ test("the README's miniapp with bad argv fails with its usage line", async () =>
   const { code, stdout, stderr } = await cli(['run', 'native/wasm/miniapp_cmd.wasm', '--', 'x']);
   expect(code).toBe(2);
   expect(stdout).toBe('');
-  expect(stderr).toMatch(/miniapp_cmd\.wasm: the program exited with code 2; its stderr:\n {2}\| usage: \S+ SIZE ITERS REGIONS BALANCE COST\n$/);
+  expect(stderr).toMatch(
+    /miniapp_cmd\.wasm: the program exited with code 2; its stderr:\n {2}\| usage: \S+ SIZE ITERS REGIONS BALANCE COST\n$/,
+  );
 });
 
 describe('a module written by taintlens instrument, given again', () => {
@@ -90,7 +93,9 @@ describe('a module written by taintlens instrument, given again', () => {
     ]) {
       const { code, stderr } = await cli(args);
       expect(code, args[0]).toBe(1);
-      expect(stderr).toBe(`taintlens: ${instrumented}: is already instrumented by Taintlens (it exports taintlens$out_of_room): give the original module\n`);
+      expect(stderr).toBe(
+        `taintlens: ${instrumented}: is already instrumented by Taintlens (it exports taintlens$out_of_room): give the original module\n`,
+      );
     }
     expect(existsSync(join(dir, 'again.wasm'))).toBe(false);
     expect(existsSync(join(dir, 'again.jsonl'))).toBe(false);
@@ -108,11 +113,26 @@ describe('a module written by taintlens instrument, given again', () => {
     writeFileSync(alone, readBytes(instrumented));
     const refused = await cli(['run', alone, ...argv]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^taintlens: \S+alone\.wasm: was written by `taintlens instrument` .* its site table \S+alone\.sites\.json is not beside it/);
+    expect(refused.stderr).toMatch(
+      /^taintlens: \S+alone\.wasm: was written by `taintlens instrument` .* its site table \S+alone\.sites\.json is not beside it/,
+    );
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
 
     // Another module's site table beside it is recognized as not its own.
-    expect((await cli(['instrument', 'native/wasm/matmul.wasm', '--mode', 'loops', '-o', join(dir, 'mm.wasm'), '--sites', join(dir, 'alone.sites.json')])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'instrument',
+          'native/wasm/matmul.wasm',
+          '--mode',
+          'loops',
+          '-o',
+          join(dir, 'mm.wasm'),
+          '--sites',
+          join(dir, 'alone.sites.json'),
+        ])
+      ).code,
+    ).toBe(0);
     const wrong = await cli(['run', alone, ...argv]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/alone\.sites\.json does not describe it/);

@@ -16,20 +16,29 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // Grows by 1 GiB + 64 KiB in one step: past the default, without touching the pages.
 const module = (memory: string) => {
   const file = join(dir, `grows-${memory.replace(/\W+/g, '_')}.wasm`);
-  writeFileSync(file, wat(`(module (memory (export "memory") ${memory})
-    (func (export "run") (result i32) (memory.grow (i32.const 16385))))`));
+  writeFileSync(
+    file,
+    wat(`(module (memory (export "memory") ${memory})
+    (func (export "run") (result i32) (memory.grow (i32.const 16385))))`),
+  );
   return file;
 };
 
 test('without --memory-limit a memory with no declared maximum is capped at 1 GiB; a declared maximum is kept', () => {
   const unbounded = wat('(module (memory 1))');
-  expect(readMemoryLimits(capMemoryOrDefault(unbounded, 'u.wasm', undefined))).toMatchObject({ initialPages: 1, maxPages: 16384 });
+  expect(readMemoryLimits(capMemoryOrDefault(unbounded, 'u.wasm', undefined))).toMatchObject({
+    initialPages: 1,
+    maxPages: 16384,
+  });
   const declared = wat('(module (memory 1 40000))');
-  expect(readMemoryLimits(capMemoryOrDefault(declared, 'd.wasm', undefined))).toMatchObject({ initialPages: 1, maxPages: 40000 });
+  expect(readMemoryLimits(capMemoryOrDefault(declared, 'd.wasm', undefined))).toMatchObject({
+    initialPages: 1,
+    maxPages: 40000,
+  });
   expect(readMemoryLimits(capMemoryOrDefault(unbounded, 'u.wasm', 32))).toMatchObject({ maxPages: 32 });
 });
 
-test('run: a grow past the default 1 GiB fails as the program\'s own maximum would', async () => {
+test("run: a grow past the default 1 GiB fails as the program's own maximum would", async () => {
   const { code, stdout } = await cli(['run', module('1'), '--json']);
   expect(code).toBe(0);
   expect(JSON.parse(stdout).result).toBe(-1);

@@ -38,16 +38,32 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
     expect(await stdoutOf(['loops', icepll, ...pllArgv])).toBe(reference);
   });
 
-  test.each(['loops', 'taint', 'measure', 'loops,taint'])('instrumented for %s, the program prints the same', async (modes) => {
-    const out = join(scratch, `icepll.${modes.replace(',', '-')}.wasm`);
-    expect((await cli(['instrument', icepll, '--mode', modes, '-o', out])).code).toBe(0);
-    expect(await stdoutOf(['run', out, '--clock', 'virtual', ...pllArgv])).toBe(reference);
-  });
+  test.each(['loops', 'taint', 'measure', 'loops,taint'])(
+    'instrumented for %s, the program prints the same',
+    async (modes) => {
+      const out = join(scratch, `icepll.${modes.replace(',', '-')}.wasm`);
+      expect((await cli(['instrument', icepll, '--mode', modes, '-o', out])).code).toBe(0);
+      expect(await stdoutOf(['run', out, '--clock', 'virtual', ...pllArgv])).toBe(reference);
+    },
+  );
 
   test('taint with argv parameters finishes, prints what the uninstrumented run prints and names the loops each drives', async () => {
-    const { code, stdout } = await cli(['taint', icepll, '--param', 'fin=argv2', '--param', 'fout=argv4', '--json', ...pllArgv]);
+    const { code, stdout } = await cli([
+      'taint',
+      icepll,
+      '--param',
+      'fin=argv2',
+      '--param',
+      'fout=argv4',
+      '--json',
+      ...pllArgv,
+    ]);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { stdout: string; coverage: Record<string, { loops: string[] }>; loops: Array<{ id: string; params: string[] }> };
+    const report = JSON.parse(stdout) as {
+      stdout: string;
+      coverage: Record<string, { loops: string[] }>;
+      loops: Array<{ id: string; params: string[] }>;
+    };
     expect(report.stdout).toBe(reference);
     const { fin, fout } = report.coverage;
     expect(fin!.loops.length).toBeGreaterThan(0);
@@ -63,7 +79,9 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
     const section = (text: string, title: string) => {
       const lines = text.split('\n');
       const start = lines.indexOf(title) + 3;
-      const end = lines.findIndex((line, i) => i >= start && (line === '' || line.startsWith('(') || line.startsWith('pruned:')));
+      const end = lines.findIndex(
+        (line, i) => i >= start && (line === '' || line.startsWith('(') || line.startsWith('pruned:')),
+      );
       return lines.slice(start, end);
     };
     const functions = section(top.stdout, 'functions (dependency: nesting multiplies, siblings add)');
@@ -77,22 +95,37 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
 });
 
 describe('icepack (bitstream packer, 355 KB): files through --dir, stdin through --stdin', () => {
-  const pack = (command: string, extra: string[] = []) => [command, icepack, '--dir-rw', `${scratch}:data`, ...extra, '--', 'data/chip.asc', `data/chip.${command}.bin`];
+  const pack = (command: string, extra: string[] = []) => [
+    command,
+    icepack,
+    '--dir-rw',
+    `${scratch}:data`,
+    ...extra,
+    '--',
+    'data/chip.asc',
+    `data/chip.${command}.bin`,
+  ];
 
-  test.each(['run', 'loops'])('%s packs a configuration read through --dir into a file written through --dir-rw', async (command) => {
-    const { code, stderr } = await cli(pack(command));
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const packed = readFileSync(join(scratch, `chip.${command}.bin`));
-    expect(packed.includes(Buffer.from([0x7e, 0xaa, 0x99, 0x7e]))).toBe(true); // the bitstream preamble
-    if (command !== 'run') expect(packed.equals(readFileSync(join(scratch, 'chip.run.bin')))).toBe(true);
-  });
+  test.each(['run', 'loops'])(
+    '%s packs a configuration read through --dir into a file written through --dir-rw',
+    async (command) => {
+      const { code, stderr } = await cli(pack(command));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      const packed = readFileSync(join(scratch, `chip.${command}.bin`));
+      expect(packed.includes(Buffer.from([0x7e, 0xaa, 0x99, 0x7e]))).toBe(true); // the bitstream preamble
+      if (command !== 'run') expect(packed.equals(readFileSync(join(scratch, 'chip.run.bin')))).toBe(true);
+    },
+  );
 
-  test.each(['loops', 'taint'])('%s unpacks a bitstream read from --stdin, printing what the uninstrumented run prints', async (command) => {
-    await cli(pack('run'));
-    const stdin = ['--stdin', join(scratch, 'chip.run.bin'), '--', '-u'];
-    const reference = await stdoutOf(['run', icepack, ...stdin]);
-    expect(reference).toContain('.device 384');
-    expect(reference).toMatch(/^\.logic_tile 1 1$/m);
-    expect(await stdoutOf([command, icepack, ...stdin])).toBe(reference);
-  });
+  test.each(['loops', 'taint'])(
+    '%s unpacks a bitstream read from --stdin, printing what the uninstrumented run prints',
+    async (command) => {
+      await cli(pack('run'));
+      const stdin = ['--stdin', join(scratch, 'chip.run.bin'), '--', '-u'];
+      const reference = await stdoutOf(['run', icepack, ...stdin]);
+      expect(reference).toContain('.device 384');
+      expect(reference).toMatch(/^\.logic_tile 1 1$/m);
+      expect(await stdoutOf([command, icepack, ...stdin])).toBe(reference);
+    },
+  );
 });

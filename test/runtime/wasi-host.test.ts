@@ -37,15 +37,32 @@ test('without the preopen the program cannot open its file, and its exit code is
 });
 
 test('a path that climbs out of the preopen is refused', async () => {
-  const { code, stderr } = await cli(['run', textstat, '--dir', 'native/data:data', '--', '1', 'data/../src/textstat.c']);
+  const { code, stderr } = await cli([
+    'run',
+    textstat,
+    '--dir',
+    'native/data:data',
+    '--',
+    '1',
+    'data/../src/textstat.c',
+  ]);
   expect(code).toBe(3);
   expect(stderr).toContain('cannot open');
 });
 
 test('bad --dir, --stdin and --env are one clear line', async () => {
-  expect(await cli(['run', textstat, '--dir', 'no/such/dir', ...argv])).toMatchObject({ code: 1, stderr: 'taintlens: no/such/dir: no such directory (--dir)\n' });
-  expect(await cli(['run', textstat, '--stdin', 'no-such-file', ...argv])).toMatchObject({ code: 1, stderr: 'taintlens: no-such-file: no such file (--stdin)\n' });
-  expect(await cli(['run', textstat, '--env', 'novalue', ...argv])).toMatchObject({ code: 2, stderr: "taintlens: --env 'novalue': expected NAME=VALUE\n" });
+  expect(await cli(['run', textstat, '--dir', 'no/such/dir', ...argv])).toMatchObject({
+    code: 1,
+    stderr: 'taintlens: no/such/dir: no such directory (--dir)\n',
+  });
+  expect(await cli(['run', textstat, '--stdin', 'no-such-file', ...argv])).toMatchObject({
+    code: 1,
+    stderr: 'taintlens: no-such-file: no such file (--stdin)\n',
+  });
+  expect(await cli(['run', textstat, '--env', 'novalue', ...argv])).toMatchObject({
+    code: 2,
+    stderr: "taintlens: --env 'novalue': expected NAME=VALUE\n",
+  });
 });
 
 /** A WASI command that copies in.txt of its preopen to out.txt (write access needed). */

@@ -11,7 +11,9 @@ import { WasiHost } from '../../src/runtime/wasi.js';
 import { cli } from '../helpers/cli.js';
 import { wat } from '../helpers/wat.js';
 
-const cases = listTests('test/runtime/fixtures/wasi-testsuite').map((wasm) => [wasm.split('/tests/')[1]!, wasm] as const);
+const cases = listTests('test/runtime/fixtures/wasi-testsuite').map(
+  (wasm) => [wasm.split('/tests/')[1]!, wasm] as const,
+);
 const scratch = mkdtempSync(join(tmpdir(), 'taintlens-wasi-calls-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -36,21 +38,29 @@ test('the host implements every wasi_snapshot_preview1 function node:wasi does',
 
 test('a WASI call the host does not implement ends the run with one line naming it', async () => {
   const module = join(scratch, 'unknown-call.wasm');
-  writeFileSync(module, wat(`(module
+  writeFileSync(
+    module,
+    wat(`(module
     (import "wasi_snapshot_preview1" "fd_frobnicate" (func $f (param i32) (result i32)))
     (memory (export "memory") 1)
-    (func (export "_start") (drop (call $f (i32.const 1)))))`));
+    (func (export "_start") (drop (call $f (i32.const 1)))))`),
+  );
   const { code, stderr } = await cli(['run', module]);
   expect(code).toBe(1);
-  expect(stderr).toBe(`taintlens: ${module}: called wasi_snapshot_preview1.fd_frobnicate, which Taintlens's WASI host does not implement (it printed nothing)\n`);
+  expect(stderr).toBe(
+    `taintlens: ${module}: called wasi_snapshot_preview1.fd_frobnicate, which Taintlens's WASI host does not implement (it printed nothing)\n`,
+  );
 });
 
 test('proc_raise ends the run with one line naming the signal', async () => {
   const module = join(scratch, 'raise.wasm');
-  writeFileSync(module, wat(`(module
+  writeFileSync(
+    module,
+    wat(`(module
     (import "wasi_snapshot_preview1" "proc_raise" (func $raise (param i32) (result i32)))
     (memory (export "memory") 1)
-    (func (export "_start") (drop (call $raise (i32.const 6)))))`));
+    (func (export "_start") (drop (call $raise (i32.const 6)))))`),
+  );
   const { code, stderr } = await cli(['run', module]);
   expect(code).toBe(1);
   expect(stderr).toBe(`taintlens: ${module}: the program raised signal 6 (proc_raise) (it printed nothing)\n`);

@@ -22,22 +22,28 @@ const read = {
   f64: (b: Uint8Array) => [...new Float64Array(b.buffer)],
 };
 const expected: Record<(typeof OPERATORS)[number], (a: number, b: number) => number> = {
-  sum: (a, b) => a + b, max: Math.max, min: Math.min, prod: (a, b) => a * b,
+  sum: (a, b) => a + b,
+  max: Math.max,
+  min: Math.min,
+  prod: (a, b) => a * b,
 };
 
 describe('communicator', () => {
-  test.each(DATATYPES.flatMap((type, t) => OPERATORS.map((op, o) => [type, op, t, o] as const)))('reduce %s %s combines element-wise at the root', (type, op, t, o) => {
-    const [zero, one] = pair();
-    const a = [3, -2, 7.5, 0];
-    const b = [4, 5, -1.5, 9];
-    const vals = (v: number[]) => (type === 'i32' || type === 'i64' ? v.map(Math.trunc) : v);
-    const out = new Uint8Array(4 * (type === 'i64' || type === 'f64' ? 8 : 4));
-    one.reduce(arrays[type](vals(b)), null, 4, t, o, 0);
-    zero.reduce(arrays[type](vals(a)), out, 4, t, o, 0);
-    expect(read[type](out)).toEqual(vals(a).map((x, i) => expected[op](x, vals(b)[i]!)));
-  });
+  test.each(DATATYPES.flatMap((type, t) => OPERATORS.map((op, o) => [type, op, t, o] as const)))(
+    'reduce %s %s combines element-wise at the root',
+    (type, op, t, o) => {
+      const [zero, one] = pair();
+      const a = [3, -2, 7.5, 0];
+      const b = [4, 5, -1.5, 9];
+      const vals = (v: number[]) => (type === 'i32' || type === 'i64' ? v.map(Math.trunc) : v);
+      const out = new Uint8Array(4 * (type === 'i64' || type === 'f64' ? 8 : 4));
+      one.reduce(arrays[type](vals(b)), null, 4, t, o, 0);
+      zero.reduce(arrays[type](vals(a)), out, 4, t, o, 0);
+      expect(read[type](out)).toEqual(vals(a).map((x, i) => expected[op](x, vals(b)[i]!)));
+    },
+  );
 
-  test('i32 sums wrap as two\'s complement (the same in any order)', () => {
+  test("i32 sums wrap as two's complement (the same in any order)", () => {
     const [zero, one] = pair();
     const out = new Uint8Array(4);
     one.reduce(arrays.i32([2 ** 31 - 1]), null, 1, 0, 0, 0);
@@ -52,7 +58,9 @@ describe('communicator', () => {
     expect(zero.recv(into, 1, 5)).toBe(2);
     expect([...into.subarray(0, 2)]).toEqual([1, 2]);
     one.send(new Uint8Array([3, 4, 5]), 0, 6);
-    expect(() => zero.recv(new Uint8Array(3), 1, 7)).toThrow(/rank 0 expected a message with tag 7 from rank 1, the next one has tag 6/);
+    expect(() => zero.recv(new Uint8Array(3), 1, 7)).toThrow(
+      /rank 0 expected a message with tag 7 from rank 1, the next one has tag 6/,
+    );
     one.send(new Uint8Array([3, 4, 5]), 0, 6);
     expect(() => zero.recv(new Uint8Array(2), 1, 6)).toThrow(CommunicationError);
     expect(() => zero.send(new Uint8Array(1), 2, 0)).toThrow(/rank 0: send names rank 2, but ranks are 0\.\.1/);

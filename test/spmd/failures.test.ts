@@ -13,7 +13,9 @@ const dir = tempDir('taintlens-spmd-');
 /** A module importing taintlens_mp whose `run` has body `body` (locals: $rank, $size). */
 function spmdModule(name: string, body: string): string {
   const path = join(dir, `${name}.wasm`);
-  writeFileSync(path, wat(`(module
+  writeFileSync(
+    path,
+    wat(`(module
     (import "taintlens_mp" "rank" (func $rank (result i32)))
     (import "taintlens_mp" "size" (func $size (result i32)))
     (import "taintlens_mp" "send" (func $send (param i32 i32 i32 i32)))
@@ -25,38 +27,60 @@ function spmdModule(name: string, body: string): string {
     (func (export "run") (result i32) (local $r i32) (local $p i32)
       (local.set $r (call $rank))
       (local.set $p (call $size))
-      ${body}))`));
+      ${body}))`),
+  );
   return path;
 }
 
-const deadlock = spmdModule('deadlock', `
+const deadlock = spmdModule(
+  'deadlock',
+  `
   ;; every rank waits for its right neighbour before sending anything
   (drop (call $recv (i32.const 0) (i32.const 4) (i32.rem_u (i32.add (local.get $r) (i32.const 1)) (local.get $p)) (i32.const 0)))
   (call $send (i32.const 0) (i32.const 4) (i32.rem_u (i32.add (local.get $r) (i32.const 1)) (local.get $p)) (i32.const 0))
-  (local.get $r)`);
-const trap = spmdModule('trap', `
+  (local.get $r)`,
+);
+const trap = spmdModule(
+  'trap',
+  `
   (if (i32.eq (local.get $r) (i32.const 2)) (then unreachable))
   (call $barrier)
-  (local.get $r)`);
-const spin = spmdModule('spin', `
+  (local.get $r)`,
+);
+const spin = spmdModule(
+  'spin',
+  `
   (if (i32.eq (local.get $r) (i32.const 1)) (then (loop $forever (br $forever))))
   (call $barrier)
-  (local.get $r)`);
-const earlyExit = spmdModule('early', `
+  (local.get $r)`,
+);
+const earlyExit = spmdModule(
+  'early',
+  `
   ;; rank 0 returns at once; the others wait for a message it never sends
   (if (i32.ne (local.get $r) (i32.const 0)) (then (drop (call $recv (i32.const 0) (i32.const 4) (i32.const 0) (i32.const 0)))))
-  (local.get $r)`);
-const mismatched = spmdModule('mismatch', `
+  (local.get $r)`,
+);
+const mismatched = spmdModule(
+  'mismatch',
+  `
   (if (i32.eq (local.get $r) (i32.const 0)) (then (call $barrier)) (else (call $reduce (i32.const 0) (i32.const 8) (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0))))
-  (local.get $r)`);
-const wrongTag = spmdModule('tag', `
+  (local.get $r)`,
+);
+const wrongTag = spmdModule(
+  'tag',
+  `
   (if (i32.eq (local.get $r) (i32.const 0))
     (then (call $send (i32.const 0) (i32.const 4) (i32.const 1) (i32.const 7)))
     (else (drop (call $recv (i32.const 0) (i32.const 4) (i32.const 0) (i32.const 8)))))
-  (local.get $r)`);
-const ok = spmdModule('ok', `
+  (local.get $r)`,
+);
+const ok = spmdModule(
+  'ok',
+  `
   (call $barrier)
-  (i32.add (i32.mul (local.get $r) (i32.const 10)) (local.get $p))`);
+  (i32.add (i32.mul (local.get $r) (i32.const 10)) (local.get $p))`,
+);
 
 async function failing(args: string[]) {
   const start = performance.now();
@@ -70,7 +94,9 @@ describe('SPMD failures', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(/deadlock\.wasm: rank \d: deadlock: every rank is blocked or done \(rank 0 in recv from 1, rank 1 in recv from 2, rank 2 in recv from 0\)/);
+    expect(stderr).toMatch(
+      /deadlock\.wasm: rank \d: deadlock: every rank is blocked or done \(rank 0 in recv from 1, rank 1 in recv from 2, rank 2 in recv from 0\)/,
+    );
     expect(seconds).toBeLessThan(15);
   });
 
@@ -85,7 +111,9 @@ describe('SPMD failures', () => {
       const { code, stdout, stderr } = await failing([command, trap, '--ranks', '4']);
       expect(code, command).toBe(1);
       expect(stdout).toBe('');
-      expect(stderr.trim().split('\n'), command).toEqual([expect.stringMatching(/trap\.wasm: rank 2: trap in run: unreachable/)]);
+      expect(stderr.trim().split('\n'), command).toEqual([
+        expect.stringMatching(/trap\.wasm: rank 2: trap in run: unreachable/),
+      ]);
     }
   });
 
@@ -93,14 +121,18 @@ describe('SPMD failures', () => {
     // 4 s: threads start slowly on a busy machine (a rank not yet in its export shows as starting).
     const { code, stderr, seconds } = await failing(['run', spin, '--ranks', '3', '--timeout', '4']);
     expect(code).toBe(124);
-    expect(stderr).toMatch(/spin\.wasm: time limit exceeded: run ran longer than 4 s \(raise it with --timeout\); rank 0 in barrier.*, rank 1 running, rank 2 in barrier/);
+    expect(stderr).toMatch(
+      /spin\.wasm: time limit exceeded: run ran longer than 4 s \(raise it with --timeout\); rank 0 in barrier.*, rank 1 running, rank 2 in barrier/,
+    );
     expect(seconds).toBeLessThan(12);
   });
 
   test('ranks in different collectives, and mismatched tags, are named', async () => {
     const collective = await failing(['run', mismatched, '--ranks', '2']);
     expect(collective.code).toBe(1);
-    expect(collective.stderr).toMatch(/rank 0: rank 0 called barrier while rank 1 called reduce: every rank must call the same collectives in the same order/);
+    expect(collective.stderr).toMatch(
+      /rank 0: rank 0 called barrier while rank 1 called reduce: every rank must call the same collectives in the same order/,
+    );
     const tag = await failing(['run', wrongTag, '--ranks', '2']);
     expect(tag.code).toBe(1);
     expect(tag.stderr).toMatch(/rank 1: rank 1 expected a message with tag 8 from rank 0, the next one has tag 7/);

@@ -37,10 +37,12 @@ describe('SPMD kernels', () => {
     expect(rankResults(run)).toEqual([single.result, single.result]);
   });
 
-  test('spmd_sweep: the pipeline\'s receives per rank follow the wavefront (end ranks receive in one direction only)', async () => {
+  test("spmd_sweep: the pipeline's receives per rank follow the wavefront (end ranks receive in one direction only)", async () => {
     const run = await json(['run', kernel('spmd_sweep'), '--args', '32,1', '--ranks', '4']);
     // 32 rows in blocks of 4: 8 receives per direction a rank has an upstream neighbour in.
-    expect(run.spmd.perRank.map((r: { communication: { MPI_Recv: { calls: number } } }) => r.communication.MPI_Recv.calls)).toEqual([8, 16, 16, 8]);
+    expect(
+      run.spmd.perRank.map((r: { communication: { MPI_Recv: { calls: number } } }) => r.communication.MPI_Recv.calls),
+    ).toEqual([8, 16, 16, 8]);
     expect(run.spmd.perRank[0].communication.MPI_Recv.steady.calls).toBe(7);
   });
 
@@ -66,7 +68,8 @@ describe('SPMD kernels', () => {
     const byFunction = (fn: string) => report.loops.filter((l: { function: string }) => l.function === fn);
     // update: rows (n) and owned columns (n/p); pack/unpack: one column of n rows, whatever p is.
     expect(byFunction('update').map((l: { params: string[] }) => l.params)).toEqual([['n'], ['n', 'p']]);
-    for (const fn of ['pack', 'unpack']) expect(byFunction(fn).map((l: { params: string[] }) => l.params)).toEqual([['n']]);
+    for (const fn of ['pack', 'unpack'])
+      expect(byFunction(fn).map((l: { params: string[] }) => l.params)).toEqual([['n']]);
     expect(report.ranks).toHaveLength(4);
     const allreduce = report.imports.filter((i: { import: string }) => i.import === 'taintlens_mp.mpi_allreduce');
     expect(allreduce.length).toBeGreaterThan(0);
@@ -79,7 +82,9 @@ describe('SPMD kernels', () => {
     expect(rankResults(merged)).toEqual(new Array(4).fill(plain.result));
     const perRank = merged.spmd.perRank.map((r: { instructions: number }) => r.instructions);
     expect(merged.totalInstructions).toBe(perRank.reduce((a: number, b: number) => a + b, 0));
-    const update = merged.loops.find((l: { function: string; depth: number }) => l.function === 'update' && l.depth === 3);
+    const update = merged.loops.find(
+      (l: { function: string; depth: number }) => l.function === 'update' && l.depth === 3,
+    );
     expect(merged.rankSpread[update.id].cv).toBe(0);
     expect(merged.rankSpread[update.id].perRank).toHaveLength(4);
     // 32 columns over 4 ranks, 2 steps: 32 rows x 8 columns x 2 per rank.
@@ -88,13 +93,29 @@ describe('SPMD kernels', () => {
 
   test('models over p and n from instruction counts recover the halo (n*p) and compute (n^2) terms', async () => {
     const output = join(dir, 'stencil.jsonl');
-    await json(['measure', kernel('spmd_stencil'), '--vary', 'n=arg0:8,16,24,32,40', '--vary', 'p=ranks:2,4,8', '--args', '0,1', '--metrics', 'instructions', '-o', output]);
+    await json([
+      'measure',
+      kernel('spmd_stencil'),
+      '--vary',
+      'n=arg0:8,16,24,32,40',
+      '--vary',
+      'p=ranks:2,4,8',
+      '--args',
+      '0,1',
+      '--metrics',
+      'instructions',
+      '-o',
+      output,
+    ]);
     const models = await json(['model', output]);
     const shape = (callpath: string) => {
       const model = models.models.find((m: { callpath: string }) => m.callpath === callpath);
       expect(model.smape).toBe(0);
-      return model.terms.map((t: { factors: Array<{ param: string; exponent: number; log: number }> }) =>
-        t.factors.map((f) => `${f.param}^${f.exponent}${f.log ? `log${f.log}` : ''}`).join('*')).sort();
+      return model.terms
+        .map((t: { factors: Array<{ param: string; exponent: number; log: number }> }) =>
+          t.factors.map((f) => `${f.param}^${f.exponent}${f.log ? `log${f.log}` : ''}`).join('*'),
+        )
+        .sort();
     };
     // Halo: every rank packs and unpacks one column of n values per neighbour: n*p over all ranks.
     expect(shape('run->pack')).toEqual(['n^1*p^1', 'p^1']);

@@ -20,8 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function ringChecksum(ranks: number, doubles: number, rounds: number): number {
   let sum = 0;
   for (let round = 0; round < rounds; round++)
-    for (let r = 0; r < ranks; r++)
-      for (let i = 0; i < doubles; i++) sum += 2 * (r * 1000003 + round * 7 + i * 0.5);
+    for (let r = 0; r < ranks; r++) for (let i = 0; i < doubles; i++) sum += 2 * (r * 1000003 + round * 7 + i * 0.5);
   return sum;
 }
 
@@ -35,7 +34,9 @@ function printfExponent(x: number): string {
 /** A module whose every rank runs `body` with $r, $p and the MPI imports it needs (memory: a status at 64, a request at 96). */
 function mpiModule(name: string, body: string): string {
   const path = join(dir, `${name}.wasm`);
-  writeFileSync(path, wat(`(module
+  writeFileSync(
+    path,
+    wat(`(module
     (import "taintlens_mp" "rank" (func $rank (result i32)))
     (import "taintlens_mp" "size" (func $size (result i32)))
     (import "taintlens_mp" "mpi_recv" (func $recv (param i32 i32 i32 i32 i32 i32 i32)))
@@ -46,7 +47,8 @@ function mpiModule(name: string, body: string): string {
       (local.set $r (call $rank))
       (local.set $p (call $size))
       ${body}
-      (i32.const 0)))`));
+      (i32.const 0)))`),
+  );
   return path;
 }
 
@@ -62,18 +64,26 @@ describe('MPI subset', () => {
   });
 
   test('a deadlock through MPI_Recv names every rank, its call and its peer', async () => {
-    const file = mpiModule('mpi_deadlock', `
+    const file = mpiModule(
+      'mpi_deadlock',
+      `
       ;; every rank receives from its right neighbour first; nobody sends
-      (call $recv (i32.const 0) (i32.const 1) (i32.const 7) (i32.rem_u (i32.add (local.get $r) (i32.const 1)) (local.get $p)) (i32.const 0) (i32.const 0) (i32.const 64))`);
+      (call $recv (i32.const 0) (i32.const 1) (i32.const 7) (i32.rem_u (i32.add (local.get $r) (i32.const 1)) (local.get $p)) (i32.const 0) (i32.const 0) (i32.const 64))`,
+    );
     const { code, stderr } = await cli(['run', file, '--ranks', '3', '--timeout', '20']);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/mpi_deadlock\.wasm: rank \d: deadlock: every rank is blocked or done \(rank 0 in recv from 1, rank 1 in recv from 2, rank 2 in recv from 0\)/);
+    expect(stderr).toMatch(
+      /mpi_deadlock\.wasm: rank \d: deadlock: every rank is blocked or done \(rank 0 in recv from 1, rank 1 in recv from 2, rank 2 in recv from 0\)/,
+    );
   });
 
   test('a deadlock in MPI_Waitall on receives names the awaited peers', async () => {
-    const file = mpiModule('mpi_wait_deadlock', `
+    const file = mpiModule(
+      'mpi_wait_deadlock',
+      `
       (call $irecv (i32.const 0) (i32.const 1) (i32.const 7) (i32.rem_u (i32.add (local.get $r) (i32.const 1)) (local.get $p)) (i32.const 0) (i32.const 0) (i32.const 96))
-      (call $waitall (i32.const 1) (i32.const 96) (i32.const 0))`);
+      (call $waitall (i32.const 1) (i32.const 96) (i32.const 0))`,
+    );
     const { code, stderr } = await cli(['run', file, '--ranks', '2', '--timeout', '20']);
     expect(code).toBe(1);
     expect(stderr).toMatch(/deadlock: every rank is blocked or done \(rank 0 in wait from 1, rank 1 in wait from 0\)/);
@@ -112,7 +122,10 @@ describe('MPI datatypes and operators', () => {
       view.setInt32(8, index, true);
       return new Uint8Array(view.buffer);
     };
-    const read = (b: Uint8Array) => [new DataView(b.buffer).getFloat64(0, true), new DataView(b.buffer).getInt32(8, true)];
+    const read = (b: Uint8Array) => [
+      new DataView(b.buffer).getFloat64(0, true),
+      new DataView(b.buffer).getInt32(8, true),
+    ];
     const a = pair(2.5, 4);
     combine(a, pair(1.5, 7), 1, 31, 11);
     expect(read(a)).toEqual([1.5, 7]);
@@ -121,9 +134,15 @@ describe('MPI datatypes and operators', () => {
   });
 
   test('operators that do not apply to a type are errors, not silent results', () => {
-    expect(() => combine(new Uint8Array(8), new Uint8Array(8), 1, 14, 6)).toThrow(/MPI_BAND does not apply to MPI_DOUBLE/);
-    expect(() => combine(new Uint8Array(4), new Uint8Array(4), 1, 7, 11)).toThrow(/MPI_MINLOC does not apply to MPI_INT/);
-    expect(() => combine(new Uint8Array(16), new Uint8Array(16), 1, 15, 3)).toThrow(/long double reductions are not supported/);
+    expect(() => combine(new Uint8Array(8), new Uint8Array(8), 1, 14, 6)).toThrow(
+      /MPI_BAND does not apply to MPI_DOUBLE/,
+    );
+    expect(() => combine(new Uint8Array(4), new Uint8Array(4), 1, 7, 11)).toThrow(
+      /MPI_MINLOC does not apply to MPI_INT/,
+    );
+    expect(() => combine(new Uint8Array(16), new Uint8Array(16), 1, 15, 3)).toThrow(
+      /long double reductions are not supported/,
+    );
   });
 
   test('a vector type is its blocks within its extent; it must be committed before use', () => {
@@ -131,6 +150,15 @@ describe('MPI datatypes and operators', () => {
     const handle = types.vector(3, 2, 4, 7, 'MPI_Type_vector(3, 2, 4)');
     expect(() => types.layout(handle)).toThrow(/before MPI_Type_commit/);
     types.commit(handle);
-    expect(types.layout(handle)).toMatchObject({ size: 24, extent: 40, segments: [[0, 8], [16, 8], [32, 8]], base: 7 });
+    expect(types.layout(handle)).toMatchObject({
+      size: 24,
+      extent: 40,
+      segments: [
+        [0, 8],
+        [16, 8],
+        [32, 8],
+      ],
+      base: 7,
+    });
   });
 });

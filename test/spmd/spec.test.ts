@@ -14,17 +14,28 @@ describe('ranks as parameter p', () => {
   });
 
   test('the spec takes "ranks": "{p}" (a parameter) or a number', () => {
-    const varied = parseSpec({ module: 'k.wasm', args: ['{n}', 1], ranks: '{p}', parameters: { n: [8, 16], p: [2, 4] } }, 'spec.json');
-    expect(varied.parameters.map((q) => [q.name, q.target.kind])).toEqual([['n', 'arg'], ['p', 'ranks']]);
+    const varied = parseSpec(
+      { module: 'k.wasm', args: ['{n}', 1], ranks: '{p}', parameters: { n: [8, 16], p: [2, 4] } },
+      'spec.json',
+    );
+    expect(varied.parameters.map((q) => [q.name, q.target.kind])).toEqual([
+      ['n', 'arg'],
+      ['p', 'ranks'],
+    ]);
     expect(varied.ranks).toBeUndefined();
     const fixed = parseSpec({ module: 'k.wasm', args: ['{n}'], ranks: 4, parameters: { n: [8, 16] } }, 'spec.json');
     expect(fixed.ranks).toBe(4);
   });
 
   test('bad "ranks" fields are one line naming the spec and the field', () => {
-    const spec = (ranks: unknown, p = [2, 4]) => () => parseSpec({ module: 'k.wasm', args: ['{n}'], ranks, parameters: { n: [8], p } }, 'spec.json');
+    const spec =
+      (ranks: unknown, p = [2, 4]) =>
+      () =>
+        parseSpec({ module: 'k.wasm', args: ['{n}'], ranks, parameters: { n: [8], p } }, 'spec.json');
     expect(spec('{q}')).toThrow(/^spec\.json: field 'ranks': placeholder \{q\} names no parameter/);
     expect(spec(0)).toThrow(/^spec\.json: field 'ranks': must be a whole number from 1 to 32/);
-    expect(spec('{p}', [2, 64])).toThrow(/^spec\.json: field 'parameters\.p': rank counts must be whole numbers from 1 to 32, got 64/);
+    expect(spec('{p}', [2, 64])).toThrow(
+      /^spec\.json: field 'parameters\.p': rank counts must be whole numbers from 1 to 32, got 64/,
+    );
   });
 });

@@ -42,7 +42,13 @@ async function loopParams(base: number, stride: number): Promise<string[][]> {
   const bytes = wat(strided);
   const args = ['5', String(base), String(stride)];
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke: 'run', args });
-  const { report, outcome } = await analyzeTaint({ file: 'fixture.wasm', bytes, invoke: 'run', args, params: [parseParamSpec('n=arg0')] });
+  const { report, outcome } = await analyzeTaint({
+    file: 'fixture.wasm',
+    bytes,
+    invoke: 'run',
+    args,
+    params: [parseParamSpec('n=arg0')],
+  });
   expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
   return report.loops.map((loop) => loop.params);
 }
@@ -53,7 +59,13 @@ test('aligned entry (fast copy): labels as exact as the checked loop', T, async 
 });
 
 test('misaligned base or stride despite align=8 hints: the checked loop keeps every label', T, async () => {
-  for (const [base, stride] of [[1001, 8], [1002, 8], [1003, 12], [1000, 9], [1000, 10]] as const) {
+  for (const [base, stride] of [
+    [1001, 8],
+    [1002, 8],
+    [1003, 12],
+    [1000, 9],
+    [1000, 10],
+  ] as const) {
     const params = await loopParams(base, stride);
     expect(params[0]).toEqual([]);
     expect(params[1]).toEqual(['n']);

@@ -12,16 +12,32 @@ test('a function with thousands of locals after flattening instruments quickly a
   const bytes = syntheticModule(2 * 11_300, 800);
   const plain = await runModule({ file: 'big.wasm', bytes, invoke: 'run', args: ['5'] });
   const start = performance.now();
-  const { report, instrumented, outcome } = await analyzeTaint({ file: 'big.wasm', bytes, invoke: 'run', args: ['5'], params: [parseParamSpec('n=arg0')] });
+  const { report, instrumented, outcome } = await analyzeTaint({
+    file: 'big.wasm',
+    bytes,
+    invoke: 'run',
+    args: ['5'],
+    params: [parseParamSpec('n=arg0')],
+  });
   const seconds = (performance.now() - start) / 1000;
   expect(outcome.repetitions[0]!.result).toBe(plain.repetitions[0]!.result);
   const module = binaryen.readBinary(instrumented);
-  const locals = Array.from({ length: module.getNumFunctions() }, (_, i) => binaryen.getFunctionInfo(module.getFunctionByIndex(i)).vars.length);
+  const locals = Array.from(
+    { length: module.getNumFunctions() },
+    (_, i) => binaryen.getFunctionInfo(module.getFunctionByIndex(i)).vars.length,
+  );
   module.dispose();
   expect(Math.max(...locals)).toBeGreaterThan(COALESCE_LOCALS_LIMIT);
   expect(seconds).toBeLessThan(60);
   // The same taint result as without any optimization.
-  const reference = await analyzeTaint({ file: 'big.wasm', bytes, invoke: 'run', args: ['5'], params: [parseParamSpec('n=arg0')], noOptimize: true });
+  const reference = await analyzeTaint({
+    file: 'big.wasm',
+    bytes,
+    invoke: 'run',
+    args: ['5'],
+    params: [parseParamSpec('n=arg0')],
+    noOptimize: true,
+  });
   expect(report.loops).toEqual(reference.report.loops);
   expect(report.functions).toEqual(reference.report.functions);
   expect(report.loops.map((l) => l.params)).toContainEqual(['n']);

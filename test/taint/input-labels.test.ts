@@ -74,11 +74,15 @@ test('env:VAR labels the value of an environment variable (byte shadow: NAME= st
 test('argv0 (the program name in C) is refused with one line naming argv1', async () => {
   const { code, stderr } = await cli(['taint', ...textstat, '--param', 'rounds=argv0', ...argv]);
   expect(code).toBe(2);
-  expect(stderr).toBe("taintlens: --param 'rounds=argv0': argv0 is the program's name; the first word after -- is argv1 (C's argv[1])\n");
+  expect(stderr).toBe(
+    "taintlens: --param 'rounds=argv0': argv0 is the program's name; the first word after -- is argv1 (C's argv[1])\n",
+  );
 });
 
 test('argvK past the words after -- is refused with one line', async () => {
   const { code, stderr } = await cli(['taint', ...textstat, '--param', 'rounds=argv5', ...argv]);
   expect(code).toBe(1);
-  expect(stderr).toBe('taintlens: native/wasm/textstat.wasm: --param rounds=argv5: the program gets 2 argument(s) after -- (argv1..argv2, as C numbers them)\n');
+  expect(stderr).toBe(
+    'taintlens: native/wasm/textstat.wasm: --param rounds=argv5: the program gets 2 argument(s) after -- (argv1..argv2, as C numbers them)\n',
+  );
 });

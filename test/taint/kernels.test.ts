@@ -28,11 +28,18 @@ const cases: Case[] = [
   { invoke: 'via_global', args: ['6'], deps: { loopOverGlobal: 'n', loop_over_global: 'n' } },
   { invoke: 'via_return', args: ['6'], deps: { via_return: 'n' } },
   { invoke: 'via_indirect', args: ['6'], deps: { via_indirect: 'n' } },
-  { invoke: 'callee_in_loop', args: ['6'], deps: { callee_in_loop: 'n', innerFive: null, inner_five: null }, staticallyPruned: ['innerFive', 'inner_five'] },
+  {
+    invoke: 'callee_in_loop',
+    args: ['6'],
+    deps: { callee_in_loop: 'n', innerFive: null, inner_five: null },
+    staticallyPruned: ['innerFive', 'inner_five'],
+  },
 ];
 
 function fn(report: TaintReport, suffix: string) {
-  return report.functions.find((f) => f.name === suffix || f.name.endsWith(`/${suffix}`) || f.name.endsWith(`$${suffix}`));
+  return report.functions.find(
+    (f) => f.name === suffix || f.name.endsWith(`/${suffix}`) || f.name.endsWith(`$${suffix}`),
+  );
 }
 
 async function check(file: string, c: Case): Promise<TaintReport> {
@@ -46,7 +53,8 @@ async function check(file: string, c: Case): Promise<TaintReport> {
     if (!f) continue;
     matched++;
     expect(f.dependency, `${c.invoke}: ${name}`).toBe(dependency);
-    if (dependency === null && f.loops.length > 0) expect(f.pruned, `${c.invoke}: ${name}`).toBe(c.staticallyPruned?.includes(name) ? 'static' : 'dynamic');
+    if (dependency === null && f.loops.length > 0)
+      expect(f.pruned, `${c.invoke}: ${name}`).toBe(c.staticallyPruned?.includes(name) ? 'static' : 'dynamic');
   }
   expect(matched, `${c.invoke}: no expected function found`).toBeGreaterThan(0);
   for (const p of c.prunable ?? []) expect(analysis.report.prunable).toContain(p);
@@ -55,7 +63,10 @@ async function check(file: string, c: Case): Promise<TaintReport> {
   return analysis.report;
 }
 
-for (const [lang, file] of [['AssemblyScript', 'build/kernels/taint_examples.wasm'], ['C', 'native/wasm/taint_examples.wasm']] as const) {
+for (const [lang, file] of [
+  ['AssemblyScript', 'build/kernels/taint_examples.wasm'],
+  ['C', 'native/wasm/taint_examples.wasm'],
+] as const) {
   describe.skipIf(!existsSync(file))(`${lang} taint examples`, () => {
     for (const c of cases) {
       test(`${c.invoke} → ${Object.values(c.deps)[0]}`, { timeout: 60_000 }, async () => {
@@ -75,19 +86,23 @@ for (const [lang, file] of [['AssemblyScript', 'build/kernels/taint_examples.was
       expect(inner.staticTrips).toBe(10);
       expect(inner.iterations).toBe(50);
     });
-    test('constant trip counts: nest_linear\'s outer loop (4), callee_in_loop\'s callee (5) is pruned statically', { timeout: 60_000 }, async () => {
-      const report = await check(file, cases[2]!);
-      const linear = report.loops.filter((l) => l.function.endsWith('nest_linear'));
-      expect(linear.find((l) => l.parent === null)!.staticTrips).toBe(4);
-      expect(linear.find((l) => l.parent !== null)!.staticTrips).toBeNull();
-      expect(fn(report, 'nest_linear')!.pruned).toBeNull();
-      const inner = fn(report, 'innerFive') ?? fn(report, 'inner_five')!;
-      expect(inner.pruned).toBe('static');
-      expect(report.loops.find((l) => l.function === inner.name)!.staticTrips).toBe(5);
-      // Every other loop of the examples depends on a parameter or on memory: not proven constant.
-      const proven = report.loops.filter((l) => l.staticTrips !== null).map((l) => l.function.replace(/.*[/$]/, ''));
-      expect(proven.sort()).toEqual([inner.name.replace(/.*[/$]/, ''), 'nest_const', 'nest_linear'].sort());
-    });
+    test(
+      "constant trip counts: nest_linear's outer loop (4), callee_in_loop's callee (5) is pruned statically",
+      { timeout: 60_000 },
+      async () => {
+        const report = await check(file, cases[2]!);
+        const linear = report.loops.filter((l) => l.function.endsWith('nest_linear'));
+        expect(linear.find((l) => l.parent === null)!.staticTrips).toBe(4);
+        expect(linear.find((l) => l.parent !== null)!.staticTrips).toBeNull();
+        expect(fn(report, 'nest_linear')!.pruned).toBeNull();
+        const inner = fn(report, 'innerFive') ?? fn(report, 'inner_five')!;
+        expect(inner.pruned).toBe('static');
+        expect(report.loops.find((l) => l.function === inner.name)!.staticTrips).toBe(5);
+        // Every other loop of the examples depends on a parameter or on memory: not proven constant.
+        const proven = report.loops.filter((l) => l.staticTrips !== null).map((l) => l.function.replace(/.*[/$]/, ''));
+        expect(proven.sort()).toEqual([inner.name.replace(/.*[/$]/, ''), 'nest_const', 'nest_linear'].sort());
+      },
+    );
     test('foo: c reaches the loop only implicitly (through the if-join)', { timeout: 60_000 }, async () => {
       const report = await check(file, cases[0]!);
       const loop = report.loops.find((l) => l.function.endsWith('foo') && l.executed)!;
@@ -111,15 +126,22 @@ describe.skipIf(!existsSync('native/wasm/taint_cmd.wasm'))('WASI command marking
   });
 });
 
-const miniapps = [['AssemblyScript', 'build/kernels/miniapp.wasm'], ['C', 'native/wasm/miniapp.wasm']] as const;
+const miniapps = [
+  ['AssemblyScript', 'build/kernels/miniapp.wasm'],
+  ['C', 'native/wasm/miniapp.wasm'],
+] as const;
 for (const [lang, file] of miniapps) {
-  test.skipIf(!existsSync(file))(`${lang} mini-app: balance is prunable, size/iters/cost drive loops`, { timeout: 120_000 }, async () => {
-    const bytes = readFileSync(file);
-    const args = ['4', '2', '3', '2', '2'];
-    const plain = await runModule({ file, bytes, invoke: 'run', args });
-    const { report, outcome } = await analyzeTaint({ file, bytes, invoke: 'run', args });
-    expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
-    expect(report.prunable).toContain('balance');
-    for (const p of ['size', 'iters', 'cost']) expect(report.prunable).not.toContain(p);
-  });
+  test.skipIf(!existsSync(file))(
+    `${lang} mini-app: balance is prunable, size/iters/cost drive loops`,
+    { timeout: 120_000 },
+    async () => {
+      const bytes = readFileSync(file);
+      const args = ['4', '2', '3', '2', '2'];
+      const plain = await runModule({ file, bytes, invoke: 'run', args });
+      const { report, outcome } = await analyzeTaint({ file, bytes, invoke: 'run', args });
+      expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+      expect(report.prunable).toContain('balance');
+      for (const p of ['size', 'iters', 'cost']) expect(report.prunable).not.toContain(p);
+    },
+  );
 }

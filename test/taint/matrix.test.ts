@@ -42,30 +42,49 @@ const source: Record<string, Expected> = {
 };
 
 /** What each compiler level does to the source loops, stated where it departs from the source. */
-const levels: Record<string, { overrides: Record<string, Partial<Expected> & { why: string }>; iterations: boolean }> = {
-  O0: { overrides: {}, iterations: true },
-  O1: {
-    iterations: true,
-    overrides: {
-      never_iterates: { dependency: null, loops: [], iterations: undefined, why: 'the rotated loop sits behind a guard on n that skips it (a branch on n)' },
+const levels: Record<string, { overrides: Record<string, Partial<Expected> & { why: string }>; iterations: boolean }> =
+  {
+    O0: { overrides: {}, iterations: true },
+    O1: {
+      iterations: true,
+      overrides: {
+        never_iterates: {
+          dependency: null,
+          loops: [],
+          iterations: undefined,
+          why: 'the rotated loop sits behind a guard on n that skips it (a branch on n)',
+        },
+      },
     },
-  },
-  O2: {
-    // Runtime unrolling splits loops into a main loop and a remainder: header counts are no longer per source iteration.
-    iterations: false,
-    overrides: {
-      const_loop: { loops: [], why: 'fully unrolled (10 iterations)' },
-      nested_jump: { dependency: 'n', loops: [['n']], why: 'the inner loop runs at most 3 times: fully unrolled, its exits on m become branches' },
-      never_iterates: { dependency: null, loops: [], why: 'the rotated loop sits behind a guard on n that skips it (a branch on n)' },
+    O2: {
+      // Runtime unrolling splits loops into a main loop and a remainder: header counts are no longer per source iteration.
+      iterations: false,
+      overrides: {
+        const_loop: { loops: [], why: 'fully unrolled (10 iterations)' },
+        nested_jump: {
+          dependency: 'n',
+          loops: [['n']],
+          why: 'the inner loop runs at most 3 times: fully unrolled, its exits on m become branches',
+        },
+        never_iterates: {
+          dependency: null,
+          loops: [],
+          why: 'the rotated loop sits behind a guard on n that skips it (a branch on n)',
+        },
+      },
     },
-  },
-  O2_nounroll: {
-    iterations: true,
-    overrides: {
-      never_iterates: { dependency: null, loops: [], iterations: undefined, why: 'the rotated loop sits behind a guard on n that skips it (a branch on n)' },
+    O2_nounroll: {
+      iterations: true,
+      overrides: {
+        never_iterates: {
+          dependency: null,
+          loops: [],
+          iterations: undefined,
+          why: 'the rotated loop sits behind a guard on n that skips it (a branch on n)',
+        },
+      },
     },
-  },
-};
+  };
 
 const key = (params: string[]) => [...params].sort().join(',');
 
@@ -105,7 +124,8 @@ for (const [level, { overrides, iterations }] of Object.entries(levels)) {
     test('sequential loops are siblings; the diamond before the call taints only its branch', () => {
       expect(report.loops.filter((l) => l.function === 'sequential').every((l) => l.parent === null)).toBe(true);
       // -O0 keeps the diamond (and const_loop's counter in memory, where a leaked control label would reach it); -O1 on make it a select.
-      for (const b of report.branches.filter((x) => x.function === 'diamond_call' && x.executed)) expect(b.params).toEqual(['c']);
+      for (const b of report.branches.filter((x) => x.function === 'diamond_call' && x.executed))
+        expect(b.params).toEqual(['c']);
       expect(report.prunable).toEqual(['c']);
     });
     if (overrides.never_iterates) {

@@ -20,7 +20,8 @@ async function taint(file: string, extra: string[] = []): Promise<Report> {
 }
 
 /** The functions of the source by their C name (C++ builds name them with their signature: nest(int, int)). */
-const named = (report: Report, name: string) => report.functions.find((f) => f.name === name || f.name.startsWith(`${name}(`));
+const named = (report: Report, name: string) =>
+  report.functions.find((f) => f.name === name || f.name.startsWith(`${name}(`));
 const loopsOf = (report: Report, name: string) => {
   const fn = named(report, name);
   return report.loops.filter((l) => l.function === fn?.name);
@@ -41,7 +42,9 @@ for (const build of ['taint_precision_O0', 'taint_precision_O2', 'taint_precisio
       expect(loops.length).toBe(2);
       expect(loops.every((l) => l.params.length === 0)).toBe(true);
       expect(named(report, 'guarded')?.dependency).toBeNull();
-      expect(report.branches.some((b) => b.function === named(report, 'guarded')?.name && b.params.includes('ranks'))).toBe(true);
+      expect(
+        report.branches.some((b) => b.function === named(report, 'guarded')?.name && b.params.includes('ranks')),
+      ).toBe(true);
     });
     test('cause 2: a list built from malloc after parameter-sized allocations is walked in constant loops', () => {
       const loops = loopsOf(report, 'walk_list');
@@ -65,7 +68,9 @@ test('cause 8: marks join, never replace: with --shadow word the shared words ca
 test('cause 9: a program built without -g against a libc with debug info keeps its own functions; atoi is library code', async () => {
   const { code, stdout } = await cli(['taint', 'native/wasm/taint_precision_nog.wasm', '--json', ...marks, ...argv]);
   expect(code).toBe(0);
-  const report = JSON.parse(stdout) as { functions: Array<{ name: string; library?: boolean; dependency: string | null }> };
+  const report = JSON.parse(stdout) as {
+    functions: Array<{ name: string; library?: boolean; dependency: string | null }>;
+  };
   const fn = (name: string) => report.functions.find((f) => f.name === name);
   expect(fn('nest')).toMatchObject({ library: false, dependency: 'n*m' });
   expect(fn('main')?.library).toBe(false);
@@ -84,9 +89,17 @@ test('cause 6: pointer labels: data (default) keeps a table lookup at a marked i
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $l)))
       (local.get $i)))`);
-  const run = async (pointerLabels: 'data' | 'join') => (await analyzeTaint({
-    file: 'fixture.wasm', bytes, invoke: 'run', args: ['5'], params: [{ name: 'n', arg: 0 }], pointerLabels,
-  })).report.loops.map((l) => l.params);
+  const run = async (pointerLabels: 'data' | 'join') =>
+    (
+      await analyzeTaint({
+        file: 'fixture.wasm',
+        bytes,
+        invoke: 'run',
+        args: ['5'],
+        params: [{ name: 'n', arg: 0 }],
+        pointerLabels,
+      })
+    ).report.loops.map((l) => l.params);
   expect(await run('data')).toEqual([[]]);
   expect(await run('join')).toEqual([['n']]);
 });

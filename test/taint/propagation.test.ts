@@ -14,12 +14,24 @@ import { tempDir } from '../helpers/temp.js';
 
 const T = { timeout: 60_000 };
 
-async function analyze(text: string, invoke: string, args: string[], params: string[], library?: unknown, granularity?: ShadowGranularity) {
+async function analyze(
+  text: string,
+  invoke: string,
+  args: string[],
+  params: string[],
+  library?: unknown,
+  granularity?: ShadowGranularity,
+) {
   const bytes = wat(text);
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
   const result = await analyzeTaint({
-    file: 'fixture.wasm', bytes, invoke, args, params: params.map(parseParamSpec),
-    library: library ? validateLibrary(library, 'lib.json') : undefined, granularity,
+    file: 'fixture.wasm',
+    bytes,
+    invoke,
+    args,
+    params: params.map(parseParamSpec),
+    library: library ? validateLibrary(library, 'lib.json') : undefined,
+    granularity,
   });
   expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
   return result.report;
@@ -34,7 +46,8 @@ const loopOver = (bound: string, label = 'l') => `
     (br $${label})))`;
 
 test('through memory: a 4-byte load joins the labels of its bytes; memory.copy copies them', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+  const report = await analyze(
+    `(module (memory (export "memory") 1)
     (func (export "run") (param $n i32) (param $m i32) (result i32) (local $i i32) (local $acc i32)
       (i32.store8 (i32.const 100) (local.get $n))
       (i32.store8 (i32.const 103) (local.get $m))
@@ -42,7 +55,11 @@ test('through memory: a 4-byte load joins the labels of its bytes; memory.copy c
       (i32.store (i32.const 300) (i32.const 7))
       ${loopOver('(i32.and (i32.load (i32.const 200)) (i32.const 15))', 'a')}
       ${loopOver('(i32.load (i32.const 300))', 'b')}
-      (local.get $acc)))`, 'run', ['5', '1'], ['n=arg0', 'm=arg1']);
+      (local.get $acc)))`,
+    'run',
+    ['5', '1'],
+    ['n=arg0', 'm=arg1'],
+  );
   expect(report.loops[0]!.params).toEqual(['n', 'm']);
   expect(report.loops[1]!.params).toEqual([]);
   expect(report.functions[0]!.dependency).toBe('n*m');
@@ -68,14 +85,19 @@ test('byte shadow: a store overwrites labels; memory.fill with a constant clears
   expect(report.prunable).toEqual(['n']);
 });
 
-test('word shadow: whole-word stores and fills overwrite labels; narrower stores add theirs to the word', T, async () => {
-  const report = await analyze(overwrite, 'run', ['5'], ['n=arg0'], undefined, 'word');
-  // Bytes 64-65 cleared and 66-67 rewritten one halfword at a time: the word keeps n (sound, coarser).
-  expect(report.loops.map((l) => l.params)).toEqual([['n'], [], []]);
-});
+test(
+  'word shadow: whole-word stores and fills overwrite labels; narrower stores add theirs to the word',
+  T,
+  async () => {
+    const report = await analyze(overwrite, 'run', ['5'], ['n=arg0'], undefined, 'word');
+    // Bytes 64-65 cleared and 66-67 rewritten one halfword at a time: the word keeps n (sound, coarser).
+    expect(report.loops.map((l) => l.params)).toEqual([['n'], [], []]);
+  },
+);
 
 test('word shadow: misaligned stores and copies keep every label (ORed into the words they touch)', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+  const report = await analyze(
+    `(module (memory (export "memory") 1)
     (func (export "run") (param $n i32) (param $m i32) (result i32) (local $i i32) (local $acc i32)
       (i32.store (i32.const 0) (i32.const 0))
       (i32.store offset=2 (i32.const 0) (local.get $n))
@@ -86,12 +108,19 @@ test('word shadow: misaligned stores and copies keep every label (ORed into the 
       ${loopOver('(i32.and (i32.load (i32.const 44)) (i32.const 7))', 'c')}
       ${loopOver('(i32.and (i32.load8_u (i32.const 72)) (i32.const 7))', 'd')}
       ${loopOver('(i32.and (i32.load8_u (i32.const 76)) (i32.const 7))', 'e')}
-      (local.get $acc)))`, 'run', ['3', '2'], ['n=arg0', 'm=arg1'], undefined, 'word');
+      (local.get $acc)))`,
+    'run',
+    ['3', '2'],
+    ['n=arg0', 'm=arg1'],
+    undefined,
+    'word',
+  );
   expect(report.loops.map((l) => l.params)).toEqual([['n'], ['n'], ['m'], ['m'], []]);
 });
 
 test('globals, return values, select and call_indirect carry labels', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+  const report = await analyze(
+    `(module (memory (export "memory") 1)
     (type $t (func (param i32) (result i32)))
     (table 2 funcref) (elem (i32.const 0) $half $twice)
     (global $bound (mut i32) (i32.const 0))
@@ -103,7 +132,11 @@ test('globals, return values, select and call_indirect carry labels', T, async (
       (local.set $acc (call $viaGlobal))
       ${loopOver('(call_indirect (type $t) (local.get $k) (i32.and (local.get $k) (i32.const 1)))', 'b')}
       ${loopOver('(select (i32.const 3) (i32.const 4) (local.get $s))', 'c')}
-      (local.get $acc)))`, 'run', ['4', '6', '1'], ['n=arg0', 'k=arg1', 's=arg2']);
+      (local.get $acc)))`,
+    'run',
+    ['4', '6', '1'],
+    ['n=arg0', 'k=arg1', 's=arg2'],
+  );
   const byFunction = (name: string) => report.functions.find((f) => f.name === name)!;
   expect(byFunction('viaGlobal').dependency).toBe('n');
   expect(report.loops.find((l) => l.function === 'run' && l.parent === null && l.params.includes('k'))).toBeTruthy();
@@ -112,15 +145,23 @@ test('globals, return values, select and call_indirect carry labels', T, async (
 });
 
 test('--param NAME=global:EXPORT labels an exported global', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+  const report = await analyze(
+    `(module (memory (export "memory") 1)
     (global $g (export "size") (mut i32) (i32.const 6))
     (func (export "run") (result i32) (local $i i32) (local $acc i32) ${loopOver('(global.get $g)')} (local.get $acc)))`,
-  'run', [], ['size=global:size']);
+    'run',
+    [],
+    ['size=global:size'],
+  );
   expect(report.loops[0]!.params).toEqual(['size']);
 });
 
-test('implicit flow: a value chosen under a tainted condition carries it; a bottom-tested loop exit does not taint its body', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+test(
+  'implicit flow: a value chosen under a tainted condition carries it; a bottom-tested loop exit does not taint its body',
+  T,
+  async () => {
+    const report = await analyze(
+      `(module (memory (export "memory") 1)
     (func (export "run") (param $c i32) (param $n i32) (result i32) (local $i i32) (local $j i32) (local $r i32) (local $acc i32)
       (local.set $r (i32.const 3))
       (if (i32.gt_s (local.get $c) (i32.const 0)) (then (local.set $r (i32.const 5))))
@@ -134,17 +175,23 @@ test('implicit flow: a value chosen under a tainted condition carries it; a bott
           (br_if $inner (i32.lt_s (local.get $j) (i32.const 4))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br_if $outer (i32.lt_s (local.get $i) (local.get $n))))
-      (local.get $acc)))`, 'run', ['1', '6'], ['c=arg0', 'n=arg1']);
-  const [first, outer, inner] = report.loops;
-  expect(first!.params).toEqual(['c']);
-  expect(outer!.params).toEqual(['n']);
-  expect(inner!.params).toEqual([]);
-  expect(inner!.iterations).toBe(24);
-  expect(report.functions[0]!.dependency).toBe('c + n');
-});
+      (local.get $acc)))`,
+      'run',
+      ['1', '6'],
+      ['c=arg0', 'n=arg1'],
+    );
+    const [first, outer, inner] = report.loops;
+    expect(first!.params).toEqual(['c']);
+    expect(outer!.params).toEqual(['n']);
+    expect(inner!.params).toEqual([]);
+    expect(inner!.iterations).toBe(24);
+    expect(report.functions[0]!.dependency).toBe('c + n');
+  },
+);
 
 test('parameter-dependent branches and loops never executed are reported; recursion warns', T, async () => {
-  const report = await analyze(`(module (memory (export "memory") 1)
+  const report = await analyze(
+    `(module (memory (export "memory") 1)
     (func $rec (param $d i32) (result i32) (local $i i32) (local $acc i32)
       ${loopOver('(local.get $d)')}
       (if (result i32) (i32.gt_s (local.get $d) (i32.const 0))
@@ -153,7 +200,11 @@ test('parameter-dependent branches and loops never executed are reported; recurs
     (func (export "run") (param $n i32) (param $alg i32) (result i32) (local $i i32) (local $acc i32)
       (if (i32.eq (local.get $alg) (i32.const 7)) (then ${loopOver('(i32.const 3)', 'never')}))
       (block $b2 (block $b (br_table $b $b2 (local.get $alg))) (local.set $acc (i32.add (local.get $acc) (i32.const 1))))
-      (i32.add (local.get $acc) (call $rec (local.get $n)))))`, 'run', ['3', '1'], ['n=arg0', 'alg=arg1']);
+      (i32.add (local.get $acc) (call $rec (local.get $n)))))`,
+    'run',
+    ['3', '1'],
+    ['n=arg0', 'alg=arg1'],
+  );
   expect(report.branches.filter((b) => b.params.includes('alg')).length).toBeGreaterThanOrEqual(2);
   expect(report.notExecuted.loops.length).toBe(1);
   expect(report.warnings.some((w) => /recursive/.test(w))).toBe(true);
@@ -170,14 +221,29 @@ test('library: a source writes a named label through a pointer, a cost depends o
       ${loopOver('(i32.load (i32.const 16))')}
       (drop (call $send (i32.const 0) (local.get $count)))
       (local.get $acc)))`);
-  const library = validateLibrary({ imports: {
-    'env.MPI_Comm_size': { result: 'none', sources: [{ label: 'p', arg: 1, bytes: 4 }] },
-    'env.MPI_Send': { cost: { params: ['p'], args: [1] } },
-  } }, 'lib.json');
+  const library = validateLibrary(
+    {
+      imports: {
+        'env.MPI_Comm_size': { result: 'none', sources: [{ label: 'p', arg: 1, bytes: 4 }] },
+        'env.MPI_Send': { cost: { params: ['p'], args: [1] } },
+      },
+    },
+    'lib.json',
+  );
   // The host provides the MPI-like API through a plugin; a tiny one stands in here.
-  const hostUrl = 'data:text/javascript,' + encodeURIComponent(`export default () => ({ imports: () => ({ env: {
+  const hostUrl =
+    'data:text/javascript,' +
+    encodeURIComponent(`export default () => ({ imports: () => ({ env: {
     MPI_Comm_size: (c, p) => 0, MPI_Send: () => 0 } }) });`);
-  const analysis = await analyzeTaint({ file: 'mpi.wasm', bytes, invoke: 'run', args: ['8'], params: [parseParamSpec('count=arg0')], library, extraPlugins: [{ url: hostUrl, options: null }] });
+  const analysis = await analyzeTaint({
+    file: 'mpi.wasm',
+    bytes,
+    invoke: 'run',
+    args: ['8'],
+    params: [parseParamSpec('count=arg0')],
+    library,
+    extraPlugins: [{ url: hostUrl, options: null }],
+  });
   const report = analysis.report;
   expect(report.parameters).toEqual(expect.arrayContaining(['p', 'count']));
   expect(report.loops[0]!.params).toEqual(['p']);
@@ -195,12 +261,28 @@ test('dependency expressions: dominated terms are absorbed, siblings add', () =>
 test('CLI: text and JSON reports, exports, and one-line errors naming the file', T, async () => {
   const dir = tempDir('taintlens-taint-cli-');
   const file = join(dir, 'k.wasm');
-  writeFileSync(file, wat(`(module (memory (export "memory") 1)
+  writeFileSync(
+    file,
+    wat(`(module (memory (export "memory") 1)
     (global (export "g") (mut i32) (i32.const 2))
     (func (export "run") (param $n i32) (param $b i32) (result i32) (local $i i32) (local $acc i32)
-      ${loopOver('(local.get $n)')} (i32.add (local.get $acc) (local.get $b))))`));
-  const json = await cli(['taint', file, '--args', '5,2', '--param', 'n=arg0', '--param', 'b=arg1', '--json',
-    '--scorep-filter', join(dir, 'filter.txt'), '--perf-taint-json', join(dir, 'pt.json')]);
+      ${loopOver('(local.get $n)')} (i32.add (local.get $acc) (local.get $b))))`),
+  );
+  const json = await cli([
+    'taint',
+    file,
+    '--args',
+    '5,2',
+    '--param',
+    'n=arg0',
+    '--param',
+    'b=arg1',
+    '--json',
+    '--scorep-filter',
+    join(dir, 'filter.txt'),
+    '--perf-taint-json',
+    join(dir, 'pt.json'),
+  ]);
   expect(json.stderr).toBe('');
   expect(json.code).toBe(0);
   const report = JSON.parse(json.stdout);

@@ -22,14 +22,18 @@ async function analyzeKernel(invoke: string, args: string[]) {
   return result.report;
 }
 
-test('register_variable on a variable that carries labels replaces them: marked a, then b, the loop depends on b only', T, async () => {
-  const report = await analyzeKernel('remark', ['5']);
-  const loop = report.loops.find((l) => l.function === 'remark')!;
-  expect(loop.params).toEqual(['b']);
-  expect(loop.iterations).toBe(5);
-  expect(report.functions.find((f) => f.name === 'remark')!.dependency).toBe('b');
-  expect(report.prunable).toEqual(['a']);
-});
+test(
+  'register_variable on a variable that carries labels replaces them: marked a, then b, the loop depends on b only',
+  T,
+  async () => {
+    const report = await analyzeKernel('remark', ['5']);
+    const loop = report.loops.find((l) => l.function === 'remark')!;
+    expect(loop.params).toEqual(['b']);
+    expect(loop.iterations).toBe(5);
+    expect(report.functions.find((f) => f.name === 'remark')!.dependency).toBe('b');
+    expect(report.prunable).toEqual(['a']);
+  },
+);
 
 test('register_variable in WAT: re-marking a word replaces its label, marking another word keeps both', T, async () => {
   const bytes = wat(`(module
@@ -55,9 +59,12 @@ test('register_variable in WAT: re-marking a word replaces its label, marking an
   expect(report.loops.map((l) => l.params)).toEqual([['b'], ['a', 'b']]);
 });
 
-test('a loop with two exit conditions keeps the parameters of each; Perf-Taint JSON lists them per instance', T, async () => {
-  // Two calls of the same search: the count exit depends on n, the match exit on m (second call: on nothing).
-  const bytes = wat(`(module (memory (export "memory") 1)
+test(
+  'a loop with two exit conditions keeps the parameters of each; Perf-Taint JSON lists them per instance',
+  T,
+  async () => {
+    // Two calls of the same search: the count exit depends on n, the match exit on m (second call: on nothing).
+    const bytes = wat(`(module (memory (export "memory") 1)
     (func $search (param $n i32) (param $m i32) (result i32) (local $i i32)
       (block $done (loop $l
         (br_if $done (i32.ge_s (local.get $i) (local.get $n)))
@@ -67,20 +74,33 @@ test('a loop with two exit conditions keeps the parameters of each; Perf-Taint J
       (local.get $i))
     (func (export "run") (param $n i32) (param $m i32) (result i32)
       (i32.add (call $search (local.get $n) (local.get $m)) (call $search (local.get $n) (i32.const 5)))))`);
-  const { report } = await analyzeTaint({ file: 'search.wasm', bytes, invoke: 'run', args: ['6', '9'], params: ['n=arg0', 'm=arg1'].map(parseParamSpec) });
-  const loop = report.loops.find((l) => l.function === 'search')!;
-  expect(loop.exits).toHaveLength(2);
-  // The counter is carried into the next iteration, so it takes the labels of both exits (implicit flow).
-  expect(loop.contexts.map((c) => c.exits)).toEqual([[['n', 'm'], ['m']], [['n'], []]]);
-  const pt = perfTaintJson(report) as { functions: Record<string, { loops: Array<{ callstacks: number[][]; instance: unknown }> }>; functions_names: string[] };
-  const entries = pt.functions.search!.loops;
-  expect(entries.map((e) => e.instance)).toEqual([
-    { 0: { level: 0, params: [['n', 'm'], ['m']] } },
-    { 0: { level: 0, params: [['n']] } },
-  ]);
-  const run = pt.functions_names.indexOf('run');
-  expect(entries.map((e) => e.callstacks)).toEqual([[[run]], [[run]]]);
-});
+    const { report } = await analyzeTaint({
+      file: 'search.wasm',
+      bytes,
+      invoke: 'run',
+      args: ['6', '9'],
+      params: ['n=arg0', 'm=arg1'].map(parseParamSpec),
+    });
+    const loop = report.loops.find((l) => l.function === 'search')!;
+    expect(loop.exits).toHaveLength(2);
+    // The counter is carried into the next iteration, so it takes the labels of both exits (implicit flow).
+    expect(loop.contexts.map((c) => c.exits)).toEqual([
+      [['n', 'm'], ['m']],
+      [['n'], []],
+    ]);
+    const pt = perfTaintJson(report) as {
+      functions: Record<string, { loops: Array<{ callstacks: number[][]; instance: unknown }> }>;
+      functions_names: string[];
+    };
+    const entries = pt.functions.search!.loops;
+    expect(entries.map((e) => e.instance)).toEqual([
+      { 0: { level: 0, params: [['n', 'm'], ['m']] } },
+      { 0: { level: 0, params: [['n']] } },
+    ]);
+    const run = pt.functions_names.indexOf('run');
+    expect(entries.map((e) => e.callstacks)).toEqual([[[run]], [[run]]]);
+  },
+);
 
 test('C kernel: recursion whose depth depends on n warns and counts like a loop over n', T, async () => {
   const report = await analyzeKernel('fib', ['12']);
@@ -88,7 +108,9 @@ test('C kernel: recursion whose depth depends on n warns and counts like a loop 
   expect(report.loops.filter((l) => l.function === 'fib_rec')).toEqual([]);
   expect(fib.dependency).toBe('n');
   expect(fib.pruned).toBeNull();
-  expect(report.warnings).toEqual([expect.stringMatching(/^fib_rec is recursive and its recursion depth depends on n \(branch B\d+\)/)]);
+  expect(report.warnings).toEqual([
+    expect.stringMatching(/^fib_rec is recursive and its recursion depth depends on n \(branch B\d+\)/),
+  ]);
 });
 
 test('recursion with a constant depth does not warn', T, async () => {
@@ -97,14 +119,32 @@ test('recursion with a constant depth does not warn', T, async () => {
       (if (result i32) (i32.eqz (local.get $d)) (then (i32.const 1))
         (else (i32.add (i32.const 1) (call $rec (i32.sub (local.get $d) (i32.const 1)))))))
     (func (export "run") (param $n i32) (result i32) (i32.add (local.get $n) (call $rec (i32.const 4)))))`);
-  const { report } = await analyzeTaint({ file: 'rec.wasm', bytes, invoke: 'run', args: ['3'], params: [parseParamSpec('n=arg0')] });
+  const { report } = await analyzeTaint({
+    file: 'rec.wasm',
+    bytes,
+    invoke: 'run',
+    args: ['3'],
+    params: [parseParamSpec('n=arg0')],
+  });
   expect(report.warnings).toEqual([]);
   expect(report.functions.find((f) => f.name === 'rec')!.dependency).toBeNull();
 });
 
-test('CLI: taint --json reports the run\'s timing; --perf-taint-json writes instances per call path', T, async () => {
+test("CLI: taint --json reports the run's timing; --perf-taint-json writes instances per call path", T, async () => {
   const dir = tempDir('taintlens-taint-sem-');
-  const out = await cli(['taint', KERNEL, '--invoke', 'contexts', '--args', '3,4', '--repeat', '2', '--json', '--perf-taint-json', join(dir, 'pt.json')]);
+  const out = await cli([
+    'taint',
+    KERNEL,
+    '--invoke',
+    'contexts',
+    '--args',
+    '3,4',
+    '--repeat',
+    '2',
+    '--json',
+    '--perf-taint-json',
+    join(dir, 'pt.json'),
+  ]);
   expect(out.stderr).toBe('');
   expect(out.code).toBe(0);
   const report = JSON.parse(out.stdout);
@@ -119,6 +159,9 @@ test('CLI: taint --json reports the run\'s timing; --perf-taint-json writes inst
 
 test('a context tree too small for even one scratch node stops the run with a clear message', T, async () => {
   const bytes = readFileSync(KERNEL);
-  await expect(analyzeTaint({ file: KERNEL, bytes, invoke: 'contexts', args: ['3', '4'], instrument: { contextBytes: 128 } }))
-    .rejects.toThrow(/taint_semantics\.wasm: .*calling-context tree is full and a function's context node is larger than its scratch area: raise --context-tree/);
+  await expect(
+    analyzeTaint({ file: KERNEL, bytes, invoke: 'contexts', args: ['3', '4'], instrument: { contextBytes: 128 } }),
+  ).rejects.toThrow(
+    /taint_semantics\.wasm: .*calling-context tree is full and a function's context node is larger than its scratch area: raise --context-tree/,
+  );
 });

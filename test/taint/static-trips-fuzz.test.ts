@@ -53,7 +53,9 @@ function counted(bytes: Uint8Array, name: string) {
 
 test('proven trip counts agree with counted runs of fuzz modules', { timeout: 240_000 }, () => {
   const corpus = join(import.meta.dirname, '../fuzz/corpus');
-  const cases: Array<[string, Uint8Array]> = readdirSync(corpus).filter((f) => f.endsWith('.wasm')).slice(0, 100)
+  const cases: Array<[string, Uint8Array]> = readdirSync(corpus)
+    .filter((f) => f.endsWith('.wasm'))
+    .slice(0, 100)
     .map((f) => [f, readFileSync(join(corpus, f))]);
   for (let seed = 900_000; seed < 900_060; seed++) cases.push([`gen-${seed}`, generate(sourceFor('gen', seed), seed)]);
   let checked = 0;
@@ -71,7 +73,9 @@ test('proven trip counts agree with counted runs of fuzz modules', { timeout: 24
         const headers = Number(seen.globals[`h_${l.id}`]);
         if (entries > 0) checked++;
         if (headers !== entries * (l.staticTrips! + (l.topTested ? 1 : 0))) {
-          mismatches.push(`${name} ${call.name}: ${l.id} (${l.function}) proven ${l.staticTrips}, ${entries} entries, ${headers} headers`);
+          mismatches.push(
+            `${name} ${call.name}: ${l.id} (${l.function}) proven ${l.staticTrips}, ${entries} entries, ${headers} headers`,
+          );
         }
       }
     }

@@ -44,8 +44,14 @@ test('while (1) with the break at the top, middle and bottom', () => {
 });
 
 test('three sequential loops emitted as a nest: siblings, each with its own trip count', () => {
-  const bytes = wat(`(module ${SEQUENTIAL_NEST.replaceAll('(local.get $n)', '(i32.const 3)').replaceAll('(local.get $m)', '(i32.const 4)').replaceAll('(local.get $k)', '(i32.const 5)')})`);
+  const bytes = wat(
+    `(module ${SEQUENTIAL_NEST.replaceAll('(local.get $n)', '(i32.const 3)').replaceAll('(local.get $m)', '(i32.const 4)').replaceAll('(local.get $k)', '(i32.const 5)')})`,
+  );
   const loops = siteTableOf(bytes, 'fixture.wasm').loops;
-  expect(loops.map((l) => [l.parent, l.depth])).toEqual([[null, 1], [null, 1], [null, 1]]);
+  expect(loops.map((l) => [l.parent, l.depth])).toEqual([
+    [null, 1],
+    [null, 1],
+    [null, 1],
+  ]);
   expect(loops.map((l) => l.staticTrips)).toEqual([3, 4, 5]);
 });

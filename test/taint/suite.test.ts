@@ -20,12 +20,16 @@ const kernels: Array<{ file: string; invoke: string; args: string[] }> = [
 ];
 
 for (const k of kernels) {
-  test.skipIf(!existsSync(k.file))(`${k.file} ${k.args.join(',')}: same result, parameters drive loops`, { timeout: 120_000 }, async () => {
-    const bytes = readFileSync(k.file);
-    const plain = await runModule({ file: k.file, bytes, invoke: k.invoke, args: k.args });
-    const { report, outcome } = await analyzeTaint({ file: k.file, bytes, invoke: k.invoke, args: k.args });
-    expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
-    expect(report.parameters.length).toBeGreaterThan(0);
-    expect(report.functions.some((f) => f.dependency !== null)).toBe(true);
-  });
+  test.skipIf(!existsSync(k.file))(
+    `${k.file} ${k.args.join(',')}: same result, parameters drive loops`,
+    { timeout: 120_000 },
+    async () => {
+      const bytes = readFileSync(k.file);
+      const plain = await runModule({ file: k.file, bytes, invoke: k.invoke, args: k.args });
+      const { report, outcome } = await analyzeTaint({ file: k.file, bytes, invoke: k.invoke, args: k.args });
+      expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+      expect(report.parameters.length).toBeGreaterThan(0);
+      expect(report.functions.some((f) => f.dependency !== null)).toBe(true);
+    },
+  );
 }

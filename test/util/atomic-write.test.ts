@@ -22,28 +22,42 @@ test('a write replaces the file whole and leaves no temporary file behind', () =
   expect(() => writeFileAtomic(dir, 'x')).toThrow(/is a directory/);
 });
 
-test.skipIf(!hasStrace)('the system calls: write, fsync the file, rename, fsync the folder; an append is fsynced', () => {
-  const script = join(dir, 'write.mts');
-  const module = resolve('src/util/atomic-write.ts');
-  writeFileSync(script, `import { writeFileAtomic, appendDurably } from ${JSON.stringify(module)};\nwriteFileAtomic(${JSON.stringify(join(dir, 'traced.txt'))}, 'data');\nappendDurably(${JSON.stringify(join(dir, 'traced.txt'))}, 'tail');\n`);
-  const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=openat,fsync,rename,renameat,renameat2', process.execPath, '--import', 'tsx', script], { encoding: 'utf8', cwd: resolve('.') });
-  expect(traced.status).toBe(0);
-  expect(readFileSync(join(dir, 'traced.txt'), 'utf8')).toBe('datatail');
-  // Only the calls on our files, in order: the temporary file, the rename, the folder, the append.
-  const calls = traced.stderr.split('\n').filter((line) => line.includes('traced.txt') || line.includes(`"${dir}"`) || /fsync\(|rename/.test(line))
-    .map((line) => line.replace(/^\[pid\s+\d+\]\s*/, '').replace(/^\d+\s+/, ''));
-  const open = (name: RegExp) => calls.findIndex((line) => line.startsWith('openat') && name.test(line));
-  const fdOf = (index: number) => /= (\d+)$/.exec(calls[index] ?? '')?.[1];
-  const temp = open(/\.traced\.txt\.\d+\.\d+\.tmp/);
-  const rename = calls.findIndex((line) => /^rename/.test(line) && line.includes('traced.txt'));
-  expect(temp).toBeGreaterThanOrEqual(0);
-  expect(rename).toBeGreaterThan(temp);
-  const syncedBefore = calls.slice(temp, rename).some((line) => line.startsWith(`fsync(${fdOf(temp)})`));
-  expect(syncedBefore).toBe(true);
-  const folder = calls.findIndex((line, i) => i > rename && line.startsWith('openat') && line.includes(`"${dir}"`));
-  expect(folder).toBeGreaterThan(rename);
-  expect(calls.slice(folder).some((line) => line.startsWith(`fsync(${fdOf(folder)})`))).toBe(true);
-  const append = calls.findIndex((line, i) => i > folder && line.startsWith('openat') && /traced\.txt", O_WRONLY\|O_CREAT\|O_APPEND/.test(line));
-  expect(append).toBeGreaterThan(folder);
-  expect(calls.slice(append).some((line) => line.startsWith(`fsync(${fdOf(append)})`))).toBe(true);
-});
+test.skipIf(!hasStrace)(
+  'the system calls: write, fsync the file, rename, fsync the folder; an append is fsynced',
+  () => {
+    const script = join(dir, 'write.mts');
+    const module = resolve('src/util/atomic-write.ts');
+    writeFileSync(
+      script,
+      `import { writeFileAtomic, appendDurably } from ${JSON.stringify(module)};\nwriteFileAtomic(${JSON.stringify(join(dir, 'traced.txt'))}, 'data');\nappendDurably(${JSON.stringify(join(dir, 'traced.txt'))}, 'tail');\n`,
+    );
+    const traced = spawnSync(
+      'strace',
+      ['-f', '-qq', '-e', 'trace=openat,fsync,rename,renameat,renameat2', process.execPath, '--import', 'tsx', script],
+      { encoding: 'utf8', cwd: resolve('.') },
+    );
+    expect(traced.status).toBe(0);
+    expect(readFileSync(join(dir, 'traced.txt'), 'utf8')).toBe('datatail');
+    // Only the calls on our files, in order: the temporary file, the rename, the folder, the append.
+    const calls = traced.stderr
+      .split('\n')
+      .filter((line) => line.includes('traced.txt') || line.includes(`"${dir}"`) || /fsync\(|rename/.test(line))
+      .map((line) => line.replace(/^\[pid\s+\d+\]\s*/, '').replace(/^\d+\s+/, ''));
+    const open = (name: RegExp) => calls.findIndex((line) => line.startsWith('openat') && name.test(line));
+    const fdOf = (index: number) => /= (\d+)$/.exec(calls[index] ?? '')?.[1];
+    const temp = open(/\.traced\.txt\.\d+\.\d+\.tmp/);
+    const rename = calls.findIndex((line) => /^rename/.test(line) && line.includes('traced.txt'));
+    expect(temp).toBeGreaterThanOrEqual(0);
+    expect(rename).toBeGreaterThan(temp);
+    const syncedBefore = calls.slice(temp, rename).some((line) => line.startsWith(`fsync(${fdOf(temp)})`));
+    expect(syncedBefore).toBe(true);
+    const folder = calls.findIndex((line, i) => i > rename && line.startsWith('openat') && line.includes(`"${dir}"`));
+    expect(folder).toBeGreaterThan(rename);
+    expect(calls.slice(folder).some((line) => line.startsWith(`fsync(${fdOf(folder)})`))).toBe(true);
+    const append = calls.findIndex(
+      (line, i) => i > folder && line.startsWith('openat') && /traced\.txt", O_WRONLY\|O_CREAT\|O_APPEND/.test(line),
+    );
+    expect(append).toBeGreaterThan(folder);
+    expect(calls.slice(append).some((line) => line.startsWith(`fsync(${fdOf(append)})`))).toBe(true);
+  },
+);

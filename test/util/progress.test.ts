@@ -10,7 +10,11 @@ import { wat } from '../helpers/wat.js';
 import { tempDir } from '../helpers/temp.js';
 
 function fakeTty(screen: Screen): NodeJS.WriteStream {
-  return { isTTY: true, columns: 100, write: (chunk: string) => (screen.write(String(chunk)), true) } as unknown as NodeJS.WriteStream;
+  return {
+    isTTY: true,
+    columns: 100,
+    write: (chunk: string) => (screen.write(String(chunk)), true),
+  } as unknown as NodeJS.WriteStream;
 }
 
 afterEach(() => {
@@ -47,9 +51,12 @@ test('no bar when not enabled or for a single step', () => {
 test("measure's summary line survives its progress bar on a terminal", async () => {
   const dir = tempDir('taintlens-progress-');
   const kernel = join(dir, 'count.wasm');
-  writeFileSync(kernel, wat(`(module (func (export "run") (param $n i32) (result i32) (local $i i32)
+  writeFileSync(
+    kernel,
+    wat(`(module (func (export "run") (param $n i32) (result i32) (local $i i32)
     (loop $l (local.set $i (i32.add (local.get $i) (i32.const 1))) (br_if $l (i32.lt_s (local.get $i) (local.get $n))))
-    (local.get $i)))`));
+    (local.get $i)))`),
+  );
   const screen = new Screen();
   const draw = (chunk: unknown) => (screen.write(String(chunk)), true);
   vi.spyOn(process.stdout, 'write').mockImplementation(draw);
@@ -58,7 +65,16 @@ test("measure's summary line survives its progress bar on a terminal", async () 
   Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
   let code: number;
   try {
-    code = await main(['measure', kernel, '--vary', 'n=arg0:1,2,3', '--metrics', 'instructions', '-o', join(dir, 'm.jsonl')]);
+    code = await main([
+      'measure',
+      kernel,
+      '--vary',
+      'n=arg0:1,2,3',
+      '--metrics',
+      'instructions',
+      '-o',
+      join(dir, 'm.jsonl'),
+    ]);
   } finally {
     if (isTTY) Object.defineProperty(process.stderr, 'isTTY', isTTY);
     else delete (process.stderr as { isTTY?: boolean }).isTTY;

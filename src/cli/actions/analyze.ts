@@ -30,9 +30,18 @@ export async function analyzeAction(file: string, options: AnalyzeCliOptions): P
   const config = readAnalysisConfig(options.config);
   prepareExperimentDir(options.out);
   claimAnalysisDir(options.out, file, bytes, config);
-  const kept = () => `the finished steps and ${keptPoints(join(options.out, 'measurements.jsonl'))} measured point(s) are kept in ${options.out}; run the same command again to resume`;
-  const { report, files } = await interruptible(kept, () => analyze({
-    file, bytes, config, dir: options.out, ...(shadow ? { shadow } : {}), host: runHostOf(options, parseContextTreeBytes(options)), showProgress: options.json !== true && process.stderr.isTTY === true,
-  }));
+  const kept = () =>
+    `the finished steps and ${keptPoints(join(options.out, 'measurements.jsonl'))} measured point(s) are kept in ${options.out}; run the same command again to resume`;
+  const { report, files } = await interruptible(kept, () =>
+    analyze({
+      file,
+      bytes,
+      config,
+      dir: options.out,
+      ...(shadow ? { shadow } : {}),
+      host: runHostOf(options, parseContextTreeBytes(options)),
+      showProgress: options.json !== true && process.stderr.isTTY === true,
+    }),
+  );
   emit(options.json === true, report, () => renderSummary(report, files, tableLayout(options)));
 }

@@ -25,9 +25,15 @@ export async function blameAction(file: string, options: SampleCliOptions, comma
   const run = parseRunOptions(options, command.args.slice(1), 'virtual');
   if (options.output) checkOutputFile(options.output);
   const report = await blameModule(file, {
-    invoke: run.invoke, args: run.args, argv: run.argv, timeoutMs: run.timeoutMs, ...(run.wasi ? { wasi: run.wasi } : {}),
+    invoke: run.invoke,
+    args: run.args,
+    argv: run.argv,
+    timeoutMs: run.timeoutMs,
+    ...(run.wasi ? { wasi: run.wasi } : {}),
     ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
-    ...(options.period ? { period: options.period } : {}), blamePoints: options.blamePoint, ...(options.top ? { top: options.top } : {}),
+    ...(options.period ? { period: options.period } : {}),
+    blamePoints: options.blamePoint,
+    ...(options.top ? { top: options.top } : {}),
     instrument: parseInstrumentOptions(options),
   });
   if (options.output) writeJsonAtomic(options.output, report);
@@ -40,10 +46,16 @@ export async function sampleAction(file: string, options: SampleCliOptions, comm
   if (options.output) checkOutputFile(options.output);
   const bytes = readWasmFile(file);
   const instrument = parseInstrumentOptions(options);
-  const sampled = await runSampled(file, bytes, run, { ...(options.period ? { period: options.period } : {}), instrument });
+  const sampled = await runSampled(file, bytes, run, {
+    ...(options.period ? { period: options.period } : {}),
+    instrument,
+  });
   const exact = await profileLoops(file, bytes, { ...run, repeat: 1 }, instrument);
   const profile = compareProfiles(file, sampled, exact);
   if (options.output) writeJsonAtomic(options.output, profile);
-  passGuestStreams(run.json, { ...(sampled.stdout ? { stdout: sampled.stdout } : {}), ...(sampled.stderr ? { stderr: sampled.stderr } : {}) });
+  passGuestStreams(run.json, {
+    ...(sampled.stdout ? { stdout: sampled.stdout } : {}),
+    ...(sampled.stderr ? { stderr: sampled.stderr } : {}),
+  });
   emit(run.json, profile, () => sampleTable(profile, tableLayout(options).width, options.top ?? 20));
 }

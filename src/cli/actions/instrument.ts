@@ -31,11 +31,21 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
   // The table names the module it describes, so `taintlens run` can tell it is this one's.
   writeJsonAtomic(sitesFile, { ...result.sites, instrumented: { file: output, sha256: sha256Of(result.bytes) } });
   const summary = {
-    schema: 'taintlens/instrument@1', module: file, modes, output, sites: sitesFile,
-    functions: result.sites.functions.length, loops: result.sites.loops.length, calls: result.sites.calls.length,
+    schema: 'taintlens/instrument@1',
+    module: file,
+    modes,
+    output,
+    sites: sitesFile,
+    functions: result.sites.functions.length,
+    loops: result.sites.loops.length,
+    calls: result.sites.calls.length,
     bytes: { before: bytes.length, after: result.bytes.length },
   };
-  emit(options.json === true, summary, () =>
-    `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
-    `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites`);
+  emit(
+    options.json === true,
+    summary,
+    () =>
+      `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
+      `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites`,
+  );
 }

@@ -33,11 +33,25 @@ export async function loopsAction(file: string, options: LoopsCliOptions, comman
   passGuestStreams(run.json, report);
   emit(run.json, report, () => {
     const top = topInForce(options);
-    const parts = [loopTable(report, { top, all: options.all === true, wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() })];
-    if (options.compare) parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+    const parts = [
+      loopTable(report, {
+        top,
+        all: options.all === true,
+        wide: options.wide === true,
+        width: outputWidth(),
+        proseWidth: proseWidth(),
+      }),
+    ];
+    if (options.compare)
+      parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
     if (report.spmd) {
       const layout = { wide: options.wide === true, width: outputWidth() };
-      parts.push('', ranksTable(report.spmd, options.wide ? undefined : outputWidth()), '', loopRanksTable(report, Math.min(top ?? 10, 10), layout));
+      parts.push(
+        '',
+        ranksTable(report.spmd, options.wide ? undefined : outputWidth()),
+        '',
+        loopRanksTable(report, Math.min(top ?? 10, 10), layout),
+      );
     }
     if (report.spread) parts.push(describeSpread(report.spread));
     if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost, report.contextTreeBytes));

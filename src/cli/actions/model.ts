@@ -36,11 +36,15 @@ function parseNumber(text: string, what: string): number {
 /** "p=1024,n=4096" → { p: 1024, n: 4096 }; every measured parameter needs a positive value. */
 export function parseTarget(text: string, params: readonly string[]): Record<string, number> {
   const target: Record<string, number> = {};
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([^=\s]+)\s*=\s*(.+)$/.exec(part);
     if (!match) throw new UserError(`--target: expected name=value, got "${part}"`);
     const [, name, value] = match as unknown as [string, string, string];
-    if (!params.includes(name)) throw new UserError(`--target: unknown parameter "${name}" (measured: ${params.join(', ')})`);
+    if (!params.includes(name))
+      throw new UserError(`--target: unknown parameter "${name}" (measured: ${params.join(', ')})`);
     const number = parseNumber(value, `--target ${name}`);
     if (!(number > 0)) throw new UserError(`--target: ${name} must be positive`);
     target[name] = number;
@@ -53,14 +57,18 @@ export function parseTarget(text: string, params: readonly string[]): Record<str
 /** "auto" (the main work's growth, default), "1" (every parameter), "n=2,p=1", or both: "1,n=2". */
 export function parseGrowthThreshold(text: string, params: readonly string[]): GrowthThreshold {
   const growth: GrowthThreshold = { default: DEFAULT_GROWTH.default, perParam: {} };
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([^=\s]+)\s*=\s*(.+)$/.exec(part);
     if (!match) {
       growth.default = part === 'auto' ? 'auto' : parseNumber(part, '--growth-threshold');
       continue;
     }
     const [, name, value] = match as unknown as [string, string, string];
-    if (!params.includes(name)) throw new UserError(`--growth-threshold: unknown parameter "${name}" (measured: ${params.join(', ')})`);
+    if (!params.includes(name))
+      throw new UserError(`--growth-threshold: unknown parameter "${name}" (measured: ${params.join(', ')})`);
     growth.perParam[name] = parseNumber(value, `--growth-threshold ${name}`);
   }
   return growth;
@@ -76,8 +84,13 @@ export function modelAction(file: string, options: ModelCommandOptions): void {
     throw new UserError(`${file}: no metric "${options.metric}" (found: ${metrics.join(', ')})`);
   }
   const target = options.target !== undefined ? parseTarget(options.target, experiment.params) : undefined;
-  const growth = options.growthThreshold !== undefined ? parseGrowthThreshold(options.growthThreshold, experiment.params) : DEFAULT_GROWTH;
-  const count = experiment.series.filter((series) => options.metric === undefined || series.metric === options.metric).length;
+  const growth =
+    options.growthThreshold !== undefined
+      ? parseGrowthThreshold(options.growthThreshold, experiment.params)
+      : DEFAULT_GROWTH;
+  const count = experiment.series.filter(
+    (series) => options.metric === undefined || series.metric === options.metric,
+  ).length;
   const progress = startProgress(count, 'modeling', process.stderr.isTTY === true && !options.json);
   let report;
   try {
@@ -98,5 +111,7 @@ export function modelAction(file: string, options: ModelCommandOptions): void {
   }
   const document = modelsDocument(report, file);
   if (options.output) writeJsonAtomic(options.output, document);
-  emit(options.json === true, document, () => renderModels(report, file, { wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() }));
+  emit(options.json === true, document, () =>
+    renderModels(report, file, { wide: options.wide === true, width: outputWidth(), proseWidth: proseWidth() }),
+  );
 }

@@ -15,13 +15,28 @@ import { programBaseOf } from '../../runtime/instrumented-input.js';
 import { capMemoryOrDefault } from '../../runtime/memory-cap.js';
 import { spmdSummary, ranksTable } from '../../report/ranks-report.js';
 
-export async function runAction(file: string, options: RunCliOptions & InstrumentCliOptions & LayoutCliOptions, command: Command): Promise<void> {
+export async function runAction(
+  file: string,
+  options: RunCliOptions & InstrumentCliOptions & LayoutCliOptions,
+  command: Command,
+): Promise<void> {
   const run = parseRunOptions(options, command.args.slice(1));
   const limitPages = parseMemoryLimitPages(options);
   const original = readWasmFile(file);
   const programBase = programBaseOf(file, original);
   const bytes = capMemoryOrDefault(original, file, limitPages);
-  const outcome = await runModule({ file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, programBase, wasi: run.wasi, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}) });
+  const outcome = await runModule({
+    file,
+    bytes,
+    invoke: run.invoke,
+    args: run.args,
+    argv: run.argv,
+    repeat: run.repeat,
+    timeoutMs: run.timeoutMs,
+    programBase,
+    wasi: run.wasi,
+    ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+  });
   const first = outcome.repetitions[0]!;
   const spmd = outcome.ranks ? spmdSummary(outcome.ranks) : undefined;
   const times = outcome.repetitions.map((r) => r.ms);

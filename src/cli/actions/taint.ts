@@ -48,21 +48,43 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   const userLibraries = options.library.map(loadLibrary);
   const instrument = parseInstrumentOptions(options);
   const granularity = parseShadowOption(options.shadow);
-  for (const output of [options.output, options.scorepFilter, options.perfTaintJson]) if (output) checkOutputFile(output);
+  for (const output of [options.output, options.scorepFilter, options.perfTaintJson])
+    if (output) checkOutputFile(output);
   const implicitFlow = parseImplicitFlow(options.implicitFlow);
   const pointerLabels = parsePointerLabels(options.pointerLabels);
   const bytes = readWasmFile(file);
   const libraries = [...shippedLibraries(bytes), ...userLibraries];
   const { report } = await analyzeTaint({
-    file, bytes, invoke: run.invoke, args: run.args, argv: run.argv, repeat: run.repeat, timeoutMs: run.timeoutMs, wasi: run.wasi,
-    params, library: mergeLibraries(...libraries), instrument, ...(granularity ? { granularity } : {}), implicitFlow, pointerLabels, ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
+    file,
+    bytes,
+    invoke: run.invoke,
+    args: run.args,
+    argv: run.argv,
+    repeat: run.repeat,
+    timeoutMs: run.timeoutMs,
+    wasi: run.wasi,
+    params,
+    library: mergeLibraries(...libraries),
+    instrument,
+    ...(granularity ? { granularity } : {}),
+    implicitFlow,
+    pointerLabels,
+    ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
   if (options.output) writeJsonAtomic(options.output, report);
   if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
   if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
   passGuestStreams(run.json, report);
   const output = options.output;
-  emit(run.json, report, () => output !== undefined
-    ? renderTaintSummary(report, output)
-    : renderTaintReport(report, options.all === true, topInForce(options), tableLayout(options), options.wide ? Infinity : proseWidth()) + rankNote(report));
+  emit(run.json, report, () =>
+    output !== undefined
+      ? renderTaintSummary(report, output)
+      : renderTaintReport(
+          report,
+          options.all === true,
+          topInForce(options),
+          tableLayout(options),
+          options.wide ? Infinity : proseWidth(),
+        ) + rankNote(report),
+  );
 }

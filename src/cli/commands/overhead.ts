@@ -6,10 +6,19 @@ import { addWasiOptions } from '../wasi-options.js';
 import { addContextTreeOption } from '../instrument-options.js';
 
 export function registerOverhead(program: Command): void {
-  addContextTreeOption(addWasiOptions(program.command('overhead <spec>')
-    .description("compare instrumentation modes on an experiment spec's points: runtime ÷ none, and whether each mode's models match the instruction counts")
-    .option('--rounds <r>', 'alternating rounds (default: the spec\'s repetitions)')
-    .option('--json', 'machine-readable output: {"modes":[{"mode","instrumentedFunctions","ratio"}],"models":{...}}')
-    .option('--wide', 'do not shorten call paths or fit the tables to the terminal width')))
-    .action(onDemand(async () => (await import('../actions/overhead.js')).overheadAction));
+  addContextTreeOption(
+    addWasiOptions(
+      program
+        .command('overhead <spec>')
+        .description(
+          "compare instrumentation modes on an experiment spec's points: runtime ÷ none, and whether each mode's models match the instruction counts",
+        )
+        .option('--rounds <r>', "alternating rounds (default: the spec's repetitions)")
+        .option(
+          '--json',
+          'machine-readable output: {"modes":[{"mode","instrumentedFunctions","ratio"}],"models":{...}}',
+        )
+        .option('--wide', 'do not shorten call paths or fit the tables to the terminal width'),
+    ),
+  ).action(onDemand(async () => (await import('../actions/overhead.js')).overheadAction));
 }

@@ -12,18 +12,55 @@ import { addShadowOption } from '../shadow-option.js';
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerTaint(program: Command): void {
-  addWideOption(addInstrumentOptions(addRunOptions(addShadowOption(
-    program.command('taint <module>')
-      .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
-      .usage('<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]')
-      .option('--param <spec>', 'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (argv[K] as C numbers it: argv1 is the first word after --), NAME=env:VAR, NAME=file:PATH (repeatable)', collect, [])
-      .option('--library <file>', 'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)', collect, [])
-      .option('-o, --output <file>', 'write the JSON report to FILE and print only a summary (with --json: the report too)')
-      .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
-      .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
-      .option('--top <n>', `show only the N rows of each table that matter most: parameter-dependent first, then by iterations, loops with their enclosing loops (default ${DEFAULT_TOP}, none with --all)`, parseTopCount)
-      .option('--all', 'list every loop and function, also those not executed or pruned statically (the JSON report always has them all)')
-      .option('--implicit-flow <mode>', 'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both', 'on')
-      .option('--pointer-labels <mode>', "a load's label: data (the labels of the bytes read) or join (also its address's label, DFSan's default)", 'data')),
-  ))).action(onDemand(async () => (await import('../actions/taint.js')).taintAction));
+  addWideOption(
+    addInstrumentOptions(
+      addRunOptions(
+        addShadowOption(
+          program
+            .command('taint <module>')
+            .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
+            .usage(
+              '<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]',
+            )
+            .option(
+              '--param <spec>',
+              'mark a parameter without changing the program: NAME=argK (argument K of the export, from 0), NAME=global:EXPORT, or for a WASI program NAME=argvK (argv[K] as C numbers it: argv1 is the first word after --), NAME=env:VAR, NAME=file:PATH (repeatable)',
+              collect,
+              [],
+            )
+            .option(
+              '--library <file>',
+              'host-import database (JSON; see docs/taint.md), on top of the shipped WASI/AssemblyScript one (repeatable)',
+              collect,
+              [],
+            )
+            .option(
+              '-o, --output <file>',
+              'write the JSON report to FILE and print only a summary (with --json: the report too)',
+            )
+            .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
+            .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
+            .option(
+              '--top <n>',
+              `show only the N rows of each table that matter most: parameter-dependent first, then by iterations, loops with their enclosing loops (default ${DEFAULT_TOP}, none with --all)`,
+              parseTopCount,
+            )
+            .option(
+              '--all',
+              'list every loop and function, also those not executed or pruned statically (the JSON report always has them all)',
+            )
+            .option(
+              '--implicit-flow <mode>',
+              'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both',
+              'on',
+            )
+            .option(
+              '--pointer-labels <mode>',
+              "a load's label: data (the labels of the bytes read) or join (also its address's label, DFSan's default)",
+              'data',
+            ),
+        ),
+      ),
+    ),
+  ).action(onDemand(async () => (await import('../actions/taint.js')).taintAction));
 }

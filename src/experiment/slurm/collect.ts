@@ -40,7 +40,9 @@ export function collectCampaign(dir: string): Collection {
   for (const record of rounds) {
     record.tasks.forEach((_, task) => {
       const measured = taskPoints(dir, record, task, latest.identity);
-      const taskStats = new Map(readPointSummaries(taskFiles(dir, record.round, task).points).map((s) => [pointKey(s.params), s]));
+      const taskStats = new Map(
+        readPointSummaries(taskFiles(dir, record.round, task).points).map((s) => [pointKey(s.params), s]),
+      );
       for (const [key, point] of measured) {
         if (done.has(key)) continue;
         done.add(key);
@@ -52,14 +54,25 @@ export function collectCampaign(dir: string): Collection {
     });
   }
   if (collected > 0) {
-    const before = existsSync(paths.measurements) ? completeLines(readFileSync(paths.measurements, 'utf8')).lines.filter((l) => l.trim()) : [];
+    const before = existsSync(paths.measurements)
+      ? completeLines(readFileSync(paths.measurements, 'utf8')).lines.filter((l) => l.trim())
+      : [];
     writeFileAtomic(paths.points, stats.map((s) => JSON.stringify(s) + '\n').join(''));
     writeFileAtomic(paths.measurements, [...before, ...lines].map((l) => l + '\n').join(''));
   }
   writeSummary(paths, latest.definition.module, {
-    selection: latest.selection, design: latest.design,
+    selection: latest.selection,
+    design: latest.design,
     campaign: { points: latest.design.points.length, measured: collected, resumed: already, lines: lines.length },
   });
   const missing = latest.design.points.filter((p) => !done.has(pointKey(p))).length;
-  return { measurements: paths.measurements, summary: paths.summary, collected, already, missing, points: done.size, lines: lines.length };
+  return {
+    measurements: paths.measurements,
+    summary: paths.summary,
+    collected,
+    already,
+    missing,
+    points: done.size,
+    lines: lines.length,
+  };
 }

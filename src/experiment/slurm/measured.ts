@@ -30,12 +30,21 @@ export function pointsInFile(file: string): Map<string, MeasuredPoint> {
 }
 
 /** A task's measured points, after checking its file was measured as this campaign. */
-export function taskPoints(dir: string, record: RoundRecord, task: number, identity: CampaignIdentity): Map<string, MeasuredPoint> {
+export function taskPoints(
+  dir: string,
+  record: RoundRecord,
+  task: number,
+  identity: CampaignIdentity,
+): Map<string, MeasuredPoint> {
   const files = taskFiles(dir, record.round, task);
   const recorded = readIdentity(files.measurements);
   if (recorded) {
     const difference = identityDifference(recorded, identity);
-    if (difference) throw fileError(files.measurements, `holds another campaign (${difference}): SLURM tasks of two campaigns are never merged`);
+    if (difference)
+      throw fileError(
+        files.measurements,
+        `holds another campaign (${difference}): SLURM tasks of two campaigns are never merged`,
+      );
   }
   return pointsInFile(files.measurements);
 }
@@ -45,7 +54,10 @@ export function checkRounds(dir: string, rounds: RoundRecord[], identity: Campai
   for (const record of rounds) {
     const difference = identityDifference(record.identity, identity);
     if (difference) {
-      throw fileError(dir, `round ${record.round} of its SLURM campaign measured another campaign (${difference}): use another --out, or delete ${dir} to start over`);
+      throw fileError(
+        dir,
+        `round ${record.round} of its SLURM campaign measured another campaign (${difference}): use another --out, or delete ${dir} to start over`,
+      );
     }
   }
 }
@@ -62,6 +74,9 @@ export function refuseUncollected(dir: string, rounds: RoundRecord[], store: str
     });
   }
   if (uncollected > 0) {
-    throw fileError(dir, `its SLURM tasks measured ${uncollected} point(s) not collected yet: run \`taintlens experiment --collect ${dir}\` first, so that none is measured again`);
+    throw fileError(
+      dir,
+      `its SLURM tasks measured ${uncollected} point(s) not collected yet: run \`taintlens experiment --collect ${dir}\` first, so that none is measured again`,
+    );
   }
 }

@@ -7,11 +7,21 @@ import { UserError } from '../../util/errors.js';
 function runClient(command: string, args: string[]): { ok: boolean; stdout: string; stderr: string; missing: boolean } {
   const result = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 });
   const missing = (result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-  return { ok: !result.error && result.status === 0, stdout: result.stdout ?? '', stderr: result.stderr ?? '', missing };
+  return {
+    ok: !result.error && result.status === 0,
+    stdout: result.stdout ?? '',
+    stderr: result.stderr ?? '',
+    missing,
+  };
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
 }
 
 export interface SbatchRequest {
@@ -29,18 +39,28 @@ export interface SbatchRequest {
 /** Submits the job array; returns its job id. */
 export function sbatch(request: SbatchRequest): string {
   const args = [
-    '--parsable', `--array=0-${request.tasks - 1}`, `--job-name=${request.name}`, `--output=${request.output}`,
+    '--parsable',
+    `--array=0-${request.tasks - 1}`,
+    `--job-name=${request.name}`,
+    `--output=${request.output}`,
     `--cpus-per-task=${request.cpusPerTask}`,
     ...(request.partition !== null ? [`--partition=${request.partition}`] : []),
     ...(request.time !== null ? [`--time=${request.time}`] : []),
     request.script,
   ];
   const result = runClient('sbatch', args);
-  if (result.missing) throw new UserError('sbatch: not found on PATH: --slurm submits with SLURM\'s sbatch (run it where SLURM\'s client commands are installed)');
-  if (!result.ok) throw new UserError(`sbatch refused the job array: ${firstLine(result.stderr) || firstLine(result.stdout) || 'no reason given'}`);
+  if (result.missing)
+    throw new UserError(
+      "sbatch: not found on PATH: --slurm submits with SLURM's sbatch (run it where SLURM's client commands are installed)",
+    );
+  if (!result.ok)
+    throw new UserError(
+      `sbatch refused the job array: ${firstLine(result.stderr) || firstLine(result.stdout) || 'no reason given'}`,
+    );
   // --parsable prints "JOBID" or "JOBID;CLUSTER"
   const jobId = firstLine(result.stdout).split(';')[0]!;
-  if (!/^\d+$/.test(jobId)) throw new UserError(`sbatch: unexpected answer '${firstLine(result.stdout)}' (expected a job id)`);
+  if (!/^\d+$/.test(jobId))
+    throw new UserError(`sbatch: unexpected answer '${firstLine(result.stdout)}' (expected a job id)`);
   return jobId;
 }
 

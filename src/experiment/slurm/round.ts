@@ -89,7 +89,10 @@ export function readRound(file: string): RoundRecord {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw fileError(file, code === 'ENOENT' ? 'no such SLURM round record' : 'not valid JSON: this SLURM round record is damaged');
+    throw fileError(
+      file,
+      code === 'ENOENT' ? 'no such SLURM round record' : 'not valid JSON: this SLURM round record is damaged',
+    );
   }
   const record = value as Partial<RoundRecord> | null;
   if (typeof record !== 'object' || record === null || record.schema !== ROUND_SCHEMA || !Array.isArray(record.tasks)) {

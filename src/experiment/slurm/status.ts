@@ -50,7 +50,10 @@ const RUNNING = new Set(['RUNNING', 'COMPLETING', 'CONFIGURING', 'SUSPENDED', 'S
 export function campaignRounds(dir: string): RoundRecord[] {
   const rounds = readRounds(dir);
   if (rounds.length === 0) {
-    throw fileError(dir, `no SLURM campaign here (no ${join(dir, 'slurm', 'round-1.json')}): submit one with \`taintlens experiment SPEC --slurm --out ${dir}\``);
+    throw fileError(
+      dir,
+      `no SLURM campaign here (no ${join(dir, 'slurm', 'round-1.json')}): submit one with \`taintlens experiment SPEC --slurm --out ${dir}\``,
+    );
   }
   checkRounds(dir, rounds, rounds.at(-1)!.identity);
   return rounds;
@@ -65,45 +68,67 @@ export function campaignStatus(dir: string): CampaignStatus {
 
   // Measured: the store first, then each task's file.
   const measuredBy = new Map<string, { round: number | null; task: number | null }>();
-  for (const key of pointsInFile(join(dir, 'measurements.jsonl')).keys()) measuredBy.set(key, { round: null, task: null });
+  for (const key of pointsInFile(join(dir, 'measurements.jsonl')).keys())
+    measuredBy.set(key, { round: null, task: null });
   for (const record of rounds) {
     record.tasks.forEach((_, task) => {
-      for (const key of taskPoints(dir, record, task, latest.identity).keys()) if (!measuredBy.has(key)) measuredBy.set(key, { round: record.round, task });
+      for (const key of taskPoints(dir, record, task, latest.identity).keys())
+        if (!measuredBy.has(key)) measuredBy.set(key, { round: record.round, task });
     });
   }
 
   const tasks: TaskStatus[] = [];
   const lastTaskOf = new Map<string, TaskStatus>();
-  rounds.forEach((record) => record.tasks.forEach((points, task) => {
-    const id = arrayTaskId(record, task);
-    const done = points.filter((p) => measuredBy.has(pointKey(p))).length;
-    const status: TaskStatus = { round: record.round, task, id, points: points.length, done, resubmittedIn: null, ...taskState(dir, record, task, done === points.length, queued, accounted) };
-    for (const point of points) {
-      const key = pointKey(point);
-      const earlier = lastTaskOf.get(key);
-      // A point goes to a later round only when its task left it unmeasured.
-      if (earlier && earlier !== status) earlier.resubmittedIn = record.round;
-      lastTaskOf.set(key, status);
-    }
-    tasks.push(status);
-  }));
+  rounds.forEach((record) =>
+    record.tasks.forEach((points, task) => {
+      const id = arrayTaskId(record, task);
+      const done = points.filter((p) => measuredBy.has(pointKey(p))).length;
+      const status: TaskStatus = {
+        round: record.round,
+        task,
+        id,
+        points: points.length,
+        done,
+        resubmittedIn: null,
+        ...taskState(dir, record, task, done === points.length, queued, accounted),
+      };
+      for (const point of points) {
+        const key = pointKey(point);
+        const earlier = lastTaskOf.get(key);
+        // A point goes to a later round only when its task left it unmeasured.
+        if (earlier && earlier !== status) earlier.resubmittedIn = record.round;
+        lastTaskOf.set(key, status);
+      }
+      tasks.push(status);
+    }),
+  );
 
   const all = new Map<string, GridPoint>();
   for (const point of latest.design.points) all.set(pointKey(point), point);
-  for (const record of rounds) for (const points of record.tasks) for (const point of points) all.set(pointKey(point), point);
+  for (const record of rounds)
+    for (const points of record.tasks) for (const point of points) all.set(pointKey(point), point);
   const points: PointStatus[] = [...all].map(([key, params]) => {
     const measured = measuredBy.get(key);
     if (measured) return { params, state: 'done', ...measured };
     const task = lastTaskOf.get(key);
-    return task ? { params, state: task.state === 'done' ? 'failed' : task.state, round: task.round, task: task.task } : { params, state: 'unsubmitted', round: null, task: null };
+    return task
+      ? { params, state: task.state === 'done' ? 'failed' : task.state, round: task.round, task: task.task }
+      : { params, state: 'unsubmitted', round: null, task: null };
   });
-  const counts = Object.fromEntries(POINT_STATES.map((s) => [s, points.filter((p) => p.state === s).length])) as Record<PointState, number>;
+  const counts = Object.fromEntries(POINT_STATES.map((s) => [s, points.filter((p) => p.state === s).length])) as Record<
+    PointState,
+    number
+  >;
   return { dir, rounds, tasks, points, counts, queue: queued !== null };
 }
 
 function taskState(
-  dir: string, record: RoundRecord, task: number, complete: boolean,
-  queued: Map<string, string> | null, accounted: Map<string, string>,
+  dir: string,
+  record: RoundRecord,
+  task: number,
+  complete: boolean,
+  queued: Map<string, string> | null,
+  accounted: Map<string, string>,
 ): { state: TaskState; detail: string } {
   const id = arrayTaskId(record, task);
   if (id === null) return { state: 'failed', detail: 'never submitted (sbatch did not answer)' };
@@ -115,8 +140,10 @@ function taskState(
   const stateFile = taskFiles(dir, record.round, task).state;
   const ended = existsSync(stateFile) ? readFileSync(stateFile, 'utf8').trim() : '';
   const accountedState = accounted.get(id);
-  if (ended === 'cancelled' || accountedState === 'CANCELLED' || inQueue === 'CANCELLED') return { state: 'cancelled', detail: 'cancelled (scancel or the time limit)' };
-  if (ended.startsWith('exit')) return { state: 'failed', detail: `${ended}; see ${taskFiles(dir, record.round, task).log}` };
+  if (ended === 'cancelled' || accountedState === 'CANCELLED' || inQueue === 'CANCELLED')
+    return { state: 'cancelled', detail: 'cancelled (scancel or the time limit)' };
+  if (ended.startsWith('exit'))
+    return { state: 'failed', detail: `${ended}; see ${taskFiles(dir, record.round, task).log}` };
   if (accountedState) return { state: 'failed', detail: accountedState };
   return { state: 'failed', detail: inQueue ?? 'left the queue with points missing' };
 }

@@ -17,7 +17,14 @@ import { sbatch } from './queue.js';
 import { campaignStatus, type PointState } from './status.js';
 import { checkRounds } from './measured.js';
 import {
-  readRounds, roundRecordFile, roundScriptFile, taskFiles, taskFolder, writeRound, ROUND_SCHEMA, type RoundRecord,
+  readRounds,
+  roundRecordFile,
+  roundScriptFile,
+  taskFiles,
+  taskFolder,
+  writeRound,
+  ROUND_SCHEMA,
+  type RoundRecord,
 } from './round.js';
 
 /** SLURM's default MaxArraySize is 1001: larger designs get bigger chunks. */
@@ -51,7 +58,8 @@ export interface Submission {
 
 export async function submitCampaign(def: ExperimentDefinition, options: SubmitOptions): Promise<Submission> {
   // A task's record is plain JSON read on another node: folders and input files would need copying there.
-  if (def.wasi) throw new UserError(`${options.spec}: the spec's dir, env and stdin fields run locally only, not with --slurm`);
+  if (def.wasi)
+    throw new UserError(`${options.spec}: the spec's dir, env and stdin fields run locally only, not with --slurm`);
   const { selection, design } = await planExperiment(def);
   const identity = identityOf(campaignOf(def, selection.functions));
   const rounds = readRounds(options.dir);
@@ -60,14 +68,26 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const states = new Map<string, PointState>();
   if (rounds.length > 0) {
     const status = campaignStatus(options.dir);
-    if (!status.queue) throw new UserError('squeue: not found on PATH: without it the tasks still queued are unknown, and resubmitting could measure points twice');
+    if (!status.queue)
+      throw new UserError(
+        'squeue: not found on PATH: without it the tasks still queued are unknown, and resubmitting could measure points twice',
+      );
     for (const point of status.points) states.set(pointKey(point.params), point.state);
   }
   for (const key of stored) states.set(key, 'done');
 
-  const todo = design.points.filter((p) => !['done', 'running', 'pending'].includes(states.get(pointKey(p)) ?? 'unsubmitted'));
-  const count = (wanted: PointState[]) => design.points.filter((p) => wanted.includes(states.get(pointKey(p)) ?? 'unsubmitted')).length;
-  const base = { selection, design, done: count(['done']), queued: count(['running', 'pending']), resubmitted: count(['failed', 'cancelled']) };
+  const todo = design.points.filter(
+    (p) => !['done', 'running', 'pending'].includes(states.get(pointKey(p)) ?? 'unsubmitted'),
+  );
+  const count = (wanted: PointState[]) =>
+    design.points.filter((p) => wanted.includes(states.get(pointKey(p)) ?? 'unsubmitted')).length;
+  const base = {
+    selection,
+    design,
+    done: count(['done']),
+    queued: count(['running', 'pending']),
+    resubmitted: count(['failed', 'cancelled']),
+  };
   if (todo.length === 0) return { ...base, round: null, jobId: null, tasks: 0, submitted: 0, resubmitted: 0 };
 
   const chunk = Math.max(options.chunk, Math.ceil(todo.length / MAX_ARRAY_TASKS));
@@ -76,9 +96,17 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   const round = (rounds.at(-1)?.round ?? 0) + 1;
   const { file, bytes: _bytes, taint: _taint, design: _design, wasi: _wasi, profiler: _profiler, ...experiment } = def;
   const record: RoundRecord = {
-    schema: ROUND_SCHEMA, round, jobId: null, submitted: new Date().toISOString(), spec: resolve(options.spec), identity,
+    schema: ROUND_SCHEMA,
+    round,
+    jobId: null,
+    submitted: new Date().toISOString(),
+    spec: resolve(options.spec),
+    identity,
     definition: { ...experiment, module: resolve(file), regions: selection.functions, jobs: options.jobs },
-    selection, design, sbatch: { partition: options.partition, time: options.time }, tasks,
+    selection,
+    design,
+    sbatch: { partition: options.partition, time: options.time },
+    tasks,
   };
   const dir = resolve(options.dir);
   const script = roundScriptFile(dir, round);
@@ -88,12 +116,18 @@ export async function submitCampaign(def: ExperimentDefinition, options: SubmitO
   chmodSync(script, 0o755);
   try {
     record.jobId = sbatch({
-      script, tasks: tasks.length, name: `taintlens-${round}`, output: taskFiles(dir, round, '%a').log,
-      cpusPerTask: options.jobs, partition: options.partition, time: options.time,
+      script,
+      tasks: tasks.length,
+      name: `taintlens-${round}`,
+      output: taskFiles(dir, round, '%a').log,
+      cpusPerTask: options.jobs,
+      partition: options.partition,
+      time: options.time,
     });
   } catch (error) {
     // Nothing half-written: a round sbatch refused leaves no trace.
-    for (const file of [script, roundRecordFile(dir, round), taskFolder(dir, round)]) rmSync(file, { recursive: true, force: true });
+    for (const file of [script, roundRecordFile(dir, round), taskFolder(dir, round)])
+      rmSync(file, { recursive: true, force: true });
     throw error;
   }
   writeRound(dir, record);

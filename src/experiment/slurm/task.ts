@@ -20,7 +20,8 @@ export function taskIndexFromEnvironment(): number {
 export async function runSlurmTask(recordFile: string, index: number): Promise<CampaignSummary & { output: string }> {
   const record = readRound(recordFile);
   const points = record.tasks[index];
-  if (!points) throw fileError(recordFile, `round ${record.round} has no task ${index} (tasks 0-${record.tasks.length - 1})`);
+  if (!points)
+    throw fileError(recordFile, `round ${record.round} has no task ${index} (tasks 0-${record.tasks.length - 1})`);
   const def = record.definition;
   const bytes = readWasmFile(def.module);
   const files = taskFiles(campaignDirOf(recordFile), record.round, index);
@@ -28,6 +29,12 @@ export async function runSlurmTask(recordFile: string, index: number): Promise<C
   const campaign = campaignOf({ ...experiment, file: module, bytes }, regions);
   const difference = identityDifference(record.identity, identityOf(campaign));
   if (difference) throw fileError(module, `changed since the campaign was submitted (${difference}): submit it again`);
-  const summary = await runCampaign({ ...campaign, jobs, points, output: files.measurements, statsOutput: files.points });
+  const summary = await runCampaign({
+    ...campaign,
+    jobs,
+    points,
+    output: files.measurements,
+    statsOutput: files.points,
+  });
   return { ...summary, output: files.measurements };
 }

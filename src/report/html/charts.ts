@@ -30,15 +30,26 @@ export function modelChartSpec(plots: readonly ParameterPlot[], metricTitle: str
   return {
     config: CONFIG,
     hconcat: plots.map((plot) => {
-      const fixed = Object.entries(plot.fixed).map(([k, v]) => `${k}=${v}`).join(', ');
-      const x = { field: 'x', type: 'quantitative' as const, title: plot.param, scale: { type: 'log' as const, nice: false } };
+      const fixed = Object.entries(plot.fixed)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
+      const x = {
+        field: 'x',
+        type: 'quantitative' as const,
+        title: plot.param,
+        scale: { type: 'log' as const, nice: false },
+      };
       const y = { field: 'y', type: 'quantitative' as const, title: metricTitle, scale: { type: 'log' as const } };
       return {
         title: { text: `along ${plot.param}`, subtitle: fixed ? `${fixed} held` : '' },
         width: 210,
         height: 160,
         layer: [
-          { data: { values: positive(plot.model) }, mark: { type: 'line' as const, color: '#4c78a8', strokeWidth: 2 }, encoding: { x, y } },
+          {
+            data: { values: positive(plot.model) },
+            mark: { type: 'line' as const, color: '#4c78a8', strokeWidth: 2 },
+            encoding: { x, y },
+          },
           {
             data: { values: positive(plot.measurements) },
             mark: { type: 'point' as const, filled: true, size: 34, opacity: 0.6, color: '#f58518' },
@@ -78,8 +89,18 @@ export function overheadChartSpec(overhead: OverheadStep): TopLevelSpec {
     height: { step: 26 },
     data: { values: overhead.modes.map((m) => ({ mode: m.mode, ratio: m.ratio })) },
     layer: [
-      { mark: { type: 'bar', color: '#4c78a8' }, encoding: { y: { field: 'mode', type: 'nominal', sort: null, title: null }, x: { field: 'ratio', type: 'quantitative', title: 'runtime ÷ none' } } },
-      { mark: { type: 'rule', color: '#888', strokeDash: [4, 3] }, data: { values: [{ one: 1 }] }, encoding: { x: { field: 'one', type: 'quantitative' } } },
+      {
+        mark: { type: 'bar', color: '#4c78a8' },
+        encoding: {
+          y: { field: 'mode', type: 'nominal', sort: null, title: null },
+          x: { field: 'ratio', type: 'quantitative', title: 'runtime ÷ none' },
+        },
+      },
+      {
+        mark: { type: 'rule', color: '#888', strokeDash: [4, 3] },
+        data: { values: [{ one: 1 }] },
+        encoding: { x: { field: 'one', type: 'quantitative' } },
+      },
     ],
   };
 }

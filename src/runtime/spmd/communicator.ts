@@ -3,7 +3,14 @@
 // user messages), and the deadlock check. A rank only ever waits on its own doorbell; whoever
 // changes a channel rings the other end. When every rank is blocked or done, none was rung since it
 // last looked, and nothing moved for two checks in a row, no rank can ever move again: a deadlock.
-import { COLLECTIVE_PLANE, SharedState, SLOT_BYTES, USER_PLANE, type SharedLayout, type StateName } from './shared-state.js';
+import {
+  COLLECTIVE_PLANE,
+  SharedState,
+  SLOT_BYTES,
+  USER_PLANE,
+  type SharedLayout,
+  type StateName,
+} from './shared-state.js';
 
 /** A failure of the communication itself (deadlock, mismatched calls, bad arguments): ends the run. */
 export class CommunicationError extends Error {
@@ -32,7 +39,10 @@ export class Communicator {
   private lastProgress = -1;
   private stableChecks = 0;
 
-  constructor(layout: SharedLayout, readonly rank: number) {
+  constructor(
+    layout: SharedLayout,
+    readonly rank: number,
+  ) {
     this.shared = new SharedState(layout);
   }
 
@@ -113,7 +123,12 @@ export class Communicator {
         received += header.chunk.length;
         moved = true;
       }
-      if (!moved) this.waitFor(() => (!sentAll && !this.shared.full(out)) || ((total < 0 || received < total) && this.shared.full(inbound)), 'sendrecv', source);
+      if (!moved)
+        this.waitFor(
+          () => (!sentAll && !this.shared.full(out)) || ((total < 0 || received < total) && this.shared.full(inbound)),
+          'sendrecv',
+          source,
+        );
     }
     this.shared.setState(this.rank, 'running');
     return total;
@@ -130,7 +145,15 @@ export class Communicator {
   }
 
   /** Combines every rank's `input` at `root`, in rank order (the same result however threads are scheduled). */
-  reduce(input: Uint8Array, output: Uint8Array | null, count: number, datatype: number, operator: number, root: number, state: StateName = 'reduce'): void {
+  reduce(
+    input: Uint8Array,
+    output: Uint8Array | null,
+    count: number,
+    datatype: number,
+    operator: number,
+    root: number,
+    state: StateName = 'reduce',
+  ): void {
     this.checkPeer(root, state);
     const tag = COLLECTIVE_TAGS[state]!;
     if (this.rank !== root) {
@@ -184,16 +207,30 @@ export class Communicator {
     }
   }
 
-  private checkMessage(tag: number, expected: number, total: number, room: number, source: number, plane: number, state: StateName): void {
+  private checkMessage(
+    tag: number,
+    expected: number,
+    total: number,
+    room: number,
+    source: number,
+    plane: number,
+    state: StateName,
+  ): void {
     if (plane === COLLECTIVE_PLANE && tag !== expected) {
       const other = Object.entries(COLLECTIVE_TAGS).find(([, t]) => t === tag)?.[0] ?? 'another collective';
-      throw new CommunicationError(`rank ${this.rank} called ${state} while rank ${source} called ${other}: every rank must call the same collectives in the same order`);
+      throw new CommunicationError(
+        `rank ${this.rank} called ${state} while rank ${source} called ${other}: every rank must call the same collectives in the same order`,
+      );
     }
     if (plane === USER_PLANE && expected !== ANY_TAG && tag !== expected) {
-      throw new CommunicationError(`rank ${this.rank} expected a message with tag ${expected} from rank ${source}, the next one has tag ${tag} (messages between two ranks arrive in the order sent)`);
+      throw new CommunicationError(
+        `rank ${this.rank} expected a message with tag ${expected} from rank ${source}, the next one has tag ${tag} (messages between two ranks arrive in the order sent)`,
+      );
     }
     if (total > room) {
-      throw new CommunicationError(`rank ${this.rank}: the ${total}-byte message from rank ${source} does not fit the ${room}-byte ${state} buffer`);
+      throw new CommunicationError(
+        `rank ${this.rank}: the ${total}-byte message from rank ${source} does not fit the ${room}-byte ${state} buffer`,
+      );
     }
   }
 
@@ -223,7 +260,8 @@ export class Communicator {
       const { state } = this.shared.stateOf(r);
       // A rank rung since it last looked may be waiting only for a core (a loaded machine can take
       // longer than two checks to schedule it): not blocked.
-      if (state === 'running' || state === 'starting' || (state !== 'done' && this.shared.wokenSinceLooked(r))) anyoneRunning = true;
+      if (state === 'running' || state === 'starting' || (state !== 'done' && this.shared.wokenSinceLooked(r)))
+        anyoneRunning = true;
     }
     if (anyoneRunning || progress !== this.lastProgress) {
       this.lastProgress = progress;
@@ -253,10 +291,24 @@ function combiner(datatype: number, operator: number, count: number): (into: Uin
         a.setBigInt64(i * 8, BigInt.asIntN(64, z), true);
         continue;
       }
-      const get = type === 'i32' ? (v: DataView, k: number) => v.getInt32(k * 4, true) : type === 'f32' ? (v: DataView, k: number) => v.getFloat32(k * 4, true) : (v: DataView, k: number) => v.getFloat64(k * 8, true);
+      const get =
+        type === 'i32'
+          ? (v: DataView, k: number) => v.getInt32(k * 4, true)
+          : type === 'f32'
+            ? (v: DataView, k: number) => v.getFloat32(k * 4, true)
+            : (v: DataView, k: number) => v.getFloat64(k * 8, true);
       const x = get(a, i);
       const y = get(b, i);
-      let z = op === 'sum' ? x + y : op === 'prod' ? (type === 'i32' ? Math.imul(x, y) : x * y) : op === 'max' ? Math.max(x, y) : Math.min(x, y);
+      let z =
+        op === 'sum'
+          ? x + y
+          : op === 'prod'
+            ? type === 'i32'
+              ? Math.imul(x, y)
+              : x * y
+            : op === 'max'
+              ? Math.max(x, y)
+              : Math.min(x, y);
       if (type === 'i32') a.setInt32(i * 4, z | 0, true);
       else if (type === 'f32') a.setFloat32(i * 4, (z = Math.fround(z)), true);
       else a.setFloat64(i * 8, z, true);
@@ -266,6 +318,7 @@ function combiner(datatype: number, operator: number, count: number): (into: Uin
 
 export function elementBytes(datatype: number): number {
   const bytes = ELEMENT_BYTES[datatype];
-  if (bytes === undefined) throw new CommunicationError(`unknown reduction datatype ${datatype} (0 i32, 1 i64, 2 f32, 3 f64)`);
+  if (bytes === undefined)
+    throw new CommunicationError(`unknown reduction datatype ${datatype} (0 i32, 1 i64, 2 f32, 3 f64)`);
   return bytes;
 }

@@ -16,10 +16,27 @@ interface Predefined {
   bytesOnly?: boolean;
 }
 
-const SCALAR_BYTES: Record<Scalar, number> = { i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8, f128: 16 };
+const SCALAR_BYTES: Record<Scalar, number> = {
+  i8: 1,
+  u8: 1,
+  i16: 2,
+  u16: 2,
+  i32: 4,
+  u32: 4,
+  i64: 8,
+  u64: 8,
+  f32: 4,
+  f64: 8,
+  f128: 16,
+};
 
 const scalar = (name: string, type: Scalar): Predefined => ({ name, scalar: type, bytes: SCALAR_BYTES[type] });
-const pair = (name: string, type: Scalar, indexOffset: number, bytes: number): Predefined => ({ name, scalar: type, bytes, indexOffset });
+const pair = (name: string, type: Scalar, indexOffset: number, bytes: number): Predefined => ({
+  name,
+  scalar: type,
+  bytes,
+  indexOffset,
+});
 
 /** Predefined datatypes by handle (native/include/mpi.h). */
 const PREDEFINED: ReadonlyMap<number, Predefined> = new Map([
@@ -59,8 +76,18 @@ const PREDEFINED: ReadonlyMap<number, Predefined> = new Map([
 
 /** Reduction operators by handle (native/include/mpi.h). */
 export const OPERATOR_NAMES: ReadonlyMap<number, string> = new Map([
-  [1, 'MPI_MAX'], [2, 'MPI_MIN'], [3, 'MPI_SUM'], [4, 'MPI_PROD'], [5, 'MPI_LAND'], [6, 'MPI_BAND'],
-  [7, 'MPI_LOR'], [8, 'MPI_BOR'], [9, 'MPI_LXOR'], [10, 'MPI_BXOR'], [11, 'MPI_MINLOC'], [12, 'MPI_MAXLOC'],
+  [1, 'MPI_MAX'],
+  [2, 'MPI_MIN'],
+  [3, 'MPI_SUM'],
+  [4, 'MPI_PROD'],
+  [5, 'MPI_LAND'],
+  [6, 'MPI_BAND'],
+  [7, 'MPI_LOR'],
+  [8, 'MPI_BOR'],
+  [9, 'MPI_LXOR'],
+  [10, 'MPI_BXOR'],
+  [11, 'MPI_MINLOC'],
+  [12, 'MPI_MAXLOC'],
 ]);
 
 const FIRST_DERIVED = 64;
@@ -82,7 +109,14 @@ export class Datatypes {
 
   layout(handle: number): TypeLayout {
     const predefined = PREDEFINED.get(handle);
-    if (predefined) return { name: predefined.name, size: predefined.bytes, extent: predefined.bytes, segments: [[0, predefined.bytes]], base: handle };
+    if (predefined)
+      return {
+        name: predefined.name,
+        size: predefined.bytes,
+        extent: predefined.bytes,
+        segments: [[0, predefined.bytes]],
+        base: handle,
+      };
     const derived = this.derived.get(handle);
     if (!derived) throw new CommunicationError(`unknown MPI datatype handle ${handle}`);
     if (!derived.committed) throw new CommunicationError(`${derived.name} is used before MPI_Type_commit`);
@@ -91,7 +125,8 @@ export class Datatypes {
 
   /** MPI_Type_vector (MPI_Type_contiguous is a vector of one block): `count` blocks of `blockLength` elements, `stride` elements apart. */
   vector(count: number, blockLength: number, stride: number, old: number, name: string): number {
-    if (count < 0 || blockLength < 0) throw new CommunicationError(`${name}: negative count ${count} or block length ${blockLength}`);
+    if (count < 0 || blockLength < 0)
+      throw new CommunicationError(`${name}: negative count ${count} or block length ${blockLength}`);
     const inner = this.layout(old);
     const segments: Array<readonly [number, number]> = [];
     for (let block = 0; block < count; block++) {
@@ -102,18 +137,27 @@ export class Datatypes {
     }
     const extent = count === 0 ? 0 : ((count - 1) * stride + blockLength) * inner.extent;
     const handle = this.next++;
-    this.derived.set(handle, { name, size: count * blockLength * inner.size, extent, segments, base: inner.base, committed: false });
+    this.derived.set(handle, {
+      name,
+      size: count * blockLength * inner.size,
+      extent,
+      segments,
+      base: inner.base,
+      committed: false,
+    });
     return handle;
   }
 
   commit(handle: number): void {
     const derived = this.derived.get(handle);
     if (derived) derived.committed = true;
-    else if (!PREDEFINED.has(handle)) throw new CommunicationError(`MPI_Type_commit of unknown datatype handle ${handle}`);
+    else if (!PREDEFINED.has(handle))
+      throw new CommunicationError(`MPI_Type_commit of unknown datatype handle ${handle}`);
   }
 
   free(handle: number): void {
-    if (!this.derived.delete(handle)) throw new CommunicationError(`MPI_Type_free of datatype handle ${handle}, which is not a derived type`);
+    if (!this.derived.delete(handle))
+      throw new CommunicationError(`MPI_Type_free of datatype handle ${handle}, which is not a derived type`);
   }
 }
 
@@ -131,12 +175,16 @@ export function combine(into: Uint8Array, from: Uint8Array, count: number, datat
   if (!op) throw new CommunicationError(`unknown MPI operator handle ${operator}`);
   const isPair = type.indexOffset !== undefined;
   if (isPair !== (op === 'MPI_MINLOC' || op === 'MPI_MAXLOC')) {
-    throw new CommunicationError(`${op} does not apply to ${type.name} (MINLOC/MAXLOC take the pair types, the others do not)`);
+    throw new CommunicationError(
+      `${op} does not apply to ${type.name} (MINLOC/MAXLOC take the pair types, the others do not)`,
+    );
   }
-  if (type.scalar === 'f128') throw new CommunicationError(`${op} on ${type.name}: long double reductions are not supported`);
+  if (type.scalar === 'f128')
+    throw new CommunicationError(`${op} on ${type.name}: long double reductions are not supported`);
   const isFloat = type.scalar === 'f32' || type.scalar === 'f64';
   if (isFloat && /^MPI_[LB]/.test(op)) throw new CommunicationError(`${op} does not apply to ${type.name}`);
-  if (type.bytesOnly && !/^MPI_B/.test(op)) throw new CommunicationError(`${op} does not apply to ${type.name} (bitwise operators only)`);
+  if (type.bytesOnly && !/^MPI_B/.test(op))
+    throw new CommunicationError(`${op} does not apply to ${type.name} (bitwise operators only)`);
   const a = new DataView(into.buffer, into.byteOffset, into.byteLength);
   const b = new DataView(from.buffer, from.byteOffset, from.byteLength);
   for (let i = 0; i < count; i++) {
@@ -161,46 +209,76 @@ function apply(op: string, x: number | bigint, y: number | bigint, type: Scalar)
   if (typeof x === 'bigint' && typeof y === 'bigint') {
     const bits = (v: boolean): bigint => (v ? 1n : 0n);
     switch (op) {
-      case 'MPI_SUM': return x + y;
-      case 'MPI_PROD': return x * y;
-      case 'MPI_MAX': return x > y ? x : y;
-      case 'MPI_MIN': return x < y ? x : y;
-      case 'MPI_LAND': return bits(x !== 0n && y !== 0n);
-      case 'MPI_LOR': return bits(x !== 0n || y !== 0n);
-      case 'MPI_LXOR': return bits((x !== 0n) !== (y !== 0n));
-      case 'MPI_BAND': return x & y;
-      case 'MPI_BOR': return x | y;
-      default: return x ^ y;
+      case 'MPI_SUM':
+        return x + y;
+      case 'MPI_PROD':
+        return x * y;
+      case 'MPI_MAX':
+        return x > y ? x : y;
+      case 'MPI_MIN':
+        return x < y ? x : y;
+      case 'MPI_LAND':
+        return bits(x !== 0n && y !== 0n);
+      case 'MPI_LOR':
+        return bits(x !== 0n || y !== 0n);
+      case 'MPI_LXOR':
+        return bits((x !== 0n) !== (y !== 0n));
+      case 'MPI_BAND':
+        return x & y;
+      case 'MPI_BOR':
+        return x | y;
+      default:
+        return x ^ y;
     }
   }
   const [u, v] = [Number(x), Number(y)];
   const bits = (b: boolean): number => (b ? 1 : 0);
   switch (op) {
-    case 'MPI_SUM': return u + v;
-    case 'MPI_PROD': return type === 'f32' || type === 'f64' ? u * v : Math.imul(u, v);
-    case 'MPI_MAX': return Math.max(u, v);
-    case 'MPI_MIN': return Math.min(u, v);
-    case 'MPI_LAND': return bits(u !== 0 && v !== 0);
-    case 'MPI_LOR': return bits(u !== 0 || v !== 0);
-    case 'MPI_LXOR': return bits((u !== 0) !== (v !== 0));
-    case 'MPI_BAND': return u & v;
-    case 'MPI_BOR': return u | v;
-    default: return u ^ v;
+    case 'MPI_SUM':
+      return u + v;
+    case 'MPI_PROD':
+      return type === 'f32' || type === 'f64' ? u * v : Math.imul(u, v);
+    case 'MPI_MAX':
+      return Math.max(u, v);
+    case 'MPI_MIN':
+      return Math.min(u, v);
+    case 'MPI_LAND':
+      return bits(u !== 0 && v !== 0);
+    case 'MPI_LOR':
+      return bits(u !== 0 || v !== 0);
+    case 'MPI_LXOR':
+      return bits((u !== 0) !== (v !== 0));
+    case 'MPI_BAND':
+      return u & v;
+    case 'MPI_BOR':
+      return u | v;
+    default:
+      return u ^ v;
   }
 }
 
 function read(view: DataView, at: number, type: Scalar): number | bigint {
   switch (type) {
-    case 'i8': return view.getInt8(at);
-    case 'u8': return view.getUint8(at);
-    case 'i16': return view.getInt16(at, true);
-    case 'u16': return view.getUint16(at, true);
-    case 'i32': return view.getInt32(at, true);
-    case 'u32': return view.getUint32(at, true);
-    case 'i64': return view.getBigInt64(at, true);
-    case 'u64': return view.getBigUint64(at, true);
-    case 'f32': return view.getFloat32(at, true);
-    default: return view.getFloat64(at, true);
+    case 'i8':
+      return view.getInt8(at);
+    case 'u8':
+      return view.getUint8(at);
+    case 'i16':
+      return view.getInt16(at, true);
+    case 'u16':
+      return view.getUint16(at, true);
+    case 'i32':
+      return view.getInt32(at, true);
+    case 'u32':
+      return view.getUint32(at, true);
+    case 'i64':
+      return view.getBigInt64(at, true);
+    case 'u64':
+      return view.getBigUint64(at, true);
+    case 'f32':
+      return view.getFloat32(at, true);
+    default:
+      return view.getFloat64(at, true);
   }
 }
 
@@ -209,15 +287,25 @@ function write(view: DataView, at: number, type: Scalar, value: number | bigint)
   const n = typeof value === 'bigint' ? value : 0n;
   const v = typeof value === 'number' ? value : 0;
   switch (type) {
-    case 'i8': return view.setInt8(at, v);
-    case 'u8': return view.setUint8(at, v);
-    case 'i16': return view.setInt16(at, v, true);
-    case 'u16': return view.setUint16(at, v, true);
-    case 'i32': return view.setInt32(at, v, true);
-    case 'u32': return view.setUint32(at, v, true);
-    case 'i64': return view.setBigInt64(at, BigInt.asIntN(64, n), true);
-    case 'u64': return view.setBigUint64(at, BigInt.asUintN(64, n), true);
-    case 'f32': return view.setFloat32(at, v, true);
-    default: return view.setFloat64(at, v, true);
+    case 'i8':
+      return view.setInt8(at, v);
+    case 'u8':
+      return view.setUint8(at, v);
+    case 'i16':
+      return view.setInt16(at, v, true);
+    case 'u16':
+      return view.setUint16(at, v, true);
+    case 'i32':
+      return view.setInt32(at, v, true);
+    case 'u32':
+      return view.setUint32(at, v, true);
+    case 'i64':
+      return view.setBigInt64(at, BigInt.asIntN(64, n), true);
+    case 'u64':
+      return view.setBigUint64(at, BigInt.asUintN(64, n), true);
+    case 'f32':
+      return view.setFloat32(at, v, true);
+    default:
+      return view.setFloat64(at, v, true);
   }
 }

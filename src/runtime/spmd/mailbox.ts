@@ -26,7 +26,11 @@ export class Mailbox {
   /** Messages received and not yet matched, in arrival order. */
   private readonly unexpected: Envelope[] = [];
 
-  constructor(prefix: string, readonly rank: number, size: number) {
+  constructor(
+    prefix: string,
+    readonly rank: number,
+    size: number,
+  ) {
     for (let peer = 0; peer < size; peer++) {
       const inbound = new BroadcastChannel(`${prefix}:${peer}>${rank}`);
       const outbound = new BroadcastChannel(`${prefix}:${rank}>${peer}`);

@@ -22,7 +22,10 @@ export interface MpPluginResult {
 }
 
 export const MP_MODULE = 'taintlens_mp';
-export const mpPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './mp-plugin.ts' : './mp-plugin.js', import.meta.url).href;
+export const mpPluginUrl = new URL(
+  import.meta.url.endsWith('.ts') ? './mp-plugin.ts' : './mp-plugin.js',
+  import.meta.url,
+).href;
 
 const factory: HostPluginFactory = (rawOptions, context) => {
   const { layout, rank } = rawOptions as MpPluginOptions;
@@ -32,7 +35,8 @@ const factory: HostPluginFactory = (rawOptions, context) => {
     const memory = context.memory();
     if (!memory) throw new Error('the module does not export its memory, so taintlens_mp cannot reach its buffers');
     const start = (pointer >>> 0) + context.programBase;
-    if (bytes < 0 || start + bytes > memory.buffer.byteLength) throw new RangeError(`taintlens_mp: buffer [${pointer}, ${pointer + bytes}) is outside memory`);
+    if (bytes < 0 || start + bytes > memory.buffer.byteLength)
+      throw new RangeError(`taintlens_mp: buffer [${pointer}, ${pointer + bytes}) is outside memory`);
     return new Uint8Array(memory.buffer, start, bytes);
   };
   const timed = <T>(op: string, bytes: number | ((value: T) => number), body: () => T): T => {
@@ -49,19 +53,50 @@ const factory: HostPluginFactory = (rawOptions, context) => {
         rank: () => rank,
         size: () => comm.size,
         wtime: () => performance.now() / 1000,
-        send: (pointer: number, bytes: number, dest: number, tag: number) => timed('send', bytes, () => comm.send(view(pointer, bytes), dest, tag)),
+        send: (pointer: number, bytes: number, dest: number, tag: number) =>
+          timed('send', bytes, () => comm.send(view(pointer, bytes), dest, tag)),
         recv: (pointer: number, bytes: number, source: number, tag: number) =>
           timed('recv', bytes, () => comm.recv(view(pointer, bytes), source, tag < 0 ? ANY_TAG : tag)),
-        sendrecv: (out: number, outBytes: number, dest: number, sendTag: number, into: number, intoBytes: number, source: number, recvTag: number) =>
-          timed('sendrecv', outBytes + intoBytes, () => comm.sendrecv(view(out, outBytes), dest, sendTag, view(into, intoBytes), source, recvTag < 0 ? ANY_TAG : recvTag)),
-        bcast: (pointer: number, bytes: number, root: number) => timed('bcast', bytes, () => comm.bcast(view(pointer, bytes), root)),
+        sendrecv: (
+          out: number,
+          outBytes: number,
+          dest: number,
+          sendTag: number,
+          into: number,
+          intoBytes: number,
+          source: number,
+          recvTag: number,
+        ) =>
+          timed('sendrecv', outBytes + intoBytes, () =>
+            comm.sendrecv(
+              view(out, outBytes),
+              dest,
+              sendTag,
+              view(into, intoBytes),
+              source,
+              recvTag < 0 ? ANY_TAG : recvTag,
+            ),
+          ),
+        bcast: (pointer: number, bytes: number, root: number) =>
+          timed('bcast', bytes, () => comm.bcast(view(pointer, bytes), root)),
         reduce: (input: number, output: number, count: number, datatype: number, operator: number, root: number) => {
           const bytes = count * elementBytes(datatype);
-          timed('reduce', bytes, () => comm.reduce(view(input, bytes), rank === root ? view(output, bytes) : null, count, datatype, operator, root));
+          timed('reduce', bytes, () =>
+            comm.reduce(
+              view(input, bytes),
+              rank === root ? view(output, bytes) : null,
+              count,
+              datatype,
+              operator,
+              root,
+            ),
+          );
         },
         allreduce: (input: number, output: number, count: number, datatype: number, operator: number) => {
           const bytes = count * elementBytes(datatype);
-          timed('allreduce', bytes, () => comm.allreduce(view(input, bytes), view(output, bytes), count, datatype, operator));
+          timed('allreduce', bytes, () =>
+            comm.allreduce(view(input, bytes), view(output, bytes), count, datatype, operator),
+          );
         },
         barrier: () => timed('barrier', 0, () => comm.barrier()),
         ...mpiImports(mpi, timed),

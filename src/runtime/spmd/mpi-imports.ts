@@ -36,49 +36,95 @@ export function mpiImports(mpi: MpiRank, timed: Timed): Record<string, Import> {
     mpi_comm_size: (comm) => mpi.commSize(comm),
     mpi_comm_rank: (comm) => mpi.commRank(comm),
     mpi_abort: (comm, code) => mpi.abort(comm, code),
-    mpi_send: (buf, count, type, dest, tag, comm) => timed('MPI_Send', returned, () => mpi.send(buf, count, type, dest, tag, comm)),
-    mpi_isend: (buf, count, type, dest, tag, comm, request) => timed('MPI_Isend', returned, () => mpi.isend(buf, count, type, dest, tag, comm, request)),
-    mpi_recv: (buf, count, type, source, tag, comm, status) => timed('MPI_Recv', returned, () => mpi.recv(buf, count, type, source, tag, comm, status)),
-    mpi_irecv: (buf, count, type, source, tag, comm, request) => timed('MPI_Irecv', 0, () => mpi.irecv(buf, count, type, source, tag, comm, request)),
+    mpi_send: (buf, count, type, dest, tag, comm) =>
+      timed('MPI_Send', returned, () => mpi.send(buf, count, type, dest, tag, comm)),
+    mpi_isend: (buf, count, type, dest, tag, comm, request) =>
+      timed('MPI_Isend', returned, () => mpi.isend(buf, count, type, dest, tag, comm, request)),
+    mpi_recv: (buf, count, type, source, tag, comm, status) =>
+      timed('MPI_Recv', returned, () => mpi.recv(buf, count, type, source, tag, comm, status)),
+    mpi_irecv: (buf, count, type, source, tag, comm, request) =>
+      timed('MPI_Irecv', 0, () => mpi.irecv(buf, count, type, source, tag, comm, request)),
     mpi_sendrecv: (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status) =>
-      timed('MPI_Sendrecv', returned, () => mpi.send(sbuf, scount, stype, dest, stag, comm) + mpi.recv(rbuf, rcount, rtype, source, rtag, comm, status)),
+      timed(
+        'MPI_Sendrecv',
+        returned,
+        () =>
+          mpi.send(sbuf, scount, stype, dest, stag, comm) + mpi.recv(rbuf, rcount, rtype, source, rtag, comm, status),
+      ),
     mpi_sendrecv_replace: (buf, count, type, dest, stag, source, rtag, comm, status) =>
-      timed('MPI_Sendrecv_replace', returned, () => mpi.sendrecvReplace(buf, count, type, dest, stag, source, rtag, comm, status)),
+      timed('MPI_Sendrecv_replace', returned, () =>
+        mpi.sendrecvReplace(buf, count, type, dest, stag, source, rtag, comm, status),
+      ),
     mpi_wait: (request, status) => timed('MPI_Wait', 0, () => mpi.wait(request, status)),
     mpi_waitall: (count, requests, statuses) => timed('MPI_Waitall', 0, () => mpi.waitAll(count, requests, statuses)),
-    mpi_waitany: (count, requests, index, status) => timed('MPI_Waitany', 0, () => void any(requests, index, status, mpi.waitSome(count, requests, true))),
-    mpi_waitsome: (count, requests, outCount, indices, statuses) => timed('MPI_Waitsome', 0, () => some(requests, outCount, indices, statuses, mpi.waitSome(count, requests, false))),
-    mpi_testall: (count, requests, flag, statuses) => timed('MPI_Testall', 0, () => out(flag, mpi.testAll(count, requests, statuses) ? 1 : 0)),
-    mpi_testany: (count, requests, index, flag, status) => timed('MPI_Testany', 0, () => out(flag, any(requests, index, status, mpi.testSome(count, requests, true)) ? 1 : 0)),
-    mpi_testsome: (count, requests, outCount, indices, statuses) => timed('MPI_Testsome', 0, () => some(requests, outCount, indices, statuses, mpi.testSome(count, requests, false))),
+    mpi_waitany: (count, requests, index, status) =>
+      timed('MPI_Waitany', 0, () => void any(requests, index, status, mpi.waitSome(count, requests, true))),
+    mpi_waitsome: (count, requests, outCount, indices, statuses) =>
+      timed('MPI_Waitsome', 0, () => some(requests, outCount, indices, statuses, mpi.waitSome(count, requests, false))),
+    mpi_testall: (count, requests, flag, statuses) =>
+      timed('MPI_Testall', 0, () => out(flag, mpi.testAll(count, requests, statuses) ? 1 : 0)),
+    mpi_testany: (count, requests, index, flag, status) =>
+      timed('MPI_Testany', 0, () =>
+        out(flag, any(requests, index, status, mpi.testSome(count, requests, true)) ? 1 : 0),
+      ),
+    mpi_testsome: (count, requests, outCount, indices, statuses) =>
+      timed('MPI_Testsome', 0, () => some(requests, outCount, indices, statuses, mpi.testSome(count, requests, false))),
     mpi_request_free: (request) => mpi.requestFree(request),
-    mpi_probe: (source, tag, comm, status) => timed('MPI_Probe', 0, () => void mpi.probe(source, tag, comm, status, true)),
-    mpi_iprobe: (source, tag, comm, flag, status) => timed('MPI_Iprobe', 0, () => out(flag, mpi.probe(source, tag, comm, status, false) ? 1 : 0)),
+    mpi_probe: (source, tag, comm, status) =>
+      timed('MPI_Probe', 0, () => void mpi.probe(source, tag, comm, status, true)),
+    mpi_iprobe: (source, tag, comm, flag, status) =>
+      timed('MPI_Iprobe', 0, () => out(flag, mpi.probe(source, tag, comm, status, false) ? 1 : 0)),
     mpi_barrier: (comm) => timed('MPI_Barrier', 0, () => mpi.barrier(comm)),
-    mpi_bcast: (buf, count, type, root, comm) => timed('MPI_Bcast', returned, () => mpi.bcast(buf, count, type, root, comm)),
-    mpi_reduce: (input, output, count, type, op, root, comm) => timed('MPI_Reduce', returned, () => mpi.reduce(input, output, count, type, op, root, comm)),
-    mpi_allreduce: (input, output, count, type, op, comm) => timed('MPI_Allreduce', returned, () => mpi.reduce(input, output, count, type, op, -1, comm)),
-    mpi_scan: (input, output, count, type, op, comm) => timed('MPI_Scan', returned, () => mpi.scan(input, output, count, type, op, comm, false)),
-    mpi_exscan: (input, output, count, type, op, comm) => timed('MPI_Exscan', returned, () => mpi.scan(input, output, count, type, op, comm, true)),
-    mpi_gather: (sbuf, scount, stype, rbuf, rcount, rtype, root, comm) => timed('MPI_Gather', returned, () => mpi.gather(sbuf, scount, stype, rbuf, rcount, 0, 0, rtype, root, comm)),
-    mpi_gatherv: (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm) => timed('MPI_Gatherv', returned, () => mpi.gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, comm)),
-    mpi_allgather: (sbuf, scount, stype, rbuf, rcount, rtype, comm) => timed('MPI_Allgather', returned, () => mpi.gather(sbuf, scount, stype, rbuf, rcount, 0, 0, rtype, -1, comm)),
-    mpi_allgatherv: (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm) => timed('MPI_Allgatherv', returned, () => mpi.gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, -1, comm)),
-    mpi_scatter: (sbuf, scount, stype, rbuf, rcount, rtype, root, comm) => timed('MPI_Scatter', returned, () => mpi.scatter(sbuf, scount, 0, 0, stype, rbuf, rcount, rtype, root, comm)),
-    mpi_scatterv: (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm) => timed('MPI_Scatterv', returned, () => mpi.scatter(sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm)),
-    mpi_alltoall: (sbuf, scount, stype, rbuf, rcount, rtype, comm) => timed('MPI_Alltoall', returned, () => mpi.alltoall(sbuf, scount, 0, 0, stype, rbuf, rcount, 0, 0, rtype, comm)),
+    mpi_bcast: (buf, count, type, root, comm) =>
+      timed('MPI_Bcast', returned, () => mpi.bcast(buf, count, type, root, comm)),
+    mpi_reduce: (input, output, count, type, op, root, comm) =>
+      timed('MPI_Reduce', returned, () => mpi.reduce(input, output, count, type, op, root, comm)),
+    mpi_allreduce: (input, output, count, type, op, comm) =>
+      timed('MPI_Allreduce', returned, () => mpi.reduce(input, output, count, type, op, -1, comm)),
+    mpi_scan: (input, output, count, type, op, comm) =>
+      timed('MPI_Scan', returned, () => mpi.scan(input, output, count, type, op, comm, false)),
+    mpi_exscan: (input, output, count, type, op, comm) =>
+      timed('MPI_Exscan', returned, () => mpi.scan(input, output, count, type, op, comm, true)),
+    mpi_gather: (sbuf, scount, stype, rbuf, rcount, rtype, root, comm) =>
+      timed('MPI_Gather', returned, () => mpi.gather(sbuf, scount, stype, rbuf, rcount, 0, 0, rtype, root, comm)),
+    mpi_gatherv: (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm) =>
+      timed('MPI_Gatherv', returned, () =>
+        mpi.gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, comm),
+      ),
+    mpi_allgather: (sbuf, scount, stype, rbuf, rcount, rtype, comm) =>
+      timed('MPI_Allgather', returned, () => mpi.gather(sbuf, scount, stype, rbuf, rcount, 0, 0, rtype, -1, comm)),
+    mpi_allgatherv: (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm) =>
+      timed('MPI_Allgatherv', returned, () =>
+        mpi.gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, -1, comm),
+      ),
+    mpi_scatter: (sbuf, scount, stype, rbuf, rcount, rtype, root, comm) =>
+      timed('MPI_Scatter', returned, () => mpi.scatter(sbuf, scount, 0, 0, stype, rbuf, rcount, rtype, root, comm)),
+    mpi_scatterv: (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm) =>
+      timed('MPI_Scatterv', returned, () =>
+        mpi.scatter(sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm),
+      ),
+    mpi_alltoall: (sbuf, scount, stype, rbuf, rcount, rtype, comm) =>
+      timed('MPI_Alltoall', returned, () => mpi.alltoall(sbuf, scount, 0, 0, stype, rbuf, rcount, 0, 0, rtype, comm)),
     mpi_alltoallv: (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm) =>
-      timed('MPI_Alltoallv', returned, () => mpi.alltoall(sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm)),
+      timed('MPI_Alltoallv', returned, () =>
+        mpi.alltoall(sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm),
+      ),
     mpi_comm_dup: (comm, newComm) => timed('MPI_Comm_dup', 0, () => out(newComm, mpi.commDup(comm))),
-    mpi_comm_split: (comm, color, key, newComm) => timed('MPI_Comm_split', 0, () => out(newComm, mpi.commSplit(comm, color, key))),
+    mpi_comm_split: (comm, color, key, newComm) =>
+      timed('MPI_Comm_split', 0, () => out(newComm, mpi.commSplit(comm, color, key))),
     mpi_comm_free: (comm) => {
       mpi.commFree(mpi.readI32(comm));
       out(comm, COMM_NULL);
     },
     mpi_type_size: (type) => mpi.types.layout(type).size,
     mpi_type_extent: (type) => mpi.types.layout(type).extent,
-    mpi_type_vector: (count, blockLength, stride, old, newType) => out(newType, mpi.types.vector(count, blockLength, stride, old, `MPI_Type_vector(${count}, ${blockLength}, ${stride})`)),
-    mpi_type_contiguous: (count, old, newType) => out(newType, mpi.types.vector(1, count, count, old, `MPI_Type_contiguous(${count})`)),
+    mpi_type_vector: (count, blockLength, stride, old, newType) =>
+      out(
+        newType,
+        mpi.types.vector(count, blockLength, stride, old, `MPI_Type_vector(${count}, ${blockLength}, ${stride})`),
+      ),
+    mpi_type_contiguous: (count, old, newType) =>
+      out(newType, mpi.types.vector(1, count, count, old, `MPI_Type_contiguous(${count})`)),
     mpi_type_commit: (type) => mpi.types.commit(mpi.readI32(type)),
     mpi_type_free: (type) => {
       mpi.types.free(mpi.readI32(type));

@@ -40,14 +40,36 @@ interface Status {
 }
 
 type Request =
-  | { kind: 'complete'; status: Status }  // complete when made: sends (buffered at once) and receives from MPI_PROC_NULL
-  | { kind: 'recv'; comm: Comm; source: number; tag: number; pointer: number; count: number; type: TypeLayout; status: Status | null; freed: boolean };
+  | { kind: 'complete'; status: Status } // complete when made: sends (buffered at once) and receives from MPI_PROC_NULL
+  | {
+      kind: 'recv';
+      comm: Comm;
+      source: number;
+      tag: number;
+      pointer: number;
+      count: number;
+      type: TypeLayout;
+      status: Status | null;
+      freed: boolean;
+    };
 
 const EMPTY_STATUS: Status = { source: ANY_SOURCE, tag: ANY_TAG, bytes: 0 };
 const PROC_NULL_STATUS: Status = { source: PROC_NULL, tag: ANY_TAG, bytes: 0 };
 
 /** Collective operations, numbered as the tags of their messages (a rank in another collective is named). */
-const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'gather', 'allgather', 'scatter', 'alltoall', 'scan', 'exscan', 'comm_split'] as const;
+const COLLECTIVES = [
+  'barrier',
+  'bcast',
+  'reduce',
+  'allreduce',
+  'gather',
+  'allgather',
+  'scatter',
+  'alltoall',
+  'scan',
+  'exscan',
+  'comm_split',
+] as const;
 type Collective = (typeof COLLECTIVES)[number];
 
 export class MpiRank {
@@ -60,9 +82,18 @@ export class MpiRank {
   private readonly pending: number[] = [];
   private nextRequest = 1;
 
-  constructor(private readonly comm: Communicator, private readonly memory: ProgramMemory, mailboxPrefix: string) {
+  constructor(
+    private readonly comm: Communicator,
+    private readonly memory: ProgramMemory,
+    mailboxPrefix: string,
+  ) {
     this.mailbox = new Mailbox(mailboxPrefix, comm.rank, comm.size);
-    this.comms.set(COMM_WORLD, { context: 'w', members: Array.from({ length: comm.size }, (_, r) => r), rank: comm.rank, created: 0 });
+    this.comms.set(COMM_WORLD, {
+      context: 'w',
+      members: Array.from({ length: comm.size }, (_, r) => r),
+      rank: comm.rank,
+      created: 0,
+    });
     this.comms.set(COMM_SELF, { context: `s${comm.rank}`, members: [comm.rank], rank: 0, created: 0 });
   }
 
@@ -80,7 +111,9 @@ export class MpiRank {
 
   abort(handle: number, code: number): never {
     this.comm.abortAll();
-    throw new CommunicationError(`MPI_Abort(${handle === COMM_WORLD ? 'MPI_COMM_WORLD' : `communicator ${handle}`}, ${code}) called`);
+    throw new CommunicationError(
+      `MPI_Abort(${handle === COMM_WORLD ? 'MPI_COMM_WORLD' : `communicator ${handle}`}, ${code}) called`,
+    );
   }
 
   // ---- point to point ----
@@ -95,32 +128,76 @@ export class MpiRank {
     return data.length;
   }
 
-  isend(pointer: number, count: number, type: number, dest: number, tag: number, handle: number, requestPointer: number): number {
+  isend(
+    pointer: number,
+    count: number,
+    type: number,
+    dest: number,
+    tag: number,
+    handle: number,
+    requestPointer: number,
+  ): number {
     const bytes = this.send(pointer, count, type, dest, tag, handle);
     this.storeRequest(requestPointer, { kind: 'complete', status: { source: dest, tag, bytes } });
     return bytes;
   }
 
-  irecv(pointer: number, count: number, type: number, source: number, tag: number, handle: number, requestPointer: number): void {
+  irecv(
+    pointer: number,
+    count: number,
+    type: number,
+    source: number,
+    tag: number,
+    handle: number,
+    requestPointer: number,
+  ): void {
     const comm = this.communicator(handle);
     if (source === PROC_NULL) {
       this.storeRequest(requestPointer, { kind: 'complete', status: PROC_NULL_STATUS });
       return;
     }
     if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
-    const id = this.storeRequest(requestPointer, { kind: 'recv', comm, source, tag, pointer, count, type: this.types.layout(type), status: null, freed: false });
+    const id = this.storeRequest(requestPointer, {
+      kind: 'recv',
+      comm,
+      source,
+      tag,
+      pointer,
+      count,
+      type: this.types.layout(type),
+      status: null,
+      freed: false,
+    });
     this.pending.push(id);
   }
 
   /** MPI_Recv: a receive request waited for at once. Returns the bytes received. */
-  recv(pointer: number, count: number, type: number, source: number, tag: number, handle: number, statusPointer: number): number {
+  recv(
+    pointer: number,
+    count: number,
+    type: number,
+    source: number,
+    tag: number,
+    handle: number,
+    statusPointer: number,
+  ): number {
     const comm = this.communicator(handle);
     if (source === PROC_NULL) {
       this.writeStatus(statusPointer, PROC_NULL_STATUS);
       return 0;
     }
     if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
-    const request: Request = { kind: 'recv', comm, source, tag, pointer, count, type: this.types.layout(type), status: null, freed: false };
+    const request: Request = {
+      kind: 'recv',
+      comm,
+      source,
+      tag,
+      pointer,
+      count,
+      type: this.types.layout(type),
+      status: null,
+      freed: false,
+    };
     const id = this.nextRequest++;
     this.requests.set(id, request);
     this.pending.push(id);
@@ -130,7 +207,17 @@ export class MpiRank {
     return request.status!.bytes;
   }
 
-  sendrecvReplace(pointer: number, count: number, type: number, dest: number, sendTag: number, source: number, recvTag: number, handle: number, statusPointer: number): number {
+  sendrecvReplace(
+    pointer: number,
+    count: number,
+    type: number,
+    dest: number,
+    sendTag: number,
+    source: number,
+    recvTag: number,
+    handle: number,
+    statusPointer: number,
+  ): number {
     const sent = this.send(pointer, count, type, dest, sendTag, handle);
     return sent + this.recv(pointer, count, type, source, recvTag, handle, statusPointer);
   }
@@ -177,7 +264,8 @@ export class MpiRank {
     const slot = requestsPointer + 4 * index;
     const id = this.readI32(slot);
     const request = this.requests.get(id);
-    const status = request === undefined ? EMPTY_STATUS : request.kind === 'complete' ? request.status : request.status!;
+    const status =
+      request === undefined ? EMPTY_STATUS : request.kind === 'complete' ? request.status : request.status!;
     this.requests.delete(id);
     if (id !== REQUEST_NULL) this.writeI32(slot, REQUEST_NULL);
     if (statusesPointer !== 0) this.writeStatus(statusesPointer + STATUS_BYTES * statusIndex, status);
@@ -202,7 +290,7 @@ export class MpiRank {
     const matches = this.matcher(comm, source, tag);
     let found: Envelope | undefined;
     const ready = () => (found = this.mailbox.peek(matches)) !== undefined;
-    if (blocking) this.comm.waitFor(ready, 'probe', source === ANY_SOURCE ? -1 : comm.members[source] ?? -1);
+    if (blocking) this.comm.waitFor(ready, 'probe', source === ANY_SOURCE ? -1 : (comm.members[source] ?? -1));
     else ready();
     this.comm.running();
     if (found) this.writeStatus(statusPointer, this.statusOf(comm, found));
@@ -227,7 +315,15 @@ export class MpiRank {
   }
 
   /** MPI_Reduce (root >= 0) and MPI_Allreduce (root < 0). */
-  reduce(input: number, output: number, count: number, type: number, operator: number, root: number, handle: number): number {
+  reduce(
+    input: number,
+    output: number,
+    count: number,
+    type: number,
+    operator: number,
+    root: number,
+    handle: number,
+  ): number {
     const comm = this.communicator(handle);
     const all = root < 0;
     const at = all ? 0 : root;
@@ -240,7 +336,8 @@ export class MpiRank {
     let result: Uint8Array | null = null;
     if (parts) {
       result = parts[0]!.slice();
-      for (let r = 1; r < parts.length; r++) combine(result, parts[r]!, this.elements(count, layout), layout.base, operator);
+      for (let r = 1; r < parts.length; r++)
+        combine(result, parts[r]!, this.elements(count, layout), layout.base, operator);
     }
     if (all) result = this.broadcast(comm, 0, result, state);
     if (result) this.unpack(result, output, count, layout, state);
@@ -248,7 +345,15 @@ export class MpiRank {
   }
 
   /** MPI_Scan (inclusive) and MPI_Exscan (exclusive: rank 0's output is left as it is). */
-  scan(input: number, output: number, count: number, type: number, operator: number, handle: number, exclusive: boolean): number {
+  scan(
+    input: number,
+    output: number,
+    count: number,
+    type: number,
+    operator: number,
+    handle: number,
+    exclusive: boolean,
+  ): number {
     const comm = this.communicator(handle);
     const layout = this.types.layout(type);
     const mine = this.pack(input === IN_PLACE ? output : input, count, layout);
@@ -267,7 +372,18 @@ export class MpiRank {
   }
 
   /** MPI_Gather(v) (root >= 0) and MPI_Allgather(v) (root < 0); `counts`/`displacements` pointers are 0 for the plain forms. */
-  gather(send: number, sendCount: number, sendType: number, recv: number, recvCount: number, counts: number, displacements: number, recvType: number, root: number, handle: number): number {
+  gather(
+    send: number,
+    sendCount: number,
+    sendType: number,
+    recv: number,
+    recvCount: number,
+    counts: number,
+    displacements: number,
+    recvType: number,
+    root: number,
+    handle: number,
+  ): number {
     const comm = this.communicator(handle);
     const all = root < 0;
     const at = all ? 0 : root;
@@ -275,54 +391,112 @@ export class MpiRank {
     const state: Collective = all ? 'allgather' : 'gather';
     const layout = this.types.layout(recvType);
     const size = comm.members.length;
-    const mine = send === IN_PLACE ? this.pack(recv + this.displacement(comm.rank, recvCount, displacements) * layout.extent, this.countOf(comm.rank, recvCount, counts), layout) : this.pack(send, sendCount, this.types.layout(sendType));
+    const mine =
+      send === IN_PLACE
+        ? this.pack(
+            recv + this.displacement(comm.rank, recvCount, displacements) * layout.extent,
+            this.countOf(comm.rank, recvCount, counts),
+            layout,
+          )
+        : this.pack(send, sendCount, this.types.layout(sendType));
     let parts = this.gatherParts(comm, at, mine, state);
     if (all) parts = decodeParts(this.broadcast(comm, 0, parts ? encodeParts(parts) : null, state));
     if (parts) {
       for (let r = 0; r < size; r++) {
-        this.unpack(parts[r]!, recv + this.displacement(r, recvCount, displacements) * layout.extent, this.countOf(r, recvCount, counts), layout, state);
+        this.unpack(
+          parts[r]!,
+          recv + this.displacement(r, recvCount, displacements) * layout.extent,
+          this.countOf(r, recvCount, counts),
+          layout,
+          state,
+        );
       }
     }
     return mine.length;
   }
 
   /** MPI_Scatter(v): `counts`/`displacements` pointers are 0 for the plain form. */
-  scatter(send: number, sendCount: number, counts: number, displacements: number, sendType: number, recv: number, recvCount: number, recvType: number, root: number, handle: number): number {
+  scatter(
+    send: number,
+    sendCount: number,
+    counts: number,
+    displacements: number,
+    sendType: number,
+    recv: number,
+    recvCount: number,
+    recvType: number,
+    root: number,
+    handle: number,
+  ): number {
     const comm = this.communicator(handle);
     this.peer(comm, root, 'scatter');
     let parts: Uint8Array[] | null = null;
     if (comm.rank === root) {
       const layout = this.types.layout(sendType);
-      parts = comm.members.map((_, r) => this.pack(send + this.displacement(r, sendCount, displacements) * layout.extent, this.countOf(r, sendCount, counts), layout));
+      parts = comm.members.map((_, r) =>
+        this.pack(
+          send + this.displacement(r, sendCount, displacements) * layout.extent,
+          this.countOf(r, sendCount, counts),
+          layout,
+        ),
+      );
     }
     const mine = this.scatterParts(comm, root, parts, 'scatter');
-    if (!(comm.rank === root && recv === IN_PLACE)) this.unpack(mine, recv, recvCount, this.types.layout(recvType), 'scatter');
+    if (!(comm.rank === root && recv === IN_PLACE))
+      this.unpack(mine, recv, recvCount, this.types.layout(recvType), 'scatter');
     return mine.length;
   }
 
   /** MPI_Alltoall(v): the count/displacement pointers are 0 for the plain form. */
-  alltoall(send: number, sendCount: number, sendCounts: number, sendDisplacements: number, sendType: number, recv: number, recvCount: number, recvCounts: number, recvDisplacements: number, recvType: number, handle: number): number {
+  alltoall(
+    send: number,
+    sendCount: number,
+    sendCounts: number,
+    sendDisplacements: number,
+    sendType: number,
+    recv: number,
+    recvCount: number,
+    recvCounts: number,
+    recvDisplacements: number,
+    recvType: number,
+    handle: number,
+  ): number {
     const comm = this.communicator(handle);
     const sendLayout = this.types.layout(sendType);
     const recvLayout = this.types.layout(recvType);
     const tag = COLLECTIVES.indexOf('alltoall');
     let bytes = 0;
     comm.members.forEach((world, r) => {
-      const data = this.pack(send + this.displacement(r, sendCount, sendDisplacements) * sendLayout.extent, this.countOf(r, sendCount, sendCounts), sendLayout);
+      const data = this.pack(
+        send + this.displacement(r, sendCount, sendDisplacements) * sendLayout.extent,
+        this.countOf(r, sendCount, sendCounts),
+        sendLayout,
+      );
       bytes += data.length;
       this.mailbox.post(world, { context: `${comm.context}#`, source: this.comm.rank, tag, data });
       if (world !== this.comm.rank) this.comm.wake(world);
     });
     comm.members.forEach((_, r) => {
       const data = this.collectiveReceive(comm, r, 'alltoall');
-      this.unpack(data, recv + this.displacement(r, recvCount, recvDisplacements) * recvLayout.extent, this.countOf(r, recvCount, recvCounts), recvLayout, 'alltoall');
+      this.unpack(
+        data,
+        recv + this.displacement(r, recvCount, recvDisplacements) * recvLayout.extent,
+        this.countOf(r, recvCount, recvCounts),
+        recvLayout,
+        'alltoall',
+      );
     });
     return bytes;
   }
 
   commDup(handle: number): number {
     const comm = this.communicator(handle);
-    return this.addComm({ context: `${comm.context}/${++comm.created}`, members: comm.members.slice(), rank: comm.rank, created: 0 });
+    return this.addComm({
+      context: `${comm.context}/${++comm.created}`,
+      members: comm.members.slice(),
+      rank: comm.rank,
+      created: 0,
+    });
   }
 
   /** MPI_Comm_split: ranks with the same color, ordered by key then by their old rank (MPI_UNDEFINED: MPI_COMM_NULL). */
@@ -341,11 +515,17 @@ export class MpiRank {
       .filter((entry) => entry.color === color)
       .sort((a, b) => a.key - b.key || a.r - b.r);
     const members = chosen.map((entry) => comm.members[entry.r]!);
-    return this.addComm({ context: `${comm.context}/${sequence}:${color}`, members, rank: members.indexOf(this.comm.rank), created: 0 });
+    return this.addComm({
+      context: `${comm.context}/${sequence}:${color}`,
+      members,
+      rank: members.indexOf(this.comm.rank),
+      created: 0,
+    });
   }
 
   commFree(handle: number): void {
-    if (handle === COMM_WORLD || handle === COMM_SELF) throw new CommunicationError('MPI_Comm_free of MPI_COMM_WORLD or MPI_COMM_SELF');
+    if (handle === COMM_WORLD || handle === COMM_SELF)
+      throw new CommunicationError('MPI_Comm_free of MPI_COMM_WORLD or MPI_COMM_SELF');
     if (!this.comms.delete(handle)) throw new CommunicationError(`MPI_Comm_free of unknown communicator ${handle}`);
   }
 
@@ -353,7 +533,10 @@ export class MpiRank {
 
   private communicator(handle: number): Comm {
     const comm = this.comms.get(handle);
-    if (!comm) throw new CommunicationError(`rank ${this.comm.rank}: ${handle === COMM_NULL ? 'MPI_COMM_NULL' : `unknown communicator ${handle}`} used in a communication call`);
+    if (!comm)
+      throw new CommunicationError(
+        `rank ${this.comm.rank}: ${handle === COMM_NULL ? 'MPI_COMM_NULL' : `unknown communicator ${handle}`} used in a communication call`,
+      );
     return comm;
   }
 
@@ -367,7 +550,9 @@ export class MpiRank {
   private peer(comm: Comm, rank: number, call: string): number {
     const world = comm.members[rank];
     if (!Number.isInteger(rank) || world === undefined) {
-      throw new CommunicationError(`rank ${this.comm.rank}: ${call} names rank ${rank}, but the communicator's ranks are 0..${comm.members.length - 1}`);
+      throw new CommunicationError(
+        `rank ${this.comm.rank}: ${call} names rank ${rank}, but the communicator's ranks are 0..${comm.members.length - 1}`,
+      );
     }
     return world;
   }
@@ -381,7 +566,9 @@ export class MpiRank {
 
   private requestIds(count: number, pointer: number): number[] {
     const ids = Array.from({ length: count }, (_, i) => this.readI32(pointer + 4 * i));
-    for (const id of ids) if (id !== REQUEST_NULL && !this.requests.has(id)) throw new CommunicationError(`rank ${this.comm.rank}: request handle ${id} is not an active request`);
+    for (const id of ids)
+      if (id !== REQUEST_NULL && !this.requests.has(id))
+        throw new CommunicationError(`rank ${this.comm.rank}: request handle ${id} is not an active request`);
     return ids;
   }
 
@@ -413,17 +600,23 @@ export class MpiRank {
   /** Waits until `ready`, progressing receives; the deadlock check names the first awaited peer. */
   private block(ready: () => boolean, state: StateName, ids: number[]): void {
     const awaited = ids.map((id) => this.requests.get(id)).find((r) => r?.kind === 'recv' && r.status === null);
-    const peer = awaited?.kind === 'recv' ? (awaited.source === ANY_SOURCE ? -1 : awaited.comm.members[awaited.source]!) : -1;
-    this.comm.waitFor(() => {
-      this.progress();
-      return ready();
-    }, state, peer);
+    const peer =
+      awaited?.kind === 'recv' ? (awaited.source === ANY_SOURCE ? -1 : awaited.comm.members[awaited.source]!) : -1;
+    this.comm.waitFor(
+      () => {
+        this.progress();
+        return ready();
+      },
+      state,
+      peer,
+    );
     this.comm.running();
   }
 
   private matcher(comm: Comm, source: number, tag: number): (envelope: Envelope) => boolean {
     const world = source === ANY_SOURCE ? ANY_SOURCE : comm.members[source];
-    return (e) => e.context === comm.context && (world === ANY_SOURCE || e.source === world) && (tag === ANY_TAG || e.tag === tag);
+    return (e) =>
+      e.context === comm.context && (world === ANY_SOURCE || e.source === world) && (tag === ANY_TAG || e.tag === tag);
   }
 
   private statusOf(comm: Comm, envelope: Envelope): Status {
@@ -453,7 +646,12 @@ export class MpiRank {
 
   private collectiveSend(comm: Comm, rank: number, data: Uint8Array, state: Collective): void {
     const world = comm.members[rank]!;
-    this.mailbox.post(world, { context: `${comm.context}#`, source: this.comm.rank, tag: COLLECTIVES.indexOf(state), data });
+    this.mailbox.post(world, {
+      context: `${comm.context}#`,
+      source: this.comm.rank,
+      tag: COLLECTIVES.indexOf(state),
+      data,
+    });
     this.comm.wake(world);
   }
 
@@ -461,11 +659,17 @@ export class MpiRank {
     const world = comm.members[rank]!;
     const context = `${comm.context}#`;
     let found: Envelope | undefined;
-    this.comm.waitFor(() => (found = this.mailbox.take((e) => e.context === context && e.source === world)) !== undefined, collectiveState(state), world);
+    this.comm.waitFor(
+      () => (found = this.mailbox.take((e) => e.context === context && e.source === world)) !== undefined,
+      collectiveState(state),
+      world,
+    );
     this.comm.running();
     const envelope = found!;
     if (envelope.tag !== COLLECTIVES.indexOf(state)) {
-      throw new CommunicationError(`rank ${this.comm.rank} called ${state} while rank ${world} called ${COLLECTIVES[envelope.tag] ?? 'another collective'}: every rank must call the same collectives in the same order`);
+      throw new CommunicationError(
+        `rank ${this.comm.rank} called ${state} while rank ${world} called ${COLLECTIVES[envelope.tag] ?? 'another collective'}: every rank must call the same collectives in the same order`,
+      );
     }
     return envelope.data;
   }
@@ -484,7 +688,8 @@ export class MpiRank {
 
   private pack(pointer: number, count: number, layout: TypeLayout): Uint8Array {
     if (count < 0) throw new CommunicationError(`rank ${this.comm.rank}: negative count ${count}`);
-    if (layout.extent === layout.size && layout.segments.length === 1) return this.memory.view(pointer, count * layout.size).slice();
+    if (layout.extent === layout.size && layout.segments.length === 1)
+      return this.memory.view(pointer, count * layout.size).slice();
     const data = new Uint8Array(count * layout.size);
     let at = 0;
     for (let element = 0; element < count; element++) {
@@ -496,10 +701,19 @@ export class MpiRank {
     return data;
   }
 
-  private unpack(data: Uint8Array, pointer: number, count: number, layout: TypeLayout, call: string, source = -1): void {
+  private unpack(
+    data: Uint8Array,
+    pointer: number,
+    count: number,
+    layout: TypeLayout,
+    call: string,
+    source = -1,
+  ): void {
     if (data.length > count * layout.size) {
       const from = source >= 0 ? ` from rank ${source}` : '';
-      throw new CommunicationError(`rank ${this.comm.rank}: the ${data.length}-byte message${from} does not fit the ${count * layout.size}-byte ${call} buffer (${count} × ${layout.name})`);
+      throw new CommunicationError(
+        `rank ${this.comm.rank}: the ${data.length}-byte message${from} does not fit the ${count * layout.size}-byte ${call} buffer (${count} × ${layout.name})`,
+      );
     }
     if (layout.extent === layout.size && layout.segments.length === 1) {
       this.memory.view(pointer, data.length).set(data);

@@ -20,7 +20,10 @@ export interface OpStats {
 }
 
 export class OpRecorder {
-  private readonly ops = new Map<string, { calls: number; bytes: number; first: number; sum: number; sumSq: number; min: number; max: number; total: number }>();
+  private readonly ops = new Map<
+    string,
+    { calls: number; bytes: number; first: number; sum: number; sumSq: number; min: number; max: number; total: number }
+  >();
 
   record(op: string, ms: number, bytes: number): void {
     const entry = this.ops.get(op);
@@ -44,8 +47,20 @@ export class OpRecorder {
       const mean = steadyCalls > 0 ? e.sum / steadyCalls : 0;
       const variance = steadyCalls > 1 ? Math.max(0, e.sumSq / steadyCalls - mean * mean) : 0;
       out[op] = {
-        calls: e.calls, bytes: e.bytes, totalMs: e.total, firstMs: e.first,
-        steady: steadyCalls > 0 ? { calls: steadyCalls, meanMs: mean, cv: mean > 0 ? Math.sqrt(variance) / mean : 0, minMs: e.min, maxMs: e.max } : null,
+        calls: e.calls,
+        bytes: e.bytes,
+        totalMs: e.total,
+        firstMs: e.first,
+        steady:
+          steadyCalls > 0
+            ? {
+                calls: steadyCalls,
+                meanMs: mean,
+                cv: mean > 0 ? Math.sqrt(variance) / mean : 0,
+                minMs: e.min,
+                maxMs: e.max,
+              }
+            : null,
       };
     }
     return out;

@@ -14,9 +14,25 @@ export const COLLECTIVE_PLANE = 1;
 
 /** What a rank is doing, as kept in its state word (read by the deadlock check and the timeout message). */
 export const STATE = {
-  starting: 0, running: 1, send: 2, recv: 3, barrier: 4, bcast: 5, reduce: 6, allreduce: 7, sendrecv: 8, done: 9,
+  starting: 0,
+  running: 1,
+  send: 2,
+  recv: 3,
+  barrier: 4,
+  bcast: 5,
+  reduce: 6,
+  allreduce: 7,
+  sendrecv: 8,
+  done: 9,
   // MPI calls of native/include/mpi.h (src/runtime/spmd/mpi-rank.ts)
-  wait: 10, probe: 11, gather: 12, allgather: 13, scatter: 14, alltoall: 15, scan: 16, comm_split: 17,
+  wait: 10,
+  probe: 11,
+  gather: 12,
+  allgather: 13,
+  scatter: 14,
+  alltoall: 15,
+  scan: 16,
+  comm_split: 17,
 } as const;
 export type StateName = keyof typeof STATE;
 const STATE_NAMES = Object.keys(STATE) as StateName[];
@@ -37,7 +53,9 @@ export interface SharedLayout {
 }
 
 export function sharedBytes(size: number): number {
-  return 4 * (HEADER_WORDS + RANK_WORDS * size + CHANNEL_WORDS * PLANES * size * size) + SLOT_BYTES * PLANES * size * size;
+  return (
+    4 * (HEADER_WORDS + RANK_WORDS * size + CHANNEL_WORDS * PLANES * size * size) + SLOT_BYTES * PLANES * size * size
+  );
 }
 
 export function createShared(size: number): SharedLayout {
@@ -92,7 +110,10 @@ export class SharedState {
   }
 
   stateOf(rank: number): { state: StateName; peer: number } {
-    return { state: STATE_NAMES[Atomics.load(this.words, this.doorbell(rank) + 1)] ?? 'starting', peer: Atomics.load(this.words, this.doorbell(rank) + 2) };
+    return {
+      state: STATE_NAMES[Atomics.load(this.words, this.doorbell(rank) + 1)] ?? 'starting',
+      peer: Atomics.load(this.words, this.doorbell(rank) + 2),
+    };
   }
 
   abort(): void {
@@ -145,7 +166,14 @@ export class SharedState {
     const parts: string[] = [];
     for (let r = 0; r < this.size; r++) {
       const { state, peer } = this.stateOf(r);
-      const from = state === 'recv' || state === 'sendrecv' || state === 'wait' || state === 'probe' ? ` from ${peer < 0 ? 'any rank' : peer}` : state === 'send' ? ` to ${peer}` : peer >= 0 && !idle(state) ? ` waiting for ${peer}` : '';
+      const from =
+        state === 'recv' || state === 'sendrecv' || state === 'wait' || state === 'probe'
+          ? ` from ${peer < 0 ? 'any rank' : peer}`
+          : state === 'send'
+            ? ` to ${peer}`
+            : peer >= 0 && !idle(state)
+              ? ` waiting for ${peer}`
+              : '';
       parts.push(`rank ${r} ${idle(state) ? state : `in ${state}`}${from}`);
     }
     return parts.join(', ');

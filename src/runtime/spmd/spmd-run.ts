@@ -27,11 +27,17 @@ export type SpmdResult =
 const GRACE_MS = 300;
 
 export function checkRanks(ranks: number): string | null {
-  if (!Number.isInteger(ranks) || ranks < 1 || ranks > MAX_RANKS) return `--ranks must be a whole number from 1 to ${MAX_RANKS}, got '${ranks}'`;
+  if (!Number.isInteger(ranks) || ranks < 1 || ranks > MAX_RANKS)
+    return `--ranks must be a whole number from 1 to ${MAX_RANKS}, got '${ranks}'`;
   return null;
 }
 
-export async function runSpmd(request: RunRequest, size: number, timeoutMs: number, start: (request: RunRequest) => Worker): Promise<SpmdResult> {
+export async function runSpmd(
+  request: RunRequest,
+  size: number,
+  timeoutMs: number,
+  start: (request: RunRequest) => Worker,
+): Promise<SpmdResult> {
   const deadline = Date.now() + timeoutMs;
   const ranks: RankOutcome[] = Array.from({ length: size }, (_, rank) => ({ rank, repetitions: [] }));
   let kind: Extract<RunResponse, { ok: true }>['kind'] = 'plain';
@@ -48,7 +54,12 @@ type RepetitionOutcome =
   | { ok: true; kind: Extract<RunResponse, { ok: true }>['kind']; responses: RankRepetition[] }
   | Extract<SpmdResult, { ok: false }>;
 
-function oneRepetition(request: RunRequest, size: number, timeoutMs: number, start: (request: RunRequest) => Worker): Promise<RepetitionOutcome> {
+function oneRepetition(
+  request: RunRequest,
+  size: number,
+  timeoutMs: number,
+  start: (request: RunRequest) => Worker,
+): Promise<RepetitionOutcome> {
   const layout = createShared(size);
   const shared = new SharedState(layout);
   const workers = Array.from({ length: size }, (_, rank) => {
@@ -69,9 +80,12 @@ function oneRepetition(request: RunRequest, size: number, timeoutMs: number, sta
       outcome = { ok: false, rank, response, timedOut };
       stopAll();
     };
-    const timer = setTimeout(() => {
-      fail(null, { ok: false, failure: 'limit', message: shared.describeStates() }, true);
-    }, Math.max(0, timeoutMs));
+    const timer = setTimeout(
+      () => {
+        fail(null, { ok: false, failure: 'limit', message: shared.describeStates() }, true);
+      },
+      Math.max(0, timeoutMs),
+    );
     workers.forEach((worker, rank) => {
       worker.once('message', (message: RunResponse) => {
         responses[rank] = message;
@@ -80,7 +94,8 @@ function oneRepetition(request: RunRequest, size: number, timeoutMs: number, sta
       });
       worker.once('error', (error) => fail(rank, { ok: false, failure: 'internal', message: error.message }));
       worker.once('exit', (code) => {
-        if (!responses[rank]) fail(rank, { ok: false, failure: 'internal', message: `run worker exited unexpectedly (code ${code})` });
+        if (!responses[rank])
+          fail(rank, { ok: false, failure: 'internal', message: `run worker exited unexpectedly (code ${code})` });
         if (++exited < size) return;
         clearTimeout(timer);
         resolve(outcome ?? collect(responses as RunResponse[]));
@@ -92,7 +107,13 @@ function oneRepetition(request: RunRequest, size: number, timeoutMs: number, sta
 function collect(responses: RunResponse[]): RepetitionOutcome {
   const ok = responses.filter((r): r is Extract<RunResponse, { ok: true }> => r.ok);
   const failed = responses.findIndex((r) => !r.ok);
-  if (failed >= 0) return { ok: false, rank: failed, response: responses[failed] as Extract<RunResponse, { ok: false }>, timedOut: false };
+  if (failed >= 0)
+    return {
+      ok: false,
+      rank: failed,
+      response: responses[failed] as Extract<RunResponse, { ok: false }>,
+      timedOut: false,
+    };
   return {
     ok: true,
     kind: ok[0]!.kind,
