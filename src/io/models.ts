@@ -10,7 +10,7 @@ import { MIN_CHECKS } from '../model/exact-flags.js';
 import { MIN_CALLPATH_TIME_MS } from '../model/noise-findings.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { wrap } from '../report/wrap.js';
-import { actionFlags, modelStatus, STATUS_TEXT } from '../report/model-status.js';
+import { actionFlags, modelStatus, STATUS_TEXT } from '../model/status.js';
 import type { Term } from '../model/types.js';
 
 export interface ModelsDocument {

@@ -6,7 +6,7 @@
 // counts-shaped) or that the status already says (unreliable, inexact, too-short) stay in the JSON.
 // beyond-nest on an exact count is not a fault: a flattened loop (`for i < size*size*size`) is one
 // loop over size to the taint analysis, and the count is what it is (issue 24, cause 7).
-import type { CallpathModel } from '../model/modeler.js';
+import type { CallpathModel } from './modeler.js';
 
 export type ModelStatus = 'exact' | 'fit' | 'noisy' | 'no closed form' | 'too short';
 
