@@ -6,6 +6,7 @@
 import { readInputText } from '../util/read-file.js';
 import { parseJson } from '../io/json.js';
 import {
+  argumentList,
   positiveNumber,
   problem,
   resolvedBy,
@@ -25,15 +26,6 @@ export interface Candidate {
 
 const PLACEHOLDER = /^\{([A-Za-z_][\w.]*)\}$/;
 export const DEFAULT_SCALE = [1, 2, 3, 4, 5];
-
-const argumentList = z
-  .array(
-    z.union([z.number(), z.string()], {
-      error: (issue) => `must be a number, a string or a "{name}" placeholder, got ${shown(issue.input)}`,
-    }),
-    { error: 'must be a list of numbers, strings or "{name}" placeholders' },
-  )
-  .optional();
 
 const positive = z
   .number({ error: (issue) => `must be a positive number, got ${shown(issue.input)}` })

@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { readInputText } from '../util/read-file.js';
 import {
+  argumentList,
   positiveNumber,
   problem,
   resolvedBy,
@@ -26,15 +27,6 @@ import type { Preopen, WasiConfig } from '../runtime/protocol.js';
 import { MAX_RANKS } from '../runtime/spmd/shared-state.js';
 
 const PLACEHOLDER = /\{([^{}]*)\}/;
-
-const argumentList = z
-  .array(
-    z.union([z.number(), z.string()], {
-      error: (issue) => `must be a number, a string or a "{name}" placeholder, got ${shown(issue.input)}`,
-    }),
-    { error: 'must be a list of numbers, strings or "{name}" placeholders' },
-  )
-  .optional();
 
 const parameterValues = z
   .array(z.number({ error: (issue) => `must be a number, got ${shown(issue.input)}` }), {

@@ -22,6 +22,16 @@ export function shown(value: unknown): string {
   return value === undefined ? 'nothing' : JSON.stringify(value);
 }
 
+/** An export's arguments or a command line in a spec or config: numbers, strings, `{name}` placeholders. */
+export const argumentList = z
+  .array(
+    z.union([z.number(), z.string()], {
+      error: (issue) => `must be a number, a string or a "{name}" placeholder, got ${shown(issue.input)}`,
+    }),
+    { error: 'must be a list of numbers, strings or "{name}" placeholders' },
+  )
+  .optional();
+
 /** The one-line error of the first issue, `file: field 'PATH': PROBLEM` (or `file: PROBLEM` at the root). */
 function issueError(issue: z.core.$ZodIssue, file: string): UserError {
   const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
