@@ -9,6 +9,8 @@ import { readTaintReport } from '../io/taint.js';
 import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../model/modeler.js';
 import { evaluateModel } from '../model/format.js';
 import type { Series } from '../model/types.js';
+import { ROOT_CALLPATH } from '../model/design.js';
+import { actionFlags, modelStatus, type ModelStatus } from '../model/status.js';
 import type { VariedParameter } from '../experiment/grid.js';
 
 export const RANK_METRIC = 'instructions';
@@ -21,7 +23,7 @@ export interface RankedModel {
   callpath: string;
   instructions: ModelSummary;
   time: ModelSummary | null;
-  /** Of all call paths' predicted instructions at the target. */
+  /** Of the whole program's predicted instructions at the target (`<root>`: 1). */
   shareAtTarget: number;
 }
 
@@ -31,7 +33,12 @@ export interface ModelSummary {
   prediction: number;
   smape: number;
   exact: boolean;
+  /** In plain words: exact, fit, noisy, no closed form, too short. */
+  status: ModelStatus;
+  /** Every flag the modeler set (the JSON keeps them all). */
   flags: string[];
+  /** The flags that change what the user should do: the ones the tables show. */
+  actionFlags: string[];
   prior: string | null;
 }
 
@@ -80,12 +87,14 @@ export function runModelStep(
     growth: DEFAULT_GROWTH,
     taint,
     timeInMs: true,
+    wholeProgram: true,
     // library call paths (printf_core, atoi, malloc) fold into their callers, as `taintlens model` does without --all
     isLibrary: (fn: string) => isLibraryFunction(fn, [], false),
   });
   const counts = report.models.filter((m) => m.metric === RANK_METRIC);
   const times = new Map(report.models.filter((m) => m.metric === TIME_METRIC).map((m) => [m.callpath, m]));
-  const total = counts.reduce((sum, m) => sum + Math.max(0, m.prediction), 0);
+  const root = counts.find((m) => m.callpath === ROOT_CALLPATH);
+  const total = root ? root.prediction : counts.reduce((sum, m) => sum + Math.max(0, m.prediction), 0);
   const ranked = counts.map((m): RankedModel => {
     const time = times.get(m.callpath);
     return {
@@ -115,12 +124,12 @@ export function runModelStep(
     plots: plotted,
     warnings: report.warnings.map((w) => w.message),
     // Growth read off an uncertain model (repetitions too spread, runs too short to time) is no
-    // finding to headline: its flags column still shows it.
+    // finding to headline: its row says noisy or too short, and the JSON keeps the flag.
     scalabilityBugs: ranked.flatMap((r) =>
       [r.instructions, ...(r.time ? [r.time] : [])].flatMap((m, i) =>
         m.flags.some((flag) => UNCERTAIN.has(flag))
           ? []
-          : m.flags
+          : m.actionFlags
               .filter((flag) => flag.startsWith('scalability-bug'))
               .map((flag) => ({ callpath: r.callpath, metric: i === 0 ? RANK_METRIC : TIME_METRIC, flag })),
       ),
@@ -130,6 +139,9 @@ export function runModelStep(
 
 const UNCERTAIN = new Set(['unreliable', 'short-runs']);
 
+/** The flags a table shows for a model: none where the call path is too short to time (no model to flag). */
+export const shownFlags = (model: ModelSummary): string[] => (model.status === 'too short' ? [] : model.actionFlags);
+
 function summary(model: CallpathModel): ModelSummary {
   return {
     model: model.model,
@@ -137,7 +149,9 @@ function summary(model: CallpathModel): ModelSummary {
     prediction: model.prediction,
     smape: model.smape,
     exact: model.exact,
+    status: modelStatus(model),
     flags: model.flags,
+    actionFlags: actionFlags(model),
     prior: model.prior ? `${model.prior.status}: ${model.prior.params.join(', ') || 'constant'}` : null,
   };
 }

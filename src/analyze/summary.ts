@@ -2,10 +2,25 @@
 import { renderTable, type TableLayout } from '../report/table.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { formatRatio, formatShare, formatValue } from '../report/html/format.js';
+import { wrap } from '../report/wrap.js';
+import { FLAG_TEXT } from '../io/models.js';
+import { STATUS_TEXT, type ModelStatus } from '../model/status.js';
 import type { AnalysisReport } from './report.js';
 import type { AnalysisFiles } from './analyze.js';
+import { shownFlags, type ModelSummary, type RankedModel } from './model-step.js';
 
-const longest = (flags: string[][]) => Math.max(5, ...flags.flat().map((flag) => flag.length));
+/** Cells that list a status and flags break onto a line each when the column is narrow. */
+const LIST = ', ';
+const listLines = (text: string) => text.split(LIST);
+const longest = (texts: string[]) => Math.max(6, ...texts.map((text) => text.length));
+const statusCell = (model: ModelSummary) => [model.status, ...model.actionFlags].join(LIST);
+function timeCell(time: ModelSummary | null): string {
+  if (!time) return '-';
+  // Too short to model: its median, then `too short` (and no flags: there is no model to flag).
+  const words = time.status === 'fit' ? [] : [time.status];
+  return [`${formatValue(time.prediction)} ms`, ...words, ...shownFlags(time)].join(LIST);
+}
+const SCALABILITY_TEXT = 'grows faster than the main work of the program and matters at the target';
 const at = (point: Record<string, number>) =>
   Object.entries(point)
     .map(([k, v]) => `${k}=${v}`)
@@ -25,34 +40,35 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layo
   );
   lines.push(
     '',
-    `ranked call paths at ${at(models.target)} (instructions: exact counts; ms: the time model's prediction):`,
+    `ranked call paths at ${at(models.target)} (instructions: exact counts; time: the time model's prediction):`,
   );
+  const ranked = models.ranked;
   lines.push(
     renderTable(
-      models.ranked,
+      ranked,
       [
         { header: 'rank', value: (r) => r.rank, align: 'right' },
-        { header: 'call path', value: (r) => displayPath(r.callpath), shrink: pathTail, min: 24, max: 48 },
+        { header: 'call path', value: (r) => displayPath(r.callpath), shrink: pathTail, min: 20, max: 40 },
         { header: 'instructions', value: (r) => r.instructions.model, shrink: 'wrap', min: 20 },
         { header: 'predicted', value: (r) => formatValue(r.instructions.prediction), align: 'right' },
         { header: 'share', value: (r) => formatShare(r.shareAtTarget), align: 'right' },
-        { header: 'ms', value: (r) => (r.time ? formatValue(r.time.prediction) : '-'), align: 'right' },
-        // A flag is never cut: a column keeps at least the longest one.
+        // A status or flag is never cut: a column keeps at least the longest one.
         {
-          header: 'flags',
-          value: (r) => r.instructions.flags.join(' '),
-          shrink: 'wrap',
-          min: longest(models.ranked.map((r) => r.instructions.flags)),
+          header: 'status',
+          value: (r) => statusCell(r.instructions),
+          shrink: listLines,
+          min: longest(ranked.flatMap((r) => [r.instructions.status, ...r.instructions.actionFlags])),
         },
         {
-          header: 'time flags',
-          value: (r) => r.time?.flags.join(' ') ?? '-',
-          shrink: 'wrap',
-          min: longest(models.ranked.map((r) => r.time?.flags ?? [])),
+          header: 'time',
+          value: (r) => timeCell(r.time),
+          shrink: listLines,
+          min: longest(ranked.flatMap((r) => timeCell(r.time).split(LIST))),
         },
       ],
       layout,
     ),
+    ...legend(ranked, layout.wide ? Infinity : (layout.width ?? Infinity)),
   );
   lines.push(
     '',
@@ -80,5 +96,25 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layo
     lines.push('overhead: turned off in the config');
   }
   lines.push('', `report: ${files.html} (and ${files.report}); ${report.seconds.total.toFixed(1)} s`);
-  return lines.join('\n');
+  // Prose lines fit the width as the table does (a table or a wrapped legend entry is one element with line breaks).
+  const width = layout.wide ? Infinity : (layout.width ?? Infinity);
+  return lines.map((line) => (line.includes('\n') ? line : wrap(line, width, '  '))).join('\n');
+}
+
+/** What the status words and flags in the table mean: only those that occur. */
+function legend(ranked: readonly RankedModel[], width: number): string[] {
+  const models = ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])]);
+  const statuses = (Object.keys(STATUS_TEXT) as ModelStatus[]).filter((status) =>
+    models.some((m) => m.status === status),
+  );
+  const kinds = [...new Set(models.flatMap((m) => shownFlags(m).map((flag) => flag.split(':')[0]!)))];
+  const lines = ['status:', ...statuses.map((status) => wrap(`  ${status}: ${STATUS_TEXT[status]}`, width, '    '))];
+  if (kinds.length > 0) {
+    lines.push('flags:');
+    for (const kind of kinds)
+      lines.push(
+        wrap(`  ${kind}: ${kind === 'scalability-bug' ? SCALABILITY_TEXT : (FLAG_TEXT[kind] ?? kind)}`, width, '    '),
+      );
+  }
+  return lines;
 }

@@ -44,9 +44,9 @@ import {
   type ExactSpace,
 } from './exact.js';
 import { growthAboveNoise, keepAboveNoise, MIN_CALLPATH_TIME_MS } from './noise-findings.js';
-import { formatLeading, leadingShare, leadingShowsAt, LEADING_SHARE } from './leading.js';
+import { formatLeading, leadingShare, leadingShowsAt, leadingTerms, LEADING_SHARE } from './leading.js';
 import { foldLibraryCallpaths } from './fold.js';
-import { wholeAtLeastParts, withWholeProgram } from './root.js';
+import { isSummedMetric, wholeAtLeastParts, wholeForm, withWholeProgram } from './root.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
 export interface ModelingOptions {
@@ -221,6 +221,41 @@ export class Modeler {
    * Models one series, optionally restricted to the allowed term masks of a prior; with `minimax`,
    * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
    */
+  /**
+   * A closed form given from outside (the whole program's: the sum of its parts' exact forms) as the
+   * model of exact data, where it reproduces every repetition of every point; else undefined.
+   */
+  exactWith(series: Series, form: Omit<ExactModel, 'leading'>): SeriesModel | undefined {
+    const points = series.points.filter((point) => point.values.length > 0);
+    if (points.length === 0 || !isExactData(points)) return undefined;
+    const at = (coords: readonly number[]) => Object.fromEntries(series.params.map((p, l) => [p, coords[l]!]));
+    const reproduces = points.every((point) => {
+      const value = evaluateModel(form.terms, at(point.coords));
+      return point.values.every((v) => Math.abs(value - v) < COUNT_TOLERANCE);
+    });
+    if (!reproduces) return undefined;
+    const ps = this.cache.get(
+      points.map((point) => point.coords),
+      series.params.length,
+    );
+    const spread = spreadOf(points, this.aggregateBy);
+    return {
+      terms: form.terms,
+      exact: { ...form, leading: leadingTerms(form.terms) },
+      inexact: false,
+      noiseVar: 0,
+      contention: [],
+      interaction: false,
+      cv: spread.cv,
+      cvMax: spread.cvMax,
+      smape: 0,
+      loo: 0,
+      repetitions: spread.repetitions,
+      distinct: ps.distinct,
+      aggregated: Float64Array.from(points, (point) => aggregate(point.values, this.aggregateBy, this.scratch)),
+    };
+  }
+
   model(
     series: Series,
     allowed?: readonly number[],
@@ -392,7 +427,15 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
   /** Exact closed forms so far, for noisy metrics of the same call path (time shaped by counts). */
   const exactForms: { series: Series; terms: Term[] }[] = [];
   // Exact data first: a noisy metric starts from their term sets.
-  const ordered = [...selected].sort((a, b) => Number(!isExactData(a.points)) - Number(!isExactData(b.points)));
+  // The whole program's count last: where every part has an exact form, its form is their sum.
+  const summedRoot = (series: Series) =>
+    options.wholeProgram === true && series.callpath === ROOT_CALLPATH && isSummedMetric(series.metric);
+  const ordered = [...selected].sort(
+    (a, b) =>
+      Number(summedRoot(a)) - Number(summedRoot(b)) || Number(!isExactData(a.points)) - Number(!isExactData(b.points)),
+  );
+  /** Exact forms found so far, per metric and call path (the parts of a whole program's form). */
+  const exactOf = new Map<string, ExactModel>();
   for (const series of ordered) {
     if (seen.has(seriesKey(series))) continue;
     seen.add(seriesKey(series));
@@ -408,10 +451,15 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
           : { degrees: prior.degrees, masks: prior.allowed }
         : undefined;
     const depths = prior && prior.status === 'restricted' ? prior.degrees : undefined;
-    let result = modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space, depths);
+    const whole = summedRoot(series) ? wholeForm(series, selected, (part) => exactOf.get(seriesKey(part))) : undefined;
+    let result =
+      (whole && modeler.exactWith(series, whole)) ??
+      modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space, depths);
     let countsShape: CountsShape | undefined;
-    if (result.exact) exactForms.push({ series, terms: result.terms });
-    else if (!result.inexact) {
+    if (result.exact) {
+      exactForms.push({ series, terms: result.terms });
+      exactOf.set(seriesKey(series), result.exact);
+    } else if (!result.inexact) {
       const shape = countsShapeFor(series, exactForms);
       if (shape) {
         countsShape = fitCountsShape(series, result, shape);

@@ -27,6 +27,7 @@ function reduce(num: bigint, den: bigint): Fraction {
 
 const ZERO: Fraction = { num: 0n, den: 1n };
 const add = (a: Fraction, b: Fraction): Fraction => reduce(a.num * b.den + b.num * a.den, a.den * b.den);
+export { add as addFractions };
 const sub = (a: Fraction, b: Fraction): Fraction => reduce(a.num * b.den - b.num * a.den, a.den * b.den);
 const mul = (a: Fraction, b: Fraction): Fraction => reduce(a.num * b.num, a.den * b.den);
 const div = (a: Fraction, b: Fraction): Fraction => reduce(a.num * b.den, a.den * b.num);

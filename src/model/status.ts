@@ -22,8 +22,25 @@ export const STATUS_TEXT: Record<ModelStatus, string> = {
 
 /** Flags the table never shows: the status says them, or they only say how the model was found. */
 const SAID_BY_STATUS = new Set(['unreliable', 'inexact', 'too-short', 'refined', 'counts-shaped']);
+/**
+ * Flags about how a model grows against the code or the design: a call path too short to time has
+ * no model (its median is shown), so they say nothing there.
+ */
+const ABOUT_A_MODEL = new Set([
+  'too-narrow',
+  'contention',
+  'branch',
+  'interaction',
+  'beyond-nest',
+  'lower-order',
+  'scalability-bug',
+  'counts-disagree',
+]);
 
-export function modelStatus(model: CallpathModel): ModelStatus {
+/** What `modelStatus` and `actionFlags` read of a model. */
+export type StatusInput = Pick<CallpathModel, 'exact' | 'flags'>;
+
+export function modelStatus(model: StatusInput): ModelStatus {
   if (model.exact) return 'exact';
   if (model.flags.includes('too-short')) return 'too short';
   if (model.flags.includes('inexact')) return 'no closed form';
@@ -32,10 +49,12 @@ export function modelStatus(model: CallpathModel): ModelStatus {
 }
 
 /** The flags of a row that change what the user should do. */
-export function actionFlags(model: CallpathModel): string[] {
+export function actionFlags(model: StatusInput): string[] {
+  const tooShort = model.flags.includes('too-short');
   return model.flags.filter((flag) => {
     const kind = flag.split(':')[0]!;
     if (SAID_BY_STATUS.has(kind)) return false;
+    if (tooShort && ABOUT_A_MODEL.has(kind)) return false;
     return !(kind === 'beyond-nest' && model.exact);
   });
 }

@@ -27,6 +27,12 @@ export interface LoopEntry {
   source?: string | null;
   /** `file:line` of each call site in `callsites` from debug info (loop-sources.ts), null where unknown. */
   callsiteSources?: Array<string | null>;
+  /**
+   * The file of each calling function along `callpath` (the file most of its loops and call sites
+   * are in), null where unknown: a call site inlined from another file (an AssemblyScript helper)
+   * is shown with its file, not as a line of the caller's.
+   */
+  callerFiles?: Array<string | null>;
 }
 
 export interface FunctionEntry {

@@ -17,16 +17,36 @@ export function loopSources(table: SiteTable, loops: LoopEntry[]): LoopSources {
   const loopById = new Map(table.loops.map((l) => [l.id, l]));
   const callById = new Map(table.calls.map((c) => [c.id, c]));
   const withCallLines = table.calls.some((c) => c.location);
+  const homeFile = withCallLines ? functionFiles(table) : new Map<string, string>();
   for (const entry of loops) {
     const location = loopById.get(entry.loop)?.location;
     entry.source = location ? formatLocation(location) : null;
-    if (withCallLines)
+    if (withCallLines) {
       entry.callsiteSources = entry.callsites.map((id) => formatLocation(callById.get(id)?.location) || null);
+      entry.callerFiles = entry.callsites.map((id) => {
+        const caller = callById.get(id)?.function;
+        return (caller && homeFile.get(caller)) ?? null;
+      });
+    }
   }
   return {
     sources: table.sources ?? { origin: null, note: '' },
     libraryFunctions: table.functions.filter((f) => f.library).map((f) => f.name),
   };
+}
+
+/** Each function's file: the one most of its loops' and call sites' locations are in. */
+function functionFiles(table: SiteTable): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const site of [...table.loops, ...table.calls]) {
+    if (!site.location) continue;
+    const files = counts.get(site.function) ?? new Map<string, number>();
+    files.set(site.location.file, (files.get(site.location.file) ?? 0) + 1);
+    counts.set(site.function, files);
+  }
+  const home = new Map<string, string>();
+  for (const [fn, files] of counts) home.set(fn, [...files].reduce((a, b) => (b[1] > a[1] ? b : a))[0]);
+  return home;
 }
 
 /**

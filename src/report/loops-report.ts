@@ -90,16 +90,22 @@ export function loopTable(report: LoopProfileReport, options: LoopTableOptions =
 /**
  * `main:C14 > run:C30`: the callers of the loop's function, each with the call site it called from;
  * with debug info the site's line instead (`main:88 > run:42`), with its file when that is not the
- * loop's own file (`run:vec.h:42`).
+ * caller's own file (`run:vec.h:42`: a call inlined from a helper in another file).
  */
-export function callerContext(loop: Pick<LoopEntry, 'callpath' | 'callsites' | 'callsiteSources' | 'source'>): string {
+export function callerContext(
+  loop: Pick<LoopEntry, 'callpath' | 'callsites' | 'callsiteSources' | 'callerFiles' | 'source'>,
+): string {
   const functions = loop.callpath.split('->');
   if (functions.length < 2) return '-';
   const loopFile = loop.source?.replace(/:\d+$/, '');
   const site = (i: number) => {
     const source = loop.callsiteSources?.[i];
     if (!source) return loop.callsites[i] ?? '?';
-    return source.replace(/:\d+$/, '') === loopFile ? source.slice(source.lastIndexOf(':') + 1) : displaySource(source);
+    // A bare line is a line of the caller's own file: a site inlined from elsewhere keeps its file.
+    const callerFile = loop.callerFiles?.[i] ?? loopFile;
+    return source.replace(/:\d+$/, '') === callerFile
+      ? source.slice(source.lastIndexOf(':') + 1)
+      : displaySource(source);
   };
   return functions
     .slice(0, -1)

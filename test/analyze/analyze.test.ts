@@ -75,9 +75,22 @@ test('report.json: the taint step finds what drives the mini-app; balance is pru
   expect(step.params).toEqual(['iters']);
 });
 
-test('ranked models match the mini-app: the EOS (size³·cost) first, the forces (size³) second', () => {
-  const { ranked, target } = report.models;
+test('ranked models match the mini-app: the whole program, then the EOS (size³·cost), the forces (size³)', () => {
+  const { target } = report.models;
+  const [whole, ...ranked] = report.models.ranked;
   expect(target).toEqual({ size: 64, cost: 8 });
+  // <root> is the whole program: its exact count is the sum of every call path's, and shares are of it.
+  expect(whole!.callpath).toBe('<root>');
+  expect(whole!.shareAtTarget).toBe(1);
+  const parts = ranked.reduce((sum, r) => sum + r.instructions.prediction, 0);
+  // Exact exactly when every part is (then its form is their sum); never below the sum of its parts.
+  expect(whole!.instructions.exact).toBe(ranked.every((r) => r.instructions.exact));
+  if (whole!.instructions.exact) expect(Math.abs(whole!.instructions.prediction - parts)).toBeLessThan(1e-6 * parts);
+  expect(whole!.instructions.prediction).toBeGreaterThanOrEqual(parts * (1 - 1e-9));
+  // Shares are of the whole: they add up to it where its form is exact, nearly so where it is a fit.
+  const shares = ranked.reduce((sum, r) => sum + r.shareAtTarget, 0);
+  expect(shares).toBeLessThanOrEqual(1 + 1e-9);
+  expect(shares).toBeGreaterThan(whole!.instructions.exact ? 1 - 1e-9 : 0.99);
   expect(ranked.slice(0, 3).map((r) => short(r.callpath))).toEqual([
     'run->updateRegions',
     'run->computeForces',
@@ -88,7 +101,14 @@ test('ranked models match the mini-app: the EOS (size³·cost) first, the forces
   expect(ranked[1]!.instructions.model).toMatch(/\* size\^3/);
   expect(ranked[1]!.instructions.model).not.toMatch(/cost/);
   expect(ranked[0]!.time).not.toBeNull();
-  for (const r of ranked) expect(r.rank).toBe(ranked.indexOf(r) + 1);
+  for (const r of report.models.ranked) expect(r.rank).toBe(report.models.ranked.indexOf(r) + 1);
+  // Plain-word statuses; no flag that only restates the status or contradicts an exact count.
+  for (const r of ranked.slice(0, 6)) expect(r.instructions.status).toBe('exact');
+  for (const r of report.models.ranked) {
+    expect(['exact', 'no closed form']).toContain(r.instructions.status);
+    expect(r.instructions.actionFlags.filter((f) => /^(beyond-nest|unreliable|too-short|inexact)/.test(f))).toEqual([]);
+    expect(['fit', 'noisy', 'too short']).toContain(r.time!.status);
+  }
   expect(report.experiment.mode).toBe('selective');
   expect(report.experiment.design.kind).toBe('grid');
   expect(report.experiment.points.measured).toBe(25);
@@ -112,7 +132,12 @@ test('ranked models match the mini-app: the EOS (size³·cost) first, the forces
   expect(point!.variables[0]).toMatchObject({ name: 'd', kind: 'heap' });
   expect(point!.variables[0]!.percent).toBeGreaterThan(50);
   expect(stdout).toMatch(/ranked call paths at size=64, cost=8/);
-  expect(stdout).toMatch(/^ +1 +…?->updateRegions|^ +1 +run->updateRegions/m);
+  expect(stdout).toMatch(/^ +1 +<root> /m);
+  expect(stdout).toMatch(/^ +2 +…?->updateRegions|^ +2 +run->updateRegions/m);
+  expect(stdout).toMatch(/^status:\n {2}exact: /m);
+  expect(stdout).not.toMatch(/beyond-nest|unreliable|too-narrow/);
+  // Not a terminal: every line fits 100 columns.
+  expect(Math.max(...stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(100);
   expect(stdout).toContain(`report: ${join(out, 'report.html')}`);
 });
 
@@ -195,8 +220,8 @@ test.skipIf(!chromium)(
         expect(row[2]).toBe(r.instructions.model);
         expect(row[3]).toBe(formatValue(r.instructions.prediction));
         expect(row[4]).toBe(formatShare(r.shareAtTarget));
-        expect(row[6]).toBe(r.time ? formatValue(r.time.prediction) : '-');
-        expect(row[7]).toBe(r.instructions.flags.join(' '));
+        expect(row[5]).toBe([r.instructions.status, ...r.instructions.actionFlags].join(' '));
+        expect(row[7]).toBe(r.time ? formatValue(r.time.prediction) : '-');
       });
       const titles = await page.$$eval('#ranking-table tbody tr td:nth-child(2) span', (spans) =>
         spans.map((s) => s.getAttribute('title')),
@@ -339,8 +364,9 @@ test('without named parameters the taint run proposes them: the one reaching the
   expect(rows.m!.why).toBe('only #2: at most 1 proposed');
   expect(proposed.experiment.parameters).toEqual([{ name: 'n', values: [100, 200, 300, 400, 500], base: 100 }]);
   expect(proposed.models.target).toEqual({ n: 2000 });
-  expect(short(proposed.models.ranked[0]!.callpath)).toBe('run->sweep');
-  expect(proposed.models.ranked[0]!.instructions.model).toMatch(/ \* n$/);
+  expect(proposed.models.ranked[0]!.callpath).toBe('<root>');
+  expect(short(proposed.models.ranked[1]!.callpath)).toBe('run->sweep');
+  expect(proposed.models.ranked[1]!.instructions.model).toMatch(/ \* n$/);
   expect(proposed.overhead).toBeNull();
   expect(proposed.blame.missing).toMatch(/turned off/);
 });

@@ -170,3 +170,11 @@ test("library loops (printf's) are folded into their callers unless --all; -g bu
     'native/src/miniapp.c:67',
   );
 });
+
+test('"called from": a call site inlined from another file keeps its file; a line of the caller\'s own file is bare', async () => {
+  // The mini-app's annotation helper param() (assembly/taintlens.ts) is inlined into run
+  // (assembly/kernels/miniapp.ts): its call to encodeName is at a line of taintlens.ts, not of run's file.
+  const { stdout } = await cli(['loops', 'build/kernels/miniapp.wasm', '--args', '6,1,2,2,1', '--wide']);
+  expect(stdout).toMatch(/encodeName +run:\S*taintlens\.ts:\d+ /);
+  expect(stdout).toMatch(/computeForces +run:\d+ /);
+});

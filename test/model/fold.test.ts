@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { foldLibraryCallpaths, foldTarget } from '../../src/model/fold.js';
 import { wholeAtLeastParts } from '../../src/model/root.js';
+import { DEFAULT_GROWTH, modelExperiment } from '../../src/model/modeler.js';
 import { growthAboveNoise, keepAboveNoise, MIN_GROWTH_ABOVE_NOISE } from '../../src/model/noise-findings.js';
 import type { Experiment } from '../../src/model/types.js';
 import { isLibraryFunction } from '../../instrument/debug/library-code.js';
@@ -93,6 +94,33 @@ describe('<root> is the whole program', () => {
       parts.reduce((sum, m) => sum + m.prediction, 0),
       0,
     );
+  });
+
+  test("measure's own <root> count is one of the parts; the whole's exact form is the sum of the parts' forms", () => {
+    const sizes = [2, 3, 4, 5, 6, 7, 8, 9];
+    const series = (callpath: string, count: (n: number) => number) => ({
+      callpath,
+      metric: 'instructions',
+      params: ['n'],
+      points: sizes.map((n) => ({ coords: [n], values: [count(n), count(n)] })),
+    });
+    const experiment: Experiment = {
+      source: 'measure.jsonl',
+      params: ['n'],
+      series: [
+        // What ran outside every region: 2 instructions at every point.
+        series('<root>', () => 2),
+        series('main->sum_squares', (n) => (n * (n + 1) * (2 * n + 1)) / 6),
+        series('main->pairs', (n) => (n * (n - 1)) / 2),
+      ],
+    };
+    const report = modelExperiment(experiment, { aggregate: 'median', growth: DEFAULT_GROWTH, wholeProgram: true });
+    const root = report.models.find((m) => m.callpath === '<root>')!;
+    expect(root.exact).toBe(true);
+    // 2 + (1/3·n³ + 1/2·n² + 1/6·n) + (1/2·n² − 1/2·n): fractions added exactly.
+    expect(root.model).toBe('2 + 1/3 * n^3 + n^2 - 1/3 * n');
+    expect(root.prediction).toBe(2 + (9 * 10 * 19) / 6 + (9 * 8) / 2);
+    expect(root.flags).not.toContain('parts-sum');
   });
 
   test('a whole run whose own model predicts less than its parts together takes their sum, flagged', () => {

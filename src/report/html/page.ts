@@ -1,8 +1,9 @@
 // report.html: one self-contained page (no script, no network) from the analysis report alone.
 // Plots are SVG rendered by charts.ts; tables carry the same numbers as report.json.
 import type { AnalysisReport } from '../../analyze/report.js';
-import type { RankedModel } from '../../analyze/model-step.js';
+import { shownFlags, type ModelSummary, type RankedModel } from '../../analyze/model-step.js';
 import { FLAG_TEXT } from '../../io/models.js';
+import { STATUS_TEXT, type ModelStatus } from '../../model/status.js';
 import { displayName, displayPath } from '../names.js';
 import { blameChartSpec, modelChartSpec, overheadChartSpec, toSvg } from './charts.js';
 import { escapeHtml as esc, formatCount, formatRatio, formatShare, formatValue } from './format.js';
@@ -39,20 +40,28 @@ function section(id: string, title: string, body: string): string {
 }
 
 function flagLegend(ranked: readonly RankedModel[]): string {
-  const kinds = [
-    ...new Set(ranked.flatMap((r) => [...r.instructions.flags, ...(r.time?.flags ?? [])].map((f) => f.split(':')[0]!))),
-  ];
-  if (kinds.length === 0) return '';
+  const models = ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])]);
+  const statuses = (Object.keys(STATUS_TEXT) as ModelStatus[]).filter((status) =>
+    models.some((m) => m.status === status),
+  );
+  const kinds = [...new Set(models.flatMap((m) => shownFlags(m).map((f) => f.split(':')[0]!)))];
   const text = (kind: string) =>
     kind === 'scalability-bug'
       ? 'grows faster than the main work of the program and matters at the target'
       : (FLAG_TEXT[kind] ?? kind);
-  return `<dl class="legend">${kinds.map((k) => `<dt>${esc(k)}</dt><dd>${esc(text(k))}</dd>`).join('')}</dl>`;
+  const entries = [
+    ...statuses.map((status) => [status, STATUS_TEXT[status]] as const),
+    ...kinds.map((kind) => [kind, text(kind)] as const),
+  ];
+  return `<dl class="legend">${entries.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
 }
 
-/** Flags side by side, each kept on one line. */
-const flagList = (flags: readonly string[]) => ({
-  html: flags.map((flag) => `<span class="flag">${esc(flag)}</span>`).join(' '),
+/** The status in words, then the flags that change what to do, each kept on one line. */
+const statusList = (model: ModelSummary) => ({
+  html: [
+    `<span class="status">${esc(model.status)}</span>`,
+    ...shownFlags(model).map((flag) => `<span class="flag">${esc(flag)}</span>`),
+  ].join(' '),
 });
 
 function rankingSection(report: AnalysisReport): string {
@@ -63,10 +72,10 @@ function rankingSection(report: AnalysisReport): string {
     code(r.instructions.model),
     formatValue(r.instructions.prediction),
     formatShare(r.shareAtTarget),
-    code(r.time?.model ?? '-'),
+    statusList(r.instructions),
+    code(r.time ? (r.time.status === 'too short' ? 'too short to model' : r.time.model) : '-'),
     r.time ? formatValue(r.time.prediction) : '-',
-    flagList(r.instructions.flags),
-    r.time ? flagList(r.time.flags) : '-',
+    r.time ? statusList(r.time) : '-',
   ]);
   const bugs =
     models.scalabilityBugs.length === 0
@@ -77,7 +86,7 @@ function rankingSection(report: AnalysisReport): string {
     'ranking',
     `Ranked call paths at ${at(models.target)}`,
     `<p>Instruction counts (exact) and time (ms), modeled with the taint prior and extrapolated to the target; ranked by predicted instructions.</p>
-${table('ranking-table', ['rank', 'call path', 'instructions model', 'predicted', 'share', 'time model (ms)', 'predicted ms', 'flags', 'time flags'], rows, [0, 3, 4, 6])}
+${table('ranking-table', ['rank', 'call path', 'instructions model', 'predicted', 'share', 'status', 'time model (ms)', 'predicted ms', 'time status'], rows, [0, 3, 4, 7])}
 ${bugs}${warnings}${flagLegend(models.ranked)}`,
   );
 }
