@@ -122,8 +122,7 @@ export function sumOfTerms(parts: readonly (readonly Term[])[]): Term[] {
   const power = (term: Term) => term.factors.reduce((sum, f) => sum + f.exponent, 0);
   const logs = (term: Term) => term.factors.reduce((sum, f) => sum + f.log, 0);
   return terms.sort(
-    (a, b) =>
-      Number(a.factors.length > 0) - Number(b.factors.length > 0) || power(b) - power(a) || logs(b) - logs(a),
+    (a, b) => Number(a.factors.length > 0) - Number(b.factors.length > 0) || power(b) - power(a) || logs(b) - logs(a),
   );
 }
 
