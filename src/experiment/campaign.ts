@@ -5,11 +5,12 @@
 // - instructions, visits: exact, from one loop-profiler run per point, per call path exclusive of
 //   callees (mode none: every function; otherwise folded onto the region call paths, Score-P-like:
 //   a function left out counts to the nearest region that called it).
+// - bytes, calls, commtime: an SPMD run's communication per call (communication.ts).
 // Each point's lines are appended in one write, only once every run at the point succeeded, so a
 // campaign that stops (or fails at a point) resumes at the missing points, each measured once.
 // Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
 import { appendDurably } from '../util/atomic-write.js';
-import { runModule } from '../runtime/run.js';
+import { runModule, type RunOutcome } from '../runtime/run.js';
 import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
@@ -26,9 +27,15 @@ import { summarizePoint, type PointSummary } from './summary.js';
 import { foldOntoRegions } from './fold.js';
 import { wasiOf } from './select.js';
 import type { LoopProfiler } from '../profile/profile-memo.js';
+import {
+  communicationLines,
+  COMMUNICATION_METRICS,
+  type CommunicationMetric,
+  type RankCommunication,
+} from './communication.js';
 
-export type Metric = 'time' | 'instructions' | 'visits';
-export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits'];
+export type Metric = 'time' | 'instructions' | 'visits' | CommunicationMetric;
+export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits', ...COMMUNICATION_METRICS];
 
 /** What the campaign measures (its identity, kept beside the output) and how it runs. */
 export interface CampaignOptions extends CampaignDefinition {
@@ -154,18 +161,19 @@ async function measurePoint(
     }
   }
   let stats: PointSummary | null = null;
+  let communication: RankCommunication | null = null;
+  const run = {
+    file: options.file,
+    invoke: options.invoke,
+    args,
+    argv,
+    repeat: options.repeat,
+    timeoutMs: options.timeoutMs,
+    exports,
+    ...spmd,
+    ...wasiOf(options),
+  };
   if (options.metrics.includes('time')) {
-    const run = {
-      file: options.file,
-      invoke: options.invoke,
-      args,
-      argv,
-      repeat: options.repeat,
-      timeoutMs: options.timeoutMs,
-      exports,
-      ...spmd,
-      ...wasiOf(options),
-    };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {
@@ -173,12 +181,36 @@ async function measurePoint(
         for (const region of repetition.regions) line(region.callpath, 'time', region.exclusiveMs);
       }
       stats = summarizePoint(point, repetitions, options.trace ?? 0);
+      communication = repetitions.map((repetition) => repetition.communication);
     } else {
       const outcome = await runModule({ ...run, bytes: options.bytes });
       for (const ms of slowestRankMs(outcome)) line(DEFAULT_CALLPATH, 'time', ms);
+      communication = rankCommunication(outcome);
     }
   }
+  const communicationMetrics = options.metrics.filter(isCommunicationMetric);
+  if (communicationMetrics.length > 0) {
+    if (communication === null || communication.every((ranks) => ranks.length === 0)) {
+      const repeat = communicationMetrics.includes('commtime') ? options.repeat : 1;
+      communication = rankCommunication(await runModule({ ...run, repeat, bytes: options.bytes }));
+    }
+    if (communication.every((ranks) => ranks.length === 0))
+      throw new UserError(
+        `${options.file}: ${communicationMetrics.join(', ')} measure an SPMD run's communication, and the module does not import taintlens_mp`,
+      );
+    for (const { callpath, metric, value } of communicationLines(communication, communicationMetrics))
+      line(callpath, metric, value);
+  }
   return { lines: out, stats };
+}
+
+function isCommunicationMetric(metric: Metric): metric is CommunicationMetric {
+  return (COMMUNICATION_METRICS as readonly Metric[]).includes(metric);
+}
+
+/** Per repetition, every rank's communication (no ranks: an empty list per repetition). */
+function rankCommunication(outcome: RunOutcome): RankCommunication {
+  return outcome.repetitions.map((_, i) => outcome.ranks?.map((rank) => rank.repetitions[i]!.communication) ?? []);
 }
 
 export function describePoint(point: GridPoint): string {
