@@ -137,6 +137,8 @@ async function measurePoint(
   const out: MeasurementLine[] = [];
   const line = (callpath: string, metric: Metric, value: number) =>
     out.push({ params: point, callpath, metric, value });
+  // Communication of the counting run: exact, the instrumentation changes no message.
+  let profiled: RankCommunication | null = null;
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await (options.profiler ?? profileLoops)(
       options.file,
@@ -154,6 +156,7 @@ async function measurePoint(
     );
     // Truncated counts are no data: the point fails (nothing stored) with the fix.
     if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
+    if (profile.spmd) profiled = [profile.spmd.perRank.map((rank) => rank.communication)];
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
       if (options.metrics.includes('instructions')) line(callpath.callpath, 'instructions', callpath.instructions);
@@ -190,8 +193,11 @@ async function measurePoint(
   }
   const communicationMetrics = options.metrics.filter(isCommunicationMetric);
   if (communicationMetrics.length > 0) {
+    // Times of communication come from uninstrumented runs only.
+    const timed = communicationMetrics.includes('commtime');
+    if (!timed) communication ??= profiled;
     if (communication === null || communication.every((ranks) => ranks.length === 0)) {
-      const repeat = communicationMetrics.includes('commtime') ? options.repeat : 1;
+      const repeat = timed ? options.repeat : 1;
       communication = rankCommunication(await runModule({ ...run, repeat, bytes: options.bytes }));
     }
     if (communication.every((ranks) => ranks.length === 0))

@@ -1,6 +1,6 @@
 // The rank count as an experiment parameter: `--vary p=ranks:...` and the spec's "ranks" field.
 import { describe, expect, test } from 'vitest';
-import { parseVary, ranksAt } from '../../src/experiment/grid.js';
+import { argumentsAt, parseVary, ranksAt } from '../../src/experiment/grid.js';
 import { parseSpec } from '../../src/experiment/spec.js';
 
 describe('ranks as parameter p', () => {
@@ -25,6 +25,19 @@ describe('ranks as parameter p', () => {
     expect(varied.ranks).toBeUndefined();
     const fixed = parseSpec({ module: 'k.wasm', args: ['{n}'], ranks: 4, parameters: { n: [8, 16] } }, 'spec.json');
     expect(fixed.ranks).toBe(4);
+  });
+
+  test('a parameter can be the rank count and an argument at once (CoMD is told its rank grid: -i {p})', () => {
+    const spec = parseSpec(
+      { module: 'k.wasm', argv: ['-i', '{p}', '-x', '{n}'], ranks: '{p}', parameters: { p: [1, 2, 4], n: [8] } },
+      'spec.json',
+    );
+    expect(spec.parameters.map((q) => [q.name, q.target.kind, q.target.index, q.ranks])).toEqual([
+      ['p', 'argv', 1, true],
+      ['n', 'argv', 3, undefined],
+    ]);
+    expect(ranksAt({ p: 4, n: 8 }, spec.parameters)).toBe(4);
+    expect(argumentsAt({ p: 4, n: 8 }, spec.parameters, 'argv', spec.argv)).toEqual(['-i', '4', '-x', '8']);
   });
 
   test('bad "ranks" fields are one line naming the spec and the field', () => {
