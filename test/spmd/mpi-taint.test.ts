@@ -1,9 +1,13 @@
 // The MPI library database (library/taintlens_mp.json) on a real MPI program: as in Perf-Taint's
 // MPI modelling, every communication call of native/src/mpi_ring.c costs p (the size of
-// MPI_COMM_WORLD), and the Isends/Irecvs also the labels of their count.
+// MPI_COMM_WORLD), and the Isends/Irecvs also the labels of their count; a sub-communicator made
+// by MPI_Comm_split carries the labels of its colour and key.
 import { expect, test } from 'vitest';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { wat } from '../helpers/wat.js';
 
 const ring = join(import.meta.dirname, '..', '..', 'native', 'wasm', 'mpi_ring.wasm');
 
@@ -31,9 +35,6 @@ test("taint: every MPI call costs p, and the ring's Isend/Irecv also their count
 });
 
 test("taint: a sub-communicator's size carries p and the labels of the split's colour and key", async () => {
-  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { wat } = await import('../helpers/wat.js');
   const dir = mkdtempSync(join(tmpdir(), 'taintlens-split-'));
   try {
     // colour = c % 2 (c: argument 0), key = k (argument 1); a loop runs as many times as the new

@@ -1,7 +1,13 @@
-// The rank count as an experiment parameter: `--vary p=ranks:...` and the spec's "ranks" field.
+// The rank count as an experiment parameter: `--vary p=ranks:...` and the spec's "ranks" field;
+// communication metrics asked of a module that passes no messages.
 import { describe, expect, test } from 'vitest';
 import { argumentsAt, parseVary, ranksAt } from '../../src/experiment/grid.js';
 import { parseSpec } from '../../src/experiment/spec.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli } from '../helpers/cli.js';
+import { wat } from '../helpers/wat.js';
 
 describe('ranks as parameter p', () => {
   test('--vary p=ranks:2,4,8 varies the rank count; a fixed --ranks applies where nothing varies it', () => {
@@ -51,4 +57,20 @@ describe('ranks as parameter p', () => {
       /^spec\.json: field 'parameters\.p': rank counts must be whole numbers from 1 to 32, got 64/,
     );
   });
+});
+
+test('communication metrics of a module that passes no messages are refused, naming the module', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'taintlens-comm-metrics-'));
+  try {
+    const file = join(dir, 'plain.wasm');
+    writeFileSync(file, wat('(module (func (export "run") (param i32) (result i32) (local.get 0)))'));
+    const output = join(dir, 'out.jsonl');
+    const { code, stderr } = await cli(['measure', file, '--vary', 'n=arg0:1,2', '--metrics', 'bytes', '-o', output]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /plain\.wasm: bytes measure an SPMD run's communication, and the module does not import taintlens_mp/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
