@@ -77,8 +77,14 @@ test("taint: a sub-communicator's size carries p and the labels of the split's c
     ]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const loops: Array<{ contexts: Array<{ caller: string; params: string[] }> }> = JSON.parse(stdout).loops;
+    const loops: Array<{ contexts: Array<{ caller: string; params: string[]; iterations: number }> }> =
+      JSON.parse(stdout).loops;
     expect(loops).toHaveLength(1);
+    // One context per call path, merged over the ranks: each rank counted 2 iterations in each.
+    expect(loops[0]!.contexts.map((context) => [context.caller, context.iterations])).toEqual([
+      ['sub', 4],
+      ['world', 4],
+    ]);
     const paramsVia = (caller: string) =>
       new Set(
         loops[0]!.contexts.filter((context) => context.caller === caller).map((context) => context.params.join(',')),
