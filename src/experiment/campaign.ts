@@ -11,6 +11,7 @@
 // Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
 import { appendDurably } from '../util/atomic-write.js';
 import { runModule, type RunOutcome } from '../runtime/run.js';
+import { MP_MODULE } from '../runtime/spmd/mp-plugin.js';
 import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
@@ -75,6 +76,11 @@ export interface CampaignSummary {
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignSummary> {
   const points = options.points ?? gridPoints(options.parameters);
+  const communicationMetrics = options.metrics.filter(isCommunicationMetric);
+  if (communicationMetrics.length > 0 && !passesMessages(options.bytes))
+    throw new UserError(
+      `${options.file}: ${communicationMetrics.join(', ')} measure an SPMD run's communication, and the module does not import taintlens_mp`,
+    );
   const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
   const regions =
@@ -193,21 +199,23 @@ async function measurePoint(
   }
   const communicationMetrics = options.metrics.filter(isCommunicationMetric);
   if (communicationMetrics.length > 0) {
-    // Times of communication come from uninstrumented runs only.
+    // Times in communication come from the timed runs (the counting run's are distorted by counting).
     const timed = communicationMetrics.includes('commtime');
     if (!timed) communication ??= profiled;
-    if (communication === null || communication.every((ranks) => ranks.length === 0)) {
+    if (communication === null) {
       const repeat = timed ? options.repeat : 1;
       communication = rankCommunication(await runModule({ ...run, repeat, bytes: options.bytes }));
     }
-    if (communication.every((ranks) => ranks.length === 0))
-      throw new UserError(
-        `${options.file}: ${communicationMetrics.join(', ')} measure an SPMD run's communication, and the module does not import taintlens_mp`,
-      );
     for (const { callpath, metric, value } of communicationLines(communication, communicationMetrics))
       line(callpath, metric, value);
   }
   return { lines: out, stats };
+}
+
+function passesMessages(bytes: Uint8Array): boolean {
+  return WebAssembly.Module.imports(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).some(
+    (i) => i.module === MP_MODULE,
+  );
 }
 
 function isCommunicationMetric(metric: Metric): metric is CommunicationMetric {
