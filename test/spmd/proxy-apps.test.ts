@@ -2,7 +2,8 @@
 // (native/build-proxy-apps.sh), run on several rank counts and checked by their own verification
 // output: HPCCG's residuals follow the serial solve of the same global grid (ranks stack along z);
 // CoMD conserves energy and loses no atoms, with the same final energy on 1, 2 and 4 ranks, and
-// under `loops` and `taint` as under `run`. LULESH: lulesh.test.ts.
+// under `loops` and `taint` as under `run`; a campaign over HPCCG's size and rank count models its
+// communication exactly. LULESH: lulesh.test.ts.
 import { afterAll, describe, expect, test } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,50 @@ describe('HPCCG (-DUSING_MPI)', () => {
       expect(line(stdout, /Initial Residual = (\S+)/)).toBe(serialInitial);
       expect(parallel.at(-1)![1]).toBeLessThan(1e-20);
     }
+  }, 120_000);
+});
+
+describe('HPCCG communication models', () => {
+  test('measure over nx and p (ranks) gives the halo in nx*p and the dot products in p, exact', async () => {
+    const output = join(dir, 'hpccg.jsonl');
+    const measured = await cli([
+      'measure',
+      app('hpccg_mpi'),
+      '--vary',
+      'nx=argv1:6,8,10',
+      '--vary',
+      'p=ranks:2,3,4',
+      '--metrics',
+      'bytes,calls',
+      '--mode',
+      'none',
+      '-o',
+      output,
+      '--',
+      '8',
+      '8',
+      '4',
+    ]);
+    expect(measured.stderr).toBe('');
+    expect(measured.code).toBe(0);
+    const { stdout } = await cli(['model', output, '--json']);
+    type Model = {
+      callpath: string;
+      metric: string;
+      smape: number;
+      terms: Array<{ factors: Array<{ param: string; exponent: number }> }>;
+    };
+    const models: Model[] = JSON.parse(stdout).models;
+    const shape = (callpath: string, metric: string) => {
+      const model = models.find((m) => m.callpath === callpath && m.metric === metric);
+      expect(model?.smape, `${metric} of ${callpath}`).toBe(0);
+      return model!.terms.map((t) => t.factors.map((f) => `${f.param}^${f.exponent}`).join('*')).sort();
+    };
+    // 150 iterations on every grid here: ranks stack along z, so p - 1 faces of nx*8 doubles go both ways.
+    expect(shape('MPI_Send', 'bytes')).toEqual(['', 'nx^1', 'nx^1*p^1', 'p^1']);
+    expect(shape('MPI_Wait', 'bytes')).toEqual(shape('MPI_Send', 'bytes'));
+    expect(shape('MPI_Send', 'calls')).toEqual(['', 'p^1']);
+    expect(shape('MPI_Allreduce', 'calls')).toEqual(['p^1']);
   }, 120_000);
 });
 
