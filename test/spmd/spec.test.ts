@@ -1,9 +1,9 @@
 // The rank count as an experiment parameter: `--vary p=ranks:...` and the spec's "ranks" field;
-// communication metrics asked of a module that passes no messages.
+// the communication metrics: commtime per repetition, and refused for a module that passes no messages.
 import { describe, expect, test } from 'vitest';
 import { argumentsAt, parseVary, ranksAt } from '../../src/experiment/grid.js';
 import { parseSpec } from '../../src/experiment/spec.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../helpers/cli.js';
@@ -70,6 +70,49 @@ test('communication metrics of a module that passes no messages are refused, nam
     expect(stderr).toMatch(
       /plain\.wasm: bytes measure an SPMD run's communication, and the module does not import taintlens_mp/,
     );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('commtime: per repetition, the time of the rank that spent the most in each MPI call', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'taintlens-commtime-'));
+  try {
+    const kernel = join(import.meta.dirname, '..', '..', 'native', 'wasm', 'spmd_stencil.wasm');
+    const output = join(dir, 'out.jsonl');
+    const { code, stderr } = await cli([
+      'measure',
+      kernel,
+      '--vary',
+      'p=ranks:2',
+      '--args',
+      '16,2',
+      '--metrics',
+      'commtime,calls',
+      '--repeat',
+      '2',
+      '-o',
+      output,
+    ]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines: Array<{ callpath: string; metric: string; value: number }> = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const of = (metric: string) => lines.filter((l) => l.metric === metric);
+    expect(of('commtime').map((l) => l.callpath)).toEqual([
+      'MPI_Allreduce',
+      'MPI_Sendrecv',
+      'MPI_Allreduce',
+      'MPI_Sendrecv',
+    ]);
+    for (const line of of('commtime')) expect(line.value).toBeGreaterThan(0);
+    // Calls are exact and written once: 2 steps, both ranks, an allreduce and 2 sendrecvs per step.
+    expect(of('calls').map((l) => [l.callpath, l.value])).toEqual([
+      ['MPI_Allreduce', 6],
+      ['MPI_Sendrecv', 8],
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
