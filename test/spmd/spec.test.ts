@@ -59,6 +59,28 @@ describe('ranks as parameter p', () => {
   });
 });
 
+test('dirRw folders are writable preopens, dir folders read-only (CoMD writes its report to .)', () => {
+  const here = mkdtempSync(join(tmpdir(), 'taintlens-dirrw-'));
+  try {
+    const spec = parseSpec(
+      { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, dir: [`${here}:in`], dirRw: [`${here}:.`] },
+      join(here, 'spec.json'),
+    );
+    expect(spec.wasi?.preopens).toEqual([
+      { host: here, guest: 'in', writable: false },
+      { host: here, guest: '.', writable: true },
+    ]);
+    expect(() =>
+      parseSpec(
+        { module: 'k.wasm', argv: ['{n}'], parameters: { n: [1] }, dirRw: ['missing'] },
+        join(here, 'spec.json'),
+      ),
+    ).toThrow(/field 'dirRw\[0\]': .*missing is not a folder/);
+  } finally {
+    rmSync(here, { recursive: true, force: true });
+  }
+});
+
 test('communication metrics of a module that passes no messages are refused, naming the module', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'taintlens-comm-metrics-'));
   try {
