@@ -91,12 +91,18 @@ function importShadow(
     if (source.arg !== undefined && args[source.arg]) {
       const ptr = args[source.arg]!;
       const bytesArg = source.bytesArg !== undefined ? args[source.bytesArg] : undefined;
-      if (bytesArg) {
-        postFixed.push(
-          c.m.shadowMemory.fill(c.codegen, copyOperand(c, ptr), module.i32.const(bit), copyOperand(c, bytesArg)),
+      const label = () =>
+        orZero(
+          c,
+          orAll(c, [
+            module.i32.const(bit),
+            ...(source.withArgs ?? []).map((k) => (args[k] ? operandLabel(c, args[k]!) : null)),
+          ]),
         );
+      if (bytesArg) {
+        postFixed.push(c.m.shadowMemory.fill(c.codegen, copyOperand(c, ptr), label(), copyOperand(c, bytesArg)));
       } else {
-        postFixed.push(...c.m.shadowMemory.store(c.codegen, ptr, 0, source.bytes ?? 4, module.i32.const(bit)));
+        postFixed.push(...c.m.shadowMemory.store(c.codegen, ptr, 0, source.bytes ?? 4, label()));
       }
     }
   }

@@ -23,8 +23,18 @@ export const POINTER_LABELS: readonly PointerLabels[] = ['data', 'join'];
 export interface ImportRule {
   /** Result label: 'union' of the arguments (default) or 'none'. */
   result?: 'union' | 'none';
-  /** Sources: a named label written to the result or to the memory an argument points to. */
-  sources?: Array<{ label: string; result?: boolean; arg?: number; bytes?: number; bytesArg?: number }>;
+  /**
+   * Sources: a named label written to the result or to the memory an argument points to; the
+   * memory's label also carries the labels of the arguments `withArgs` (a value made from them).
+   */
+  sources?: Array<{
+    label: string;
+    result?: boolean;
+    arg?: number;
+    bytes?: number;
+    bytesArg?: number;
+    withArgs?: number[];
+  }>;
   /** Cost: the call's volume depends on these parameters and on the labels of these arguments. */
   cost?: { params?: string[]; args?: number[] };
 }

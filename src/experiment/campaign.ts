@@ -5,11 +5,13 @@
 // - instructions, visits: exact, from one loop-profiler run per point, per call path exclusive of
 //   callees (mode none: every function; otherwise folded onto the region call paths, Score-P-like:
 //   a function left out counts to the nearest region that called it).
+// - bytes, calls, commtime: an SPMD run's communication per call (communication.ts).
 // Each point's lines are appended in one write, only once every run at the point succeeded, so a
 // campaign that stops (or fails at a point) resumes at the missing points, each measured once.
 // Points run `jobs` at a time, each run in its own worker thread, and are written in design order.
 import { appendDurably } from '../util/atomic-write.js';
-import { runModule } from '../runtime/run.js';
+import { runModule, type RunOutcome } from '../runtime/run.js';
+import { MP_MODULE } from '../runtime/spmd/mp-plugin.js';
 import { slowestRankMs } from '../runtime/spmd/slowest-rank.js';
 import { profileLoops } from '../profile/profile-run.js';
 import { readExports } from '../../instrument/exports.js';
@@ -26,9 +28,15 @@ import { summarizePoint, type PointSummary } from './summary.js';
 import { foldOntoRegions } from './fold.js';
 import { wasiOf } from './select.js';
 import type { LoopProfiler } from '../profile/profile-memo.js';
+import {
+  communicationLines,
+  COMMUNICATION_METRICS,
+  type CommunicationMetric,
+  type RankCommunication,
+} from './communication.js';
 
-export type Metric = 'time' | 'instructions' | 'visits';
-export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits'];
+export type Metric = 'time' | 'instructions' | 'visits' | CommunicationMetric;
+export const METRICS: readonly Metric[] = ['time', 'instructions', 'visits', ...COMMUNICATION_METRICS];
 
 /** What the campaign measures (its identity, kept beside the output) and how it runs. */
 export interface CampaignOptions extends CampaignDefinition {
@@ -68,6 +76,11 @@ export interface CampaignSummary {
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignSummary> {
   const points = options.points ?? gridPoints(options.parameters);
+  const communicationMetrics = options.metrics.filter(isCommunicationMetric);
+  if (communicationMetrics.length > 0 && !passesMessages(options.bytes))
+    throw new UserError(
+      `${options.file}: ${communicationMetrics.join(', ')} measure an SPMD run's communication, and the module does not import taintlens_mp`,
+    );
   const done = prepareOutput(options.output, identityOf(options));
   const exports = readExports(options.bytes, options.file);
   const regions =
@@ -130,6 +143,8 @@ async function measurePoint(
   const out: MeasurementLine[] = [];
   const line = (callpath: string, metric: Metric, value: number) =>
     out.push({ params: point, callpath, metric, value });
+  // Communication of the counting run: exact, the instrumentation changes no message.
+  let profiled: RankCommunication | null = null;
   if (options.metrics.includes('instructions') || options.metrics.includes('visits')) {
     const profile = await (options.profiler ?? profileLoops)(
       options.file,
@@ -147,6 +162,7 @@ async function measurePoint(
     );
     // Truncated counts are no data: the point fails (nothing stored) with the fix.
     if (profile.contextsLost) throw new UserError(treeFullRefusal(profile.contextsLost, profile.contextTreeBytes ?? 0));
+    if (profile.spmd) profiled = [profile.spmd.perRank.map((rank) => rank.communication)];
     const callpaths = options.regions ? foldOntoRegions(profile.callpaths, options.regions) : profile.callpaths;
     for (const callpath of callpaths) {
       if (options.metrics.includes('instructions')) line(callpath.callpath, 'instructions', callpath.instructions);
@@ -154,18 +170,19 @@ async function measurePoint(
     }
   }
   let stats: PointSummary | null = null;
+  let communication: RankCommunication | null = null;
+  const run = {
+    file: options.file,
+    invoke: options.invoke,
+    args,
+    argv,
+    repeat: options.repeat,
+    timeoutMs: options.timeoutMs,
+    exports,
+    ...spmd,
+    ...wasiOf(options),
+  };
   if (options.metrics.includes('time')) {
-    const run = {
-      file: options.file,
-      invoke: options.invoke,
-      args,
-      argv,
-      repeat: options.repeat,
-      timeoutMs: options.timeoutMs,
-      exports,
-      ...spmd,
-      ...wasiOf(options),
-    };
     if (regions) {
       const repetitions = await regions.run(run);
       for (const repetition of repetitions) {
@@ -173,12 +190,41 @@ async function measurePoint(
         for (const region of repetition.regions) line(region.callpath, 'time', region.exclusiveMs);
       }
       stats = summarizePoint(point, repetitions, options.trace ?? 0);
+      communication = repetitions.map((repetition) => repetition.communication);
     } else {
       const outcome = await runModule({ ...run, bytes: options.bytes });
       for (const ms of slowestRankMs(outcome)) line(DEFAULT_CALLPATH, 'time', ms);
+      communication = rankCommunication(outcome);
     }
   }
+  const communicationMetrics = options.metrics.filter(isCommunicationMetric);
+  if (communicationMetrics.length > 0) {
+    // Times in communication come from the timed runs (the counting run's are distorted by counting).
+    const timed = communicationMetrics.includes('commtime');
+    if (!timed) communication ??= profiled;
+    if (communication === null) {
+      const repeat = timed ? options.repeat : 1;
+      communication = rankCommunication(await runModule({ ...run, repeat, bytes: options.bytes }));
+    }
+    for (const { callpath, metric, value } of communicationLines(communication, communicationMetrics))
+      line(callpath, metric, value);
+  }
   return { lines: out, stats };
+}
+
+function passesMessages(bytes: Uint8Array): boolean {
+  return WebAssembly.Module.imports(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).some(
+    (i) => i.module === MP_MODULE,
+  );
+}
+
+function isCommunicationMetric(metric: Metric): metric is CommunicationMetric {
+  return (COMMUNICATION_METRICS as readonly Metric[]).includes(metric);
+}
+
+/** Per repetition, every rank's communication (no ranks: an empty list per repetition). */
+function rankCommunication(outcome: RunOutcome): RankCommunication {
+  return outcome.repetitions.map((_, i) => outcome.ranks?.map((rank) => rank.repetitions[i]!.communication) ?? []);
 }
 
 export function describePoint(point: GridPoint): string {

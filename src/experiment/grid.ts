@@ -8,6 +8,8 @@ export interface VariedParameter {
   name: string;
   target: { kind: 'arg' | 'argv' | 'ranks'; index: number };
   values: number[];
+  /** An argument that is also the SPMD rank count (spec: `"ranks": "{p}"` beside `"-i", "{p}"`). */
+  ranks?: true;
 }
 
 /** A point of the parameter grid: one value per varied parameter (the model's Point holds the repetitions measured there). */
@@ -60,7 +62,7 @@ export function argumentsAt(
 
 /** The SPMD rank count at a point: the `ranks` parameter's value there, else `fixed` (--ranks). */
 export function ranksAt(point: GridPoint, parameters: VariedParameter[], fixed?: number): number | undefined {
-  const varied = parameters.find((p) => p.target.kind === 'ranks');
+  const varied = parameters.find((p) => p.target.kind === 'ranks' || p.ranks);
   return varied ? point[varied.name] : fixed;
 }
 

@@ -110,7 +110,10 @@ export function writeIdentity(output: string, identity: CampaignIdentity, previo
 export function identityDifference(recorded: CampaignIdentity, wanted: CampaignIdentity): string | null {
   const binding = (parameters: VariedParameter[]) =>
     parameters
-      .map((p) => `${p.name}=${p.target.kind}${p.target.kind === 'argv' ? p.target.index + 1 : p.target.index}`)
+      .map(
+        (p) =>
+          `${p.name}=${p.target.kind}${p.target.kind === 'argv' ? p.target.index + 1 : p.target.index}${p.ranks ? '+ranks' : ''}`,
+      )
       .join(' ') || 'none';
   const list = (values: string[]) => (values.length ? values.join(',') : 'none');
   const checks: Array<[string, string, string]> = [

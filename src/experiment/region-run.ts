@@ -8,6 +8,7 @@ import { decodeRegions, type RegionStats } from './region-profile.js';
 import type { RepetitionResult, WasiConfig } from '../runtime/protocol.js';
 import { treeFullRefusal } from '../profile/tree-full.js';
 import { UserError } from '../util/errors.js';
+import type { OpStats } from '../runtime/spmd/op-stats.js';
 
 export interface RegionRunOptions {
   file: string;
@@ -33,6 +34,8 @@ export interface RegionRepetition {
   result: RepetitionResult['result'];
   ms: number;
   regions: RegionStats[];
+  /** An SPMD run's communication per rank (empty for a plain run). */
+  communication: Array<Record<string, OpStats>>;
 }
 
 /** An instrumented module, kept so the points of a campaign instrument it once. */
@@ -76,10 +79,11 @@ export function instrumentRegions(
       // Region statistics of a tree that filled miss call paths: refused, not stored.
       const lost = Math.max(0, ...outcome.repetitions.map((rep) => Number(rep.globals[tree.exports.overflow] ?? 0)));
       if (lost > 0) throw new UserError(treeFullRefusal(lost, tree.bytes));
-      return slowestRankRepetitions(outcome).map((rep) => ({
+      return slowestRankRepetitions(outcome).map((rep, i) => ({
         result: rep.result,
         ms: rep.ms,
         regions: decodeRegions(rep.regions.measure!, layout, Number(rep.globals[tree.exports.next])),
+        communication: outcome.ranks?.map((rank) => rank.repetitions[i]!.communication) ?? [],
       }));
     },
   };

@@ -95,6 +95,7 @@ export const specFields = strictFields(
       })
       .optional(),
     dir: z.array(z.string({ error: WASI_TEXT }).min(1, { error: WASI_TEXT }), { error: WASI_TEXT }).optional(),
+    dirRw: z.array(z.string({ error: WASI_TEXT }).min(1, { error: WASI_TEXT }), { error: WASI_TEXT }).optional(),
     env: z
       .record(
         z.string().regex(/^[^=]+$/),
@@ -195,7 +196,10 @@ function resolveSpec(spec: SpecFields, file: string): Resolved {
   };
 }
 
-/** `"ranks": 4` (fixed SPMD ranks) or `"ranks": "{p}"` (the parameter p is the rank count); adds the latter to `parameters`. */
+/**
+ * `"ranks": 4` (fixed SPMD ranks) or `"ranks": "{p}"` (the parameter p is the rank count); adds the
+ * latter to `parameters`, or marks p's placeholder in the arguments as the rank count too.
+ */
 function resolveRanks(
   value: SpecFields['ranks'],
   values: Map<string, number[]>,
@@ -211,11 +215,13 @@ function resolveRanks(
       ['ranks'],
       `placeholder {${name}} names no parameter (parameters: ${[...values.keys()].join(', ')})`,
     );
-  if (parameters.some((p) => p.name === name)) problem(['ranks'], `parameter ${name} is placed twice`);
   const bad = counts.find((c) => !Number.isInteger(c) || c < 1 || c > MAX_RANKS);
   if (bad !== undefined)
     problem(['parameters', name], `rank counts must be whole numbers from 1 to ${MAX_RANKS}, got ${bad}`);
-  parameters.push({ name, target: { kind: 'ranks', index: 0 }, values: counts });
+  // Placed in the arguments too: the program is told its rank count (CoMD's -i).
+  const placed = parameters.find((p) => p.name === name);
+  if (placed) placed.ranks = true;
+  else parameters.push({ name, target: { kind: 'ranks', index: 0 }, values: counts });
   return undefined;
 }
 
@@ -239,21 +245,26 @@ function resolveTaint(
 
 /**
  * What a WASI command gets besides argv: `dir` folders (read-only, "HOST" or "HOST:GUEST" as
- * `--dir` takes them, HOST relative to the spec), `env` and `stdin` (a file relative to the spec).
+ * `--dir` takes them, HOST relative to the spec), `dirRw` folders it may write (as `--dir-rw`), `env` and `stdin` (a file relative to the spec).
  * Absent when the spec gives none of them. The clock stays real: the campaign measures time.
  */
 function resolveWasi(spec: SpecFields, here: string): WasiConfig | undefined {
-  if (spec.dir === undefined && spec.env === undefined && spec.stdin === undefined) return undefined;
-  const preopens = (spec.dir ?? []).map((entry, index): Preopen => {
+  if (spec.dir === undefined && spec.dirRw === undefined && spec.env === undefined && spec.stdin === undefined)
+    return undefined;
+  const preopen = (field: 'dir' | 'dirRw', entry: string, index: number): Preopen => {
     // Split at the last colon so a host path keeps its own; GUEST is the name the program opens.
     const colon = entry.lastIndexOf(':');
     const host = colon > 0 ? entry.slice(0, colon) : entry;
     const guest = colon > 0 ? entry.slice(colon + 1) : entry;
-    if (host === '' || guest === '') problem(['dir', index], `expected "HOST" or "HOST:GUEST", got ${shown(entry)}`);
+    if (host === '' || guest === '') problem([field, index], `expected "HOST" or "HOST:GUEST", got ${shown(entry)}`);
     const path = resolve(here, host);
-    if (!isDirectory(path)) problem(['dir', index], `${path} is not a folder`);
-    return { host: path, guest, writable: false };
-  });
+    if (!isDirectory(path)) problem([field, index], `${path} is not a folder`);
+    return { host: path, guest, writable: field === 'dirRw' };
+  };
+  const preopens = [
+    ...(spec.dir ?? []).map((entry, index) => preopen('dir', entry, index)),
+    ...(spec.dirRw ?? []).map((entry, index) => preopen('dirRw', entry, index)),
+  ];
   let stdin: Uint8Array | undefined;
   if (spec.stdin !== undefined) {
     const path = resolve(here, spec.stdin);

@@ -61,6 +61,11 @@ const sourceRule = z
       arg: wholeNumber(0, WHOLE).optional(),
       bytes: wholeNumber(0, WHOLE).optional(),
       bytesArg: wholeNumber(0, WHOLE).optional(),
+      withArgs: z
+        .array(wholeNumber(0, 'must be an argument index (a whole number ≥ 0)'), {
+          error: 'must be a list of argument indices',
+        })
+        .optional(),
     },
     { error: 'must be an object with a "label"' },
   )
@@ -114,12 +119,13 @@ export const librarySchema = z
           ...(result !== undefined ? { result } : {}),
           ...(sources !== undefined
             ? {
-                sources: sources.map(({ label, result, arg, bytes, bytesArg }) => ({
+                sources: sources.map(({ label, result, arg, bytes, bytesArg, withArgs }) => ({
                   label,
                   ...(result !== undefined ? { result } : {}),
                   ...(arg !== undefined ? { arg } : {}),
                   ...(bytes !== undefined ? { bytes } : {}),
                   ...(bytesArg !== undefined ? { bytesArg } : {}),
+                  ...(withArgs !== undefined ? { withArgs } : {}),
                 })),
               }
             : {}),

@@ -3,7 +3,7 @@
 // rank skip a neighbour, rank 0 roots collectives), ran when it ran on any rank, and its iterations
 // add up. A function's dependency is the one with the most terms over the ranks (ties: the lowest
 // rank). Every rank's parameters per loop stay in `ranks`, for rank-dependent behaviour.
-import { coverageOf, type TaintReport } from './report.js';
+import { coverageOf, type TaintLoopContext, type TaintReport } from './report.js';
 
 export interface RankTaint {
   rank: number;
@@ -16,6 +16,23 @@ export interface MergedTaintReport extends TaintReport {
 }
 
 const union = (lists: string[][]): string[] => [...new Set(lists.flat())].sort();
+
+/** One context per call path and call site over the ranks (the first rank's node number), merged as loops are. */
+function mergeContexts(contexts: TaintLoopContext[]): TaintLoopContext[] {
+  const byPath = new Map<string, TaintLoopContext[]>();
+  for (const context of contexts) {
+    const key = JSON.stringify([context.callpath, context.call]);
+    byPath.set(key, [...(byPath.get(key) ?? []), context]);
+  }
+  return [...byPath.values()].map((same) => ({
+    ...same[0]!,
+    params: union(same.map((c) => c.params)),
+    exits: Array.from({ length: Math.max(...same.map((c) => c.exits.length)) }, (_, k) =>
+      union(same.map((c) => c.exits[k] ?? [])),
+    ),
+    iterations: same.reduce((sum, c) => sum + c.iterations, 0),
+  }));
+}
 
 export function mergeRankReports(reports: TaintReport[]): MergedTaintReport {
   const [first, ...rest] = reports;
@@ -36,7 +53,7 @@ export function mergeRankReports(reports: TaintReport[]): MergedTaintReport {
       exits,
       executed: same.some((l) => l.executed),
       iterations: same.reduce((sum, l) => sum + l.iterations, 0),
-      contexts: same.flatMap((l) => l.contexts),
+      contexts: mergeContexts(same.flatMap((l) => l.contexts)),
     };
   });
   const mergeCalls = <T extends { id: string; params: string[]; executed: boolean }>(

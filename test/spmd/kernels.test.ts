@@ -91,7 +91,7 @@ describe('SPMD kernels', () => {
     expect(update.iterations).toBe(4 * 2 * 32 * 8);
   });
 
-  test('models over p and n from instruction counts recover the halo (n*p) and compute (n^2) terms', async () => {
+  test('models over p and n from instruction counts and bytes recover the halo (n*p), compute (n^2) and MPI_Allreduce (p) terms', async () => {
     const output = join(dir, 'stencil.jsonl');
     await json([
       'measure',
@@ -103,13 +103,15 @@ describe('SPMD kernels', () => {
       '--args',
       '0,1',
       '--metrics',
-      'instructions',
+      'instructions,bytes,calls',
       '-o',
       output,
     ]);
     const models = await json(['model', output]);
-    const shape = (callpath: string) => {
-      const model = models.models.find((m: { callpath: string }) => m.callpath === callpath);
+    const shape = (callpath: string, metric = 'instructions') => {
+      const model = models.models.find(
+        (m: { callpath: string; metric: string }) => m.callpath === callpath && m.metric === metric,
+      );
       expect(model.smape).toBe(0);
       return model.terms
         .map((t: { factors: Array<{ param: string; exponent: number; log: number }> }) =>
@@ -123,5 +125,10 @@ describe('SPMD kernels', () => {
     // Compute: n^2 cells over all ranks, plus each rank's per-row work (n*p).
     expect(shape('run->update')).toEqual(expect.arrayContaining(['n^2']));
     expect(shape('run->update')).not.toContain('n^2*p^1');
+    // Communication over all ranks: each rank's halo exchange sends and receives two columns of n
+    // doubles (n*p bytes); one allreduce per rank and step (p bytes and calls).
+    expect(shape('MPI_Sendrecv', 'bytes')).toEqual(['n^1*p^1']);
+    expect(shape('MPI_Allreduce', 'bytes')).toEqual(['p^1']);
+    expect(shape('MPI_Allreduce', 'calls')).toEqual(['p^1']);
   });
 });

@@ -31,8 +31,11 @@ function printfExponent(x: number): string {
   return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
 }
 
-/** A module whose every rank runs `body` with $r, $p and the MPI imports it needs (memory: a status at 64, a request at 96). */
-function mpiModule(name: string, body: string): string {
+/**
+ * A module whose every rank runs `body` with $r, $p and the MPI imports it needs (memory: a status
+ * at 64, requests from 96, 8 pages) and returns `result`.
+ */
+function mpiModule(name: string, body: string, result = '(i32.const 0)'): string {
   const path = join(dir, `${name}.wasm`);
   writeFileSync(
     path,
@@ -42,12 +45,14 @@ function mpiModule(name: string, body: string): string {
     (import "taintlens_mp" "mpi_recv" (func $recv (param i32 i32 i32 i32 i32 i32 i32)))
     (import "taintlens_mp" "mpi_irecv" (func $irecv (param i32 i32 i32 i32 i32 i32 i32)))
     (import "taintlens_mp" "mpi_waitall" (func $waitall (param i32 i32 i32)))
-    (memory (export "memory") 1)
+    (import "taintlens_mp" "mpi_send" (func $send (param i32 i32 i32 i32 i32 i32)))
+    (import "taintlens_mp" "mpi_isend" (func $isend (param i32 i32 i32 i32 i32 i32 i32)))
+    (memory (export "memory") 8)
     (func (export "run") (result i32) (local $r i32) (local $p i32)
       (local.set $r (call $rank))
       (local.set $p (call $size))
       ${body}
-      (i32.const 0)))`),
+      ${result}))`),
   );
   return path;
 }
@@ -87,6 +92,70 @@ describe('MPI subset', () => {
     const { code, stderr } = await cli(['run', file, '--ranks', '2', '--timeout', '20']);
     expect(code).toBe(1);
     expect(stderr).toMatch(/deadlock: every rank is blocked or done \(rank 0 in wait from 1, rank 1 in wait from 0\)/);
+  });
+});
+
+describe('MPI flow control and receive matching', () => {
+  const KIB128 = 131072;
+  const peer = '(i32.sub (i32.const 1) (local.get $r))';
+
+  test('128 KiB Isends posted by both ranks before any receive complete, and the data arrives', async () => {
+    // MPI_BYTE is 4; each rank fills 128 KiB at 65536 with its rank + 1 and receives its peer's at 262144.
+    const file = mpiModule(
+      'mpi_large_isend',
+      `
+      (memory.fill (i32.const 65536) (i32.add (local.get $r) (i32.const 1)) (i32.const ${KIB128}))
+      (call $isend (i32.const 65536) (i32.const ${KIB128}) (i32.const 4) ${peer} (i32.const 1) (i32.const 0) (i32.const 96))
+      (call $isend (i32.const 65536) (i32.const ${KIB128}) (i32.const 4) ${peer} (i32.const 2) (i32.const 0) (i32.const 100))
+      (call $irecv (i32.const 262144) (i32.const ${KIB128}) (i32.const 4) ${peer} (i32.const 2) (i32.const 0) (i32.const 104))
+      (call $recv (i32.const 393216) (i32.const ${KIB128}) (i32.const 4) ${peer} (i32.const 1) (i32.const 0) (i32.const 64))
+      (call $waitall (i32.const 3) (i32.const 96) (i32.const 0))`,
+      `(i32.add (i32.mul (i32.load8_u (i32.const ${262144 + KIB128 - 1})) (i32.const 10)) (i32.load8_u (i32.const 393216)))`,
+    );
+    const { code, stdout, stderr } = await cli(['run', file, '--ranks', '2', '--timeout', '20', '--json']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    // Rank 0 gets rank 1's bytes (2) in both buffers, rank 1 rank 0's (1).
+    expect(JSON.parse(stdout).spmd.perRank.map((r: { result: number }) => r.result)).toEqual([22, 11]);
+  });
+
+  test('MPI_Recv matches after an earlier MPI_Irecv of the same source and tag (receives match in the order posted)', async () => {
+    const file = mpiModule(
+      'mpi_recv_order',
+      `
+      (if (i32.eqz (local.get $r))
+        (then
+          (i32.store (i32.const 200) (i32.const 11))
+          (call $send (i32.const 200) (i32.const 4) (i32.const 4) (i32.const 1) (i32.const 5) (i32.const 0))
+          (i32.store (i32.const 200) (i32.const 22))
+          (call $send (i32.const 200) (i32.const 4) (i32.const 4) (i32.const 1) (i32.const 5) (i32.const 0)))
+        (else
+          (call $irecv (i32.const 300) (i32.const 4) (i32.const 4) (i32.const 0) (i32.const 5) (i32.const 0) (i32.const 96))
+          (call $recv (i32.const 304) (i32.const 4) (i32.const 4) (i32.const 0) (i32.const 5) (i32.const 0) (i32.const 64))
+          (call $waitall (i32.const 1) (i32.const 96) (i32.const 0))))`,
+      '(i32.add (i32.mul (i32.load (i32.const 300)) (i32.const 100)) (i32.load (i32.const 304)))',
+    );
+    const { code, stdout, stderr } = await cli(['run', file, '--ranks', '2', '--timeout', '20', '--json']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).spmd.perRank.map((r: { result: number }) => r.result)).toEqual([0, 1122]);
+  });
+
+  test('a real deadlock behind an unmatched 128 KiB message is still one line naming ranks, calls and peers', async () => {
+    // Rank 0's large message has tag 1; rank 1 waits for tag 3, rank 0 for a reply: nobody can move.
+    const file = mpiModule(
+      'mpi_large_deadlock',
+      `
+      (if (i32.eqz (local.get $r))
+        (then
+          (call $isend (i32.const 65536) (i32.const ${KIB128}) (i32.const 4) (i32.const 1) (i32.const 1) (i32.const 0) (i32.const 96))
+          (call $recv (i32.const 0) (i32.const 4) (i32.const 4) (i32.const 1) (i32.const 2) (i32.const 0) (i32.const 64)))
+        (else
+          (call $recv (i32.const 0) (i32.const 4) (i32.const 4) (i32.const 0) (i32.const 3) (i32.const 0) (i32.const 64))))`,
+    );
+    const { code, stderr } = await cli(['run', file, '--ranks', '2', '--timeout', '20']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/deadlock: every rank is blocked or done \(rank 0 in recv from 1, rank 1 in recv from 0\)/);
   });
 });
 

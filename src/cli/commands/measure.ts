@@ -28,7 +28,11 @@ export function registerMeasure(program: Command): void {
             [],
           )
           .requiredOption('-o, --output <file>', 'measurements file (JSON Lines); an existing one is resumed')
-          .option('--metrics <list>', 'what to measure: time (ms), instructions, visits', 'time,instructions')
+          .option(
+            '--metrics <list>',
+            'what to measure: time (ms), instructions, visits; SPMD runs: bytes, calls, commtime (per communication call)',
+            'time,instructions',
+          )
           .option(
             '--param <spec>',
             'selective mode / --design auto: mark a parameter for the taint analysis, NAME=argK or NAME=global:EXPORT; repeatable',

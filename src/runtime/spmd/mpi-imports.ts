@@ -14,23 +14,39 @@ export function mpiImports(mpi: MpiRank, timed: Timed): Record<string, Import> {
   const out = (pointer: number, value: number) => {
     if (pointer !== 0) mpi.writeI32(pointer, value);
   };
-  /** Writes Waitany/Testany's index and status, or MPI_UNDEFINED when no request was active. */
-  const any = (requests: number, index: number, status: number, done: number[] | null): boolean => {
+  /**
+   * Writes Waitany/Testany's index and status, or MPI_UNDEFINED when no request was active.
+   * Returns the bytes received, or null when an active request is still incomplete.
+   */
+  const any = (requests: number, index: number, status: number, done: number[] | null): number | null => {
     const first = done?.[0];
     if (first === undefined) {
       out(index, UNDEFINED);
-      return done === null;
+      return done === null ? 0 : null;
     }
-    mpi.finish(requests, status, first, 0);
     out(index, first);
-    return true;
+    return mpi.finish(requests, status, first, 0);
   };
-  const some = (requests: number, outCount: number, indices: number, statuses: number, done: number[] | null): void => {
+  /** Writes Waitsome/Testsome's count, indices and statuses; returns the bytes received. */
+  const some = (
+    requests: number,
+    outCount: number,
+    indices: number,
+    statuses: number,
+    done: number[] | null,
+  ): number => {
     out(outCount, done === null ? UNDEFINED : done.length);
+    let bytes = 0;
     done?.forEach((index, k) => {
-      mpi.finish(requests, statuses, index, k);
+      bytes += mpi.finish(requests, statuses, index, k);
       out(indices + 4 * k, index);
     });
+    return bytes;
+  };
+  /** Writes a test's flag; its bytes are those received (none when incomplete). */
+  const tested = (flag: number, bytes: number | null): number => {
+    out(flag, bytes === null ? 0 : 1);
+    return bytes ?? 0;
   };
   return {
     mpi_comm_size: (comm) => mpi.commSize(comm),
@@ -55,20 +71,26 @@ export function mpiImports(mpi: MpiRank, timed: Timed): Record<string, Import> {
       timed('MPI_Sendrecv_replace', returned, () =>
         mpi.sendrecvReplace(buf, count, type, dest, stag, source, rtag, comm, status),
       ),
-    mpi_wait: (request, status) => timed('MPI_Wait', 0, () => mpi.wait(request, status)),
-    mpi_waitall: (count, requests, statuses) => timed('MPI_Waitall', 0, () => mpi.waitAll(count, requests, statuses)),
+    // Completions count the bytes their receives brought (MPI_Irecv itself moves none).
+    mpi_wait: (request, status) => void timed('MPI_Wait', returned, () => mpi.wait(request, status)),
+    mpi_waitall: (count, requests, statuses) =>
+      void timed('MPI_Waitall', returned, () => mpi.waitAll(count, requests, statuses)),
     mpi_waitany: (count, requests, index, status) =>
-      timed('MPI_Waitany', 0, () => void any(requests, index, status, mpi.waitSome(count, requests, true))),
+      void timed('MPI_Waitany', returned, () => any(requests, index, status, mpi.waitSome(count, requests, true)) ?? 0),
     mpi_waitsome: (count, requests, outCount, indices, statuses) =>
-      timed('MPI_Waitsome', 0, () => some(requests, outCount, indices, statuses, mpi.waitSome(count, requests, false))),
+      void timed('MPI_Waitsome', returned, () =>
+        some(requests, outCount, indices, statuses, mpi.waitSome(count, requests, false)),
+      ),
     mpi_testall: (count, requests, flag, statuses) =>
-      timed('MPI_Testall', 0, () => out(flag, mpi.testAll(count, requests, statuses) ? 1 : 0)),
+      void timed('MPI_Testall', returned, () => tested(flag, mpi.testAll(count, requests, statuses))),
     mpi_testany: (count, requests, index, flag, status) =>
-      timed('MPI_Testany', 0, () =>
-        out(flag, any(requests, index, status, mpi.testSome(count, requests, true)) ? 1 : 0),
+      void timed('MPI_Testany', returned, () =>
+        tested(flag, any(requests, index, status, mpi.testSome(count, requests, true))),
       ),
     mpi_testsome: (count, requests, outCount, indices, statuses) =>
-      timed('MPI_Testsome', 0, () => some(requests, outCount, indices, statuses, mpi.testSome(count, requests, false))),
+      void timed('MPI_Testsome', returned, () =>
+        some(requests, outCount, indices, statuses, mpi.testSome(count, requests, false)),
+      ),
     mpi_request_free: (request) => mpi.requestFree(request),
     mpi_probe: (source, tag, comm, status) =>
       timed('MPI_Probe', 0, () => void mpi.probe(source, tag, comm, status, true)),

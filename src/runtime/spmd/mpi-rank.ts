@@ -138,7 +138,7 @@ export class MpiRank {
     requestPointer: number,
   ): number {
     const bytes = this.send(pointer, count, type, dest, tag, handle);
-    this.storeRequest(requestPointer, { kind: 'complete', status: { source: dest, tag, bytes } });
+    this.writeI32(requestPointer, this.storeRequest({ kind: 'complete', status: { source: dest, tag, bytes } }));
     return bytes;
   }
 
@@ -151,27 +151,11 @@ export class MpiRank {
     handle: number,
     requestPointer: number,
   ): void {
-    const comm = this.communicator(handle);
-    if (source === PROC_NULL) {
-      this.storeRequest(requestPointer, { kind: 'complete', status: PROC_NULL_STATUS });
-      return;
-    }
-    if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
-    const id = this.storeRequest(requestPointer, {
-      kind: 'recv',
-      comm,
-      source,
-      tag,
-      pointer,
-      count,
-      type: this.types.layout(type),
-      status: null,
-      freed: false,
-    });
-    this.pending.push(id);
+    const id = this.postReceive(pointer, count, type, source, tag, handle);
+    this.writeI32(requestPointer, id ?? this.storeRequest({ kind: 'complete', status: PROC_NULL_STATUS }));
   }
 
-  /** MPI_Recv: a receive request waited for at once. Returns the bytes received. */
+  /** MPI_Recv: a receive request waited for at once (the deadlock check names it `recv`). Returns the bytes received. */
   recv(
     pointer: number,
     count: number,
@@ -181,30 +165,17 @@ export class MpiRank {
     handle: number,
     statusPointer: number,
   ): number {
-    const comm = this.communicator(handle);
-    if (source === PROC_NULL) {
+    const id = this.postReceive(pointer, count, type, source, tag, handle);
+    if (id === null) {
       this.writeStatus(statusPointer, PROC_NULL_STATUS);
       return 0;
     }
-    if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
-    const request: Request = {
-      kind: 'recv',
-      comm,
-      source,
-      tag,
-      pointer,
-      count,
-      type: this.types.layout(type),
-      status: null,
-      freed: false,
-    };
-    const id = this.nextRequest++;
-    this.requests.set(id, request);
-    this.pending.push(id);
-    this.block(() => request.status !== null, 'recv', [id]);
+    this.block(() => this.complete(id), 'recv', [id]);
+    const request = this.requests.get(id);
     this.requests.delete(id);
-    this.writeStatus(statusPointer, request.status!);
-    return request.status!.bytes;
+    const status = request?.kind === 'recv' && request.status !== null ? request.status : EMPTY_STATUS;
+    this.writeStatus(statusPointer, status);
+    return status.bytes;
   }
 
   sendrecvReplace(
@@ -222,14 +193,15 @@ export class MpiRank {
     return sent + this.recv(pointer, count, type, source, recvTag, handle, statusPointer);
   }
 
-  wait(requestPointer: number, statusPointer: number): void {
-    this.waitAll(1, requestPointer, statusPointer);
+  wait(requestPointer: number, statusPointer: number): number {
+    return this.waitAll(1, requestPointer, statusPointer);
   }
 
-  waitAll(count: number, requestsPointer: number, statusesPointer: number): void {
+  /** MPI_Wait(all): returns the bytes the completed receives brought. */
+  waitAll(count: number, requestsPointer: number, statusesPointer: number): number {
     const ids = this.requestIds(count, requestsPointer);
     this.block(() => ids.every((id) => id === REQUEST_NULL || this.complete(id)), 'wait', ids);
-    ids.forEach((_, i) => this.finish(requestsPointer, statusesPointer, i, i));
+    return sum(ids.map((_, i) => this.finish(requestsPointer, statusesPointer, i, i)));
   }
 
   /** MPI_Waitany (any: true) and MPI_Waitsome; returns the indices completed, or null when no request is active. */
@@ -241,13 +213,12 @@ export class MpiRank {
     return any ? done.slice(0, 1) : done;
   }
 
-  /** MPI_Test/Testall: completes every request when all are complete; returns whether they were. */
-  testAll(count: number, requestsPointer: number, statusesPointer: number): boolean {
+  /** MPI_Test/Testall: completes every request when all are complete; returns the bytes received then, or null when not all were. */
+  testAll(count: number, requestsPointer: number, statusesPointer: number): number | null {
     const ids = this.requestIds(count, requestsPointer);
     this.progress();
-    if (!ids.every((id) => id === REQUEST_NULL || this.complete(id))) return false;
-    ids.forEach((_, i) => this.finish(requestsPointer, statusesPointer, i, i));
-    return true;
+    if (!ids.every((id) => id === REQUEST_NULL || this.complete(id))) return null;
+    return sum(ids.map((_, i) => this.finish(requestsPointer, statusesPointer, i, i)));
   }
 
   /** MPI_Testany and MPI_Testsome: the indices of active requests complete now (none active: null). */
@@ -259,8 +230,11 @@ export class MpiRank {
     return any ? done.slice(0, 1) : done;
   }
 
-  /** Completes request `index` of the array: writes its status at `statusIndex` and sets its handle to MPI_REQUEST_NULL. */
-  finish(requestsPointer: number, statusesPointer: number, index: number, statusIndex: number): void {
+  /**
+   * Completes request `index` of the array: writes its status at `statusIndex` and sets its handle
+   * to MPI_REQUEST_NULL. Returns the bytes it received (a send's were counted when sent).
+   */
+  finish(requestsPointer: number, statusesPointer: number, index: number, statusIndex: number): number {
     const slot = requestsPointer + 4 * index;
     const id = this.readI32(slot);
     const request = this.requests.get(id);
@@ -269,6 +243,7 @@ export class MpiRank {
     this.requests.delete(id);
     if (id !== REQUEST_NULL) this.writeI32(slot, REQUEST_NULL);
     if (statusesPointer !== 0) this.writeStatus(statusesPointer + STATUS_BYTES * statusIndex, status);
+    return request?.kind === 'recv' ? status.bytes : 0;
   }
 
   requestFree(requestPointer: number): void {
@@ -557,10 +532,40 @@ export class MpiRank {
     return world;
   }
 
-  private storeRequest(pointer: number, request: Request): number {
+  /** Keeps `request` active under a new handle. */
+  private storeRequest(request: Request): number {
     const id = this.nextRequest++;
     this.requests.set(id, request);
-    this.writeI32(pointer, id);
+    return id;
+  }
+
+  /**
+   * Posts a receive (MPI_Recv and MPI_Irecv alike): an active request matched in the order posted.
+   * Returns its handle, or null for MPI_PROC_NULL (complete at once, empty).
+   */
+  private postReceive(
+    pointer: number,
+    count: number,
+    type: number,
+    source: number,
+    tag: number,
+    handle: number,
+  ): number | null {
+    const comm = this.communicator(handle);
+    if (source === PROC_NULL) return null;
+    if (source !== ANY_SOURCE) this.peer(comm, source, 'recv');
+    const id = this.storeRequest({
+      kind: 'recv',
+      comm,
+      source,
+      tag,
+      pointer,
+      count,
+      type: this.types.layout(type),
+      status: null,
+      freed: false,
+    });
+    this.pending.push(id);
     return id;
   }
 
@@ -750,6 +755,8 @@ export class MpiRank {
     new DataView(bytes.buffer, bytes.byteOffset, 4).setInt32(0, value, true);
   }
 }
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 function collectiveState(state: Collective): StateName {
   return state === 'exscan' ? 'scan' : state;
