@@ -46,7 +46,14 @@ import {
 import { growthAboveNoise, keepAboveNoise, MIN_CALLPATH_TIME_MS } from './noise-findings.js';
 import { formatLeading, leadingShare, leadingShowsAt, leadingTerms, LEADING_SHARE } from './leading.js';
 import { foldLibraryCallpaths } from './fold.js';
-import { isSummedMetric, wholeAtLeastParts, wholeForm, withWholeProgram } from './root.js';
+import {
+  isSummedMetric,
+  OUTSIDE_REGIONS,
+  wholeAtLeastParts,
+  wholeForm,
+  withWholeProgram,
+  type WholeForm,
+} from './root.js';
 import { countsShapeFor, fitCountsShape, MIN_CHECKS, nestFlags, type CountsShape } from './exact-flags.js';
 
 export interface ModelingOptions {
@@ -222,37 +229,38 @@ export class Modeler {
    * shapes are chosen by how tightly they cover the repetitions (for bounded noise).
    */
   /**
-   * A closed form given from outside (the whole program's: the sum of its parts' exact forms) as the
-   * model of exact data, where it reproduces every repetition of every point; else undefined.
+   * The whole program's model as the sum of its parts' (wholeForm): exact where every part's form is
+   * and the sum reproduces every repetition of every point; else the summed fit, measured by its SMAPE.
    */
-  exactWith(series: Series, form: Omit<ExactModel, 'leading'>): SeriesModel | undefined {
+  sumOfParts(series: Series, whole: WholeForm): SeriesModel {
     const points = series.points.filter((point) => point.values.length > 0);
-    if (points.length === 0 || !isExactData(points)) return undefined;
     const at = (coords: readonly number[]) => Object.fromEntries(series.params.map((p, l) => [p, coords[l]!]));
-    const reproduces = points.every((point) => {
-      const value = evaluateModel(form.terms, at(point.coords));
-      return point.values.every((v) => Math.abs(value - v) < COUNT_TOLERANCE);
-    });
-    if (!reproduces) return undefined;
+    const predicted = points.map((point) => evaluateModel(whole.terms, at(point.coords)));
+    const exactData = isExactData(points);
+    const reproduces =
+      exactData && points.every((point, i) => point.values.every((v) => Math.abs(predicted[i]! - v) < COUNT_TOLERANCE));
     const ps = this.cache.get(
       points.map((point) => point.coords),
       series.params.length,
     );
     const spread = spreadOf(points, this.aggregateBy);
+    const aggregated = Float64Array.from(points, (point) => aggregate(point.values, this.aggregateBy, this.scratch));
+    const exact = whole.exact && reproduces ? { ...whole.exact, leading: leadingTerms(whole.terms) } : undefined;
     return {
-      terms: form.terms,
-      exact: { ...form, leading: leadingTerms(form.terms) },
-      inexact: false,
-      noiseVar: 0,
+      terms: whole.terms,
+      ...(exact ? { exact } : {}),
+      inexact: exactData && !exact,
+      ...(exactData && !exact ? { unexplained: whole.unexplained } : {}),
+      noiseVar: spread.noiseVar,
       contention: [],
       interaction: false,
       cv: spread.cv,
       cvMax: spread.cvMax,
-      smape: 0,
-      loo: 0,
+      smape: exact ? 0 : smape(aggregated, predicted),
+      loo: exact ? 0 : NaN,
       repetitions: spread.repetitions,
       distinct: ps.distinct,
-      aggregated: Float64Array.from(points, (point) => aggregate(point.values, this.aggregateBy, this.scratch)),
+      aggregated,
     };
   }
 
@@ -380,6 +388,9 @@ export function dependenciesOf(terms: readonly Term[], params: readonly string[]
   return params.filter((p) => used.has(p));
 }
 
+/** Call paths that name no function of the program: the whole run and what ran outside every region. */
+const NOT_A_FUNCTION: ReadonlySet<string> = new Set([ROOT_CALLPATH, OUTSIDE_REGIONS]);
+
 function seriesKey(series: Series): string {
   return `${series.metric}\u0000${series.callpath}`;
 }
@@ -427,15 +438,15 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
   /** Exact closed forms so far, for noisy metrics of the same call path (time shaped by counts). */
   const exactForms: { series: Series; terms: Term[] }[] = [];
   // Exact data first: a noisy metric starts from their term sets.
-  // The whole program's count last: where every part has an exact form, its form is their sum.
+  // The whole program's count last: its model is the sum of its parts' (exact where theirs are).
   const summedRoot = (series: Series) =>
     options.wholeProgram === true && series.callpath === ROOT_CALLPATH && isSummedMetric(series.metric);
   const ordered = [...selected].sort(
     (a, b) =>
       Number(summedRoot(a)) - Number(summedRoot(b)) || Number(!isExactData(a.points)) - Number(!isExactData(b.points)),
   );
-  /** Exact forms found so far, per metric and call path (the parts of a whole program's form). */
-  const exactOf = new Map<string, ExactModel>();
+  /** Models found so far, per metric and call path (the parts of a whole program's model). */
+  const partModels = new Map<string, SeriesModel>();
   for (const series of ordered) {
     if (seen.has(seriesKey(series))) continue;
     seen.add(seriesKey(series));
@@ -451,15 +462,16 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
           : { degrees: prior.degrees, masks: prior.allowed }
         : undefined;
     const depths = prior && prior.status === 'restricted' ? prior.degrees : undefined;
-    const whole = summedRoot(series) ? wholeForm(series, selected, (part) => exactOf.get(seriesKey(part))) : undefined;
-    let result =
-      (whole && modeler.exactWith(series, whole)) ??
-      modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space, depths);
+    const whole = summedRoot(series)
+      ? wholeForm(series, selected, (part) => partModels.get(seriesKey(part)))
+      : undefined;
+    let result = whole
+      ? modeler.sumOfParts(series, whole)
+      : modeler.model(series, allowed, fitFor.get(series.metric) === 'minimax', space, depths);
+    partModels.set(seriesKey(series), result);
     let countsShape: CountsShape | undefined;
-    if (result.exact) {
-      exactForms.push({ series, terms: result.terms });
-      exactOf.set(seriesKey(series), result.exact);
-    } else if (!result.inexact) {
+    if (result.exact) exactForms.push({ series, terms: result.terms });
+    else if (!result.inexact) {
       const shape = countsShapeFor(series, exactForms);
       if (shape) {
         countsShape = fitCountsShape(series, result, shape);
@@ -516,7 +528,7 @@ export function modelExperiment(measured: Experiment, options: ModelingOptions):
       showsAt = leadingShowsAt(exact.terms, exact.leading, reference);
     }
     if (prior) {
-      if (prior.status === 'missing' && series.callpath !== ROOT_CALLPATH) flags.push('taint-missing');
+      if (prior.status === 'missing' && !NOT_A_FUNCTION.has(series.callpath)) flags.push('taint-missing');
       // A parameter that reaches only the function's branches selects code paths of other cost.
       for (const p of result.contention) flags.push(prior.branchParams.includes(p) ? `branch:${p}` : `contention:${p}`);
       if (result.interaction) flags.push('interaction');
@@ -641,7 +653,7 @@ function aboveNoiseOf(series: Series, result: SeriesModel): { aboveNoise?: numbe
  * report, and the largest share of a metric (at the largest measured point) that those carry.
  */
 function matchTaint(models: readonly CallpathModel[], reference: Readonly<Record<string, number>>): TaintMatch {
-  const own = models.filter((model) => model.callpath !== ROOT_CALLPATH);
+  const own = models.filter((model) => !NOT_A_FUNCTION.has(model.callpath));
   const isMatched = (model: CallpathModel) => model.prior !== undefined && model.prior.status !== 'missing';
   const callpaths = new Set(own.map((model) => model.callpath));
   const matched = new Set(own.filter(isMatched).map((model) => model.callpath));

@@ -4,7 +4,7 @@
 // per call path, exclusive of callees. Instructions get a `<root>` too: at every point, the sum over
 // every call path (a call path not reached at a point adds nothing), so the whole program's count is
 // exactly the sum of its parts and its model the sum of theirs (root's own exclusive count, what ran
-// outside every function region, is one of those parts). Entry counts (visits) have no
+// outside every function region, is one of those parts: `<outside regions>`). Entry counts (visits) have no
 // whole-program sum, and a time per call path may be inclusive in other tools' files. After modelling, a whole run whose own model predicts less than its parts
 // together at the target takes their sum (flag `parts-sum`): the run contains every part.
 import { ROOT_CALLPATH } from './design.js';
@@ -19,6 +19,9 @@ const SUMMED_METRICS: ReadonlySet<string> = new Set(['instructions']);
 
 /** `<root>`'s value of this metric is the sum of every call path's (withWholeProgram). */
 export const isSummedMetric = (metric: string): boolean => SUMMED_METRICS.has(metric);
+
+/** The part of the whole program's count that ran outside every function region (measure's own `<root>` count). */
+export const OUTSIDE_REGIONS = '<outside regions>';
 
 /**
  * Adds the values of `point` (the same coordinates, the same runs) to `total`: repetition by
@@ -37,10 +40,11 @@ export function addRepetitions(total: Point, point: Point): void {
 /**
  * The experiment with `<root>`'s instructions as the whole program's: at every point the sum over
  * every call path. A `<root>` series already there holds only what ran outside every function region
- * (`taintlens measure` writes root's exclusive count): it is one of the parts.
+ * (`taintlens measure` writes root's exclusive count): it becomes the part OUTSIDE_REGIONS.
  */
 export function withWholeProgram(experiment: Experiment): Experiment {
   const wholes = new Map<string, Series>();
+  const outside: Series[] = [];
   const metrics = [...new Set(experiment.series.map((series) => series.metric))];
   for (const metric of metrics) {
     if (!SUMMED_METRICS.has(metric)) continue;
@@ -48,6 +52,7 @@ export function withWholeProgram(experiment: Experiment): Experiment {
     if (parts.filter((series) => series.callpath !== ROOT_CALLPATH).length === 0) continue;
     const byPoint = new Map<string, Point>();
     for (const series of parts) {
+      if (series.callpath === ROOT_CALLPATH) outside.push({ ...series, callpath: OUTSIDE_REGIONS });
       for (const point of series.points) {
         const key = point.coords.join(',');
         const total = byPoint.get(key);
@@ -64,7 +69,7 @@ export function withWholeProgram(experiment: Experiment): Experiment {
   }
   if (wholes.size === 0) return experiment;
   const kept = experiment.series.filter((series) => !(series.callpath === ROOT_CALLPATH && wholes.has(series.metric)));
-  return { ...experiment, series: [...kept, ...wholes.values()] };
+  return { ...experiment, series: [...kept, ...outside, ...wholes.values()] };
 }
 
 /** A prediction of the whole run and its parts: the whole is at least the sum of its parts. */
@@ -73,25 +78,55 @@ export function wholeAtLeastParts(root: number, parts: readonly number[]): { pre
   return sum > root ? { prediction: sum, raised: true } : { prediction: root, raised: false };
 }
 
+/** The whole program's model from its parts': their summed terms, and what made any of them inexact. */
+export interface WholeForm {
+  terms: Term[];
+  /** Where every part has an exact form (the caller checks the sum against every point). */
+  exact?: Omit<ExactModel, 'leading'>;
+  /** The parameters along which some part has no closed form with a value to spare. */
+  unexplained: string[];
+}
+
+/** What wholeForm reads of each part's model. */
+export interface PartModel {
+  terms: Term[];
+  exact?: ExactModel;
+  unexplained?: string[];
+}
+
 /**
- * The whole program's closed form: the sum of its parts' exact forms, where every other call path of
- * the metric has one (the caller still checks it against every point: a part not reached at some
- * point can break it). Each part's form is checked by its own points; the sum is as well checked as
- * the least of them.
+ * The whole program's model: the sum of its parts' models, so its prediction is exactly theirs
+ * together. Exact where every part's is (each checked by its own points; the sum is as well checked
+ * as the least of them); undefined while some part has no model yet.
  */
 export function wholeForm(
   root: Series,
   selected: readonly Series[],
-  exactOf: (part: Series) => ExactModel | undefined,
-): Omit<ExactModel, 'leading'> | undefined {
+  modelOf: (part: Series) => PartModel | undefined,
+): WholeForm | undefined {
   const parts = selected.filter((series) => series.metric === root.metric && series.callpath !== ROOT_CALLPATH);
-  const forms = parts.map(exactOf);
-  if (parts.length === 0 || forms.some((form) => form === undefined)) return undefined;
-  const exact = forms as ExactModel[];
+  const models = parts.map(modelOf);
+  if (parts.length === 0 || models.some((model) => model === undefined)) return undefined;
+  const known = models as PartModel[];
+  const exact = known.every((model) => model.exact) ? known.map((model) => model.exact!) : undefined;
   return {
-    terms: sumOfTerms(exact.map((form) => form.terms)),
-    margin: Math.min(...exact.map((form) => form.margin)),
-    rational: exact.every((form) => form.rational),
+    terms: sumOfTerms(
+      known.map((model) => model.terms),
+      root.params,
+    ),
+    ...(exact
+      ? {
+          exact: {
+            terms: sumOfTerms(
+              exact.map((form) => form.terms),
+              root.params,
+            ),
+            margin: Math.min(...exact.map((form) => form.margin)),
+            rational: exact.every((form) => form.rational),
+          },
+        }
+      : {}),
+    unexplained: [...new Set(known.flatMap((model) => model.unexplained ?? []))],
   };
 }
 
@@ -99,10 +134,10 @@ export function wholeForm(
  * The sum of closed forms, like terms added: the whole program's form when every part has an exact
  * one. Coefficients that are all fractions or integers add exactly (23/3 + 1/3 = 8), others as floats.
  */
-export function sumOfTerms(parts: readonly (readonly Term[])[]): Term[] {
+export function sumOfTerms(parts: readonly (readonly Term[])[], params: readonly string[]): Term[] {
   const sums = new Map<string, { factors: Term['factors']; ratio: Fraction | undefined; float: number }>();
   for (const term of parts.flat()) {
-    const factors = [...term.factors].sort((a, b) => a.param.localeCompare(b.param));
+    const factors = [...term.factors].sort((a, b) => params.indexOf(a.param) - params.indexOf(b.param));
     const key = factors.map((f) => `${f.param}^${f.exponent}l${f.log}`).join('*');
     const ratio = rationalOf(term);
     const sum = sums.get(key);
