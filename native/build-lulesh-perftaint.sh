@@ -49,7 +49,8 @@ marks='   TAINTLENS_PARAM(opts.its, "iters"); TAINTLENS_PARAM(opts.cost, "cost")
 awk -v anchor="$anchor" -v marks="$marks" 'BEGIN { print "#include \"taintlens.h\"" }
   { print } index($0, anchor) { print marks }' "$src/lulesh.cc" > "$tmp/lulesh.cc"
 
-line=(-fno-exceptions -fno-inline-functions -O2 -mllvm -disable-llvm-optzns -g -I "$tmp" -I "$here/include" -Wall)
+# -ffile-prefix-map: __FILE__ (LULESH's error messages) names lulesh.cc, not the temporary copy, so builds are byte-identical.
+line=(-fno-exceptions -fno-inline-functions -O2 -mllvm -disable-llvm-optzns -g -I "$tmp" -I "$here/include" -Wall -ffile-prefix-map="$tmp/"=)
 sources=(lulesh.cc lulesh-comm.cc lulesh-viz.cc lulesh-util.cc lulesh-init.cc)
 
 # build NAME MODE DEFINE: MODE flags (objects straight from the compile line) or ir (bitcode,
