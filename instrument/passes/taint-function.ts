@@ -74,6 +74,8 @@ export interface FunctionTaint {
   plan: ControlPlan;
   /** Frame pointers and stores to the function's stack frame (taint-frame.ts). */
   frame: StackFrame;
+  /** Stores updating a counter in memory through the address it was read from (taint-counters.ts). */
+  counters: Set<Expr>;
   control: FunctionControl;
   /** Loop sinks of this function and its calling-context node. */
   sinks: FunctionSinks;

@@ -71,9 +71,15 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
     if (isDead(s)) return [s];
     // A frame slot is a local in memory: no control label (taint-frame.ts).
     const frameSlot = idOf(ptr) === Id.LocalGet && c.frame.pointers.has(LocalGet.getIndex(ptr));
+    // A counter indexed by a value counts what the index selected (taint-counters.ts).
+    const counter = !frameSlot && c.m.implicitFlow && c.m.options.pointerLabels !== 'join' && c.counters.has(s);
     const label = orZero(
       c,
-      orAll(c, [operandLabel(c, value), frameSlot ? null : module.local.get(c.control.label, i32)]),
+      orAll(c, [
+        operandLabel(c, value),
+        frameSlot ? null : module.local.get(c.control.label, i32),
+        counter ? operandLabel(c, ptr) : null,
+      ]),
     );
     return [
       s,

@@ -18,6 +18,7 @@
 //     each exit condition and its header executions; per other conditional branch its labels and
 //     whether it ran; per import call with a library cost the labels of the named arguments;
 //   - taint-frame.ts: stack-frame slots (clang -O0 locals in memory) treated as locals;
+//   - taint-counters.ts: counters in memory indexed by a value (`count[r]++`) take the index's label;
 //   - taint-statements.ts: the walk that puts each statement's shadow code next to it.
 // Every function is first flattened by Binaryen (three-address form: operands are local.get/const,
 // blocks carry no values); after the rewrite Binaryen's function optimizer removes the copies
@@ -49,6 +50,7 @@ import { nodeStart, readCounts } from './taint-control.js';
 import { flush } from './taint-sink-records.js';
 import { stmtThen } from './taint-statements.js';
 import { stackFrame, stackPointerGlobal } from './taint-frame.js';
+import { counterStores } from './taint-counters.js';
 import { allocatorOf } from '../allocators.js';
 
 export {
@@ -263,6 +265,7 @@ function instrumentFunction(
     shadow: new Map(),
     plan,
     frame,
+    counters: counterStores(Func.getBody(func)),
     control: { label: controlLabel, callerLabel, exitJoin, branchLabels: new Map() },
     loopIndex: 0,
     loopLocals: [],
