@@ -7,7 +7,9 @@ import type { ExperimentDefinition } from '../experiment/experiment.js';
 export interface OverheadStep {
   points: number;
   rounds: number;
-  modes: Array<Pick<ModeOverhead, 'mode' | 'instrumentedFunctions' | 'ratio' | 'medianMs'>>;
+  modes: Array<
+    Pick<ModeOverhead, 'mode' | 'instrumentedFunctions' | 'ratio' | 'roundRange' | 'aboveNoise' | 'medianMs'>
+  >;
   fullOverSelective: number | null;
   /** none ÷ the original module (memory relocation alone). */
   relocationRatio: number;
@@ -43,10 +45,12 @@ export async function runOverheadStep(
     return {
       points: report.points,
       rounds: report.rounds,
-      modes: report.modes.map(({ mode, instrumentedFunctions, ratio, medianMs }) => ({
+      modes: report.modes.map(({ mode, instrumentedFunctions, ratio, roundRange, aboveNoise, medianMs }) => ({
         mode,
         instrumentedFunctions,
         ratio,
+        roundRange,
+        aboveNoise,
         medianMs,
       })),
       fullOverSelective: report.fullOverSelective,

@@ -1,7 +1,7 @@
 // The terminal summary of an analysis: the ranked table first, then one line per other section.
 import { renderTable, type TableLayout } from '../report/table.js';
 import { displayPath, pathTail } from '../report/names.js';
-import { formatRatio, formatShare, formatValue } from '../report/html/format.js';
+import { formatOverhead, formatShare, formatValue } from '../report/html/format.js';
 import { wrap } from '../report/wrap.js';
 import { FLAG_TEXT } from '../io/models.js';
 import { STATUS_TEXT, type ModelStatus } from '../model/status.js';
@@ -90,7 +90,8 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layo
   }
   if (overhead) {
     lines.push(
-      `overhead (runtime ÷ none, ${overhead.points} point(s) × ${overhead.rounds} round(s)): ${overhead.modes.map((m) => `${m.mode} ${formatRatio(m.ratio)}`).join(', ')}`,
+      `overhead (runtime ÷ none, ${overhead.points} point(s) × ${overhead.rounds} round(s)): ${overhead.modes.map((m) => `${m.mode} ${formatOverhead(m)}`).join(', ')}` +
+        (overhead.rounds < 2 ? ' (one round: no spread to tell overhead from noise)' : ''),
     );
   } else {
     lines.push('overhead: turned off in the config');

@@ -40,6 +40,13 @@ export interface ModeOverhead {
   instrumentedFunctions: number;
   /** Runtime ÷ none (sum over points of the median whole-run time). */
   ratio: number;
+  /** The lowest and highest ratio of one round's times to the same round's none; null with one round. */
+  roundRange: [number, number] | null;
+  /**
+   * Whether the mode is slower than none beyond the rounds' spread (every round's ratio above 1);
+   * null with one round, where the spread is unknown.
+   */
+  aboveNoise: boolean | null;
   medianMs: number;
   rule: string;
   dropped: string[];
@@ -152,10 +159,18 @@ export async function measureOverhead(
   }
   const total = (run: ModeRun) => run.whole.reduce((sum, times) => sum + median(times), 0);
   const none = total(runs[0]!);
+  const roundTotal = (run: ModeRun, round: number) => run.whole.reduce((sum, times) => sum + times[round]!, 0);
+  const roundRange = (run: ModeRun): [number, number] | null => {
+    if (rounds < 2) return null;
+    const ratios = Array.from({ length: rounds }, (_, r) => roundTotal(run, r) / roundTotal(runs[0]!, r));
+    return [Math.min(...ratios), Math.max(...ratios)];
+  };
   const modes = runs.map((run): ModeOverhead => ({
     mode: run.selection.mode,
     instrumentedFunctions: run.selection.functions?.length ?? 0,
     ratio: total(run) / none,
+    roundRange: roundRange(run),
+    aboveNoise: rounds < 2 ? null : roundRange(run)![0] > 1,
     medianMs: total(run) / points.length,
     rule: run.selection.rule,
     dropped: run.selection.dropped.map((d) => d.name),

@@ -53,10 +53,18 @@ export async function overheadAction(specFile: string, options: OverheadOptions)
           { header: 'median ms', value: (m) => m.medianMs.toFixed(3), align: 'right' },
           { header: '÷ none', value: (m) => `${m.ratio.toFixed(3)}×`, align: 'right' },
           { header: 'overhead', value: (m) => `${((m.ratio - 1) * 100).toFixed(1)}%`, align: 'right' },
+          {
+            header: 'over rounds',
+            value: (m) =>
+              m.mode === 'none' || m.roundRange === null
+                ? '-'
+                : `${m.roundRange[0].toFixed(3)}–${m.roundRange[1].toFixed(3)}${m.aboveNoise ? '' : ' within noise'}`,
+          },
         ],
         tableLayout(options),
       ),
     ];
+    if (report.rounds < 2) lines.push('one round: no spread to tell overhead from noise (--rounds 3 or more)');
     if (report.fullOverSelective !== null) lines.push(`full ÷ selective: ${report.fullOverSelective.toFixed(2)}×`);
     lines.push(
       `none is the module relocated as instrumentation relocates it, without regions; the original takes ${report.relocation.originalMs.toFixed(3)} ms (none ÷ original ${report.relocation.ratio.toFixed(3)}×)`,

@@ -14,6 +14,22 @@ export function formatRatio(ratio: number): string {
   return `${ratio.toFixed(3)}×`;
 }
 
+/**
+ * A mode's overhead with what the rounds support: `1.049× (0.981–1.120 over rounds: within noise)`
+ * where some round ran it no slower than none, the range alone where every round was slower.
+ */
+export function formatOverhead(mode: {
+  mode: string;
+  ratio: number;
+  roundRange: [number, number] | null;
+  aboveNoise: boolean | null;
+}): string {
+  if (mode.mode === 'none' || mode.roundRange === null) return formatRatio(mode.ratio);
+  const [low, high] = mode.roundRange;
+  const range = `${low.toFixed(3)}–${high.toFixed(3)} over rounds`;
+  return `${formatRatio(mode.ratio)} (${mode.aboveNoise ? range : `${range}: within noise`})`;
+}
+
 export function formatCount(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }

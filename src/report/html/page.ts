@@ -204,6 +204,9 @@ async function overheadSection(report: AnalysisReport): Promise<string> {
     String(m.instrumentedFunctions),
     formatValue(m.medianMs),
     formatRatio(m.ratio),
+    m.mode === 'none' || m.roundRange === null
+      ? '-'
+      : `${m.roundRange[0].toFixed(3)}–${m.roundRange[1].toFixed(3)}${m.aboveNoise ? '' : ' (within noise)'}`,
   ]);
   const changed = overhead.changedModels
     .map((c) => `<li>${esc(c.mode)}: <code>${esc(displayPath(c.callpath))}</code> ${esc(c.changed)}</li>`)
@@ -212,7 +215,7 @@ async function overheadSection(report: AnalysisReport): Promise<string> {
     'overhead',
     'Measurement overhead',
     `<figure class="plot">${await toSvg(overheadChartSpec(overhead))}</figure>
-${table('overhead-table', ['mode', 'functions', 'median ms', 'runtime ÷ none'], rows, [1, 2, 3])}
+${table('overhead-table', ['mode', 'functions', 'median ms', 'runtime ÷ none', 'range over rounds'], rows, [1, 2, 3])}
 <p>full ÷ selective: ${overhead.fullOverSelective === null ? '-' : formatRatio(overhead.fullOverSelective)}; none ÷ original module (relocation alone): ${formatRatio(overhead.relocationRatio)}.</p>
 ${changed ? `<p>Time models that instrumentation changed (against the instruction counts):</p><ul>${changed}</ul>` : ''}`,
   );
