@@ -39,6 +39,8 @@ import { buildCfg } from '../cfg.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import type { PassDescriptor } from '../pass-contract.js';
 import { directCallLeaves } from '../direct-leaves.js';
+import { inductionCandidates, tripsSince, type Induction } from './loops-induction.js';
+import { LeafCallCounter, type LeafSiteRecord, type LeafSiteRegion } from './loops-leaf-calls.js';
 
 const TREE_NAMES = {
   ctx: 'taintlens$ctx',
@@ -56,12 +58,24 @@ export interface LoopProfileLayout {
   bytes: number;
   rootBytes: number;
   /** Per defined function, in site-table order. */
-  functions: Array<{ name: string; nodeBytes: number; entryInstructions: number; loopHeaderInstructions: number[] }>;
+  functions: Array<{
+    name: string;
+    nodeBytes: number;
+    entryInstructions: number;
+    loopHeaderInstructions: number[];
+    /** Calls of direct-call leaves counted in this function's node (loops-leaf-calls.ts); absent when none. */
+    leafSites?: LeafSiteRecord[];
+  }>;
   exports: { next: string; overflow: string };
 }
 
-export function nodeBytes(loops: number, calls: number): number {
+/** Where a node's leaf-call count slots (i64 each) start: after its child-slot lists. */
+function leafCountsOffset(loops: number, calls: number): number {
   return align8(LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loops + 4 * calls);
+}
+
+export function nodeBytes(loops: number, calls: number, leafSites = 0): number {
+  return leafCountsOffset(loops, calls) + 8 * leafSites;
 }
 
 /** The root's child slots are indexed by 1-based function number (0 marks the root itself). */
@@ -119,6 +133,8 @@ export function applyLoopProfiler(
 
 interface Region {
   count: number;
+  /** The local its increment adds to (null for the entry and header regions). */
+  accumulator: number | null;
   /** `local += k` at the region's start, with `constant` holding k; null when a counter derives k. */
   increment: Expr | null;
   constant: Expr | null;
@@ -136,10 +152,20 @@ function instrumentFunction(
   const func = fn.func;
   const body = Func.getBody(func);
   const loopCount = fn.loopExprs.length;
-  const size = nodeBytes(loopCount, fn.callExprs.length);
-  const entryRegion: Region = { count: 0, increment: null, constant: null };
-  const headerRegions: Region[] = fn.loopExprs.map(() => ({ count: 0, increment: null, constant: null }));
-  if (!body) return { name: fn.site.name, nodeBytes: size, entryInstructions: 0, loopHeaderInstructions: [] };
+  const entryRegion: Region = { count: 0, accumulator: null, increment: null, constant: null };
+  const headerRegions: Region[] = fn.loopExprs.map(() => ({
+    count: 0,
+    accumulator: null,
+    increment: null,
+    constant: null,
+  }));
+  if (!body)
+    return {
+      name: fn.site.name,
+      nodeBytes: nodeBytes(loopCount, fn.callExprs.length),
+      entryInstructions: 0,
+      loopHeaderInstructions: [],
+    };
 
   const i64 = binaryen.i64;
   // Instructions go to the innermost natural loop where their region starts (cfg.ts): code a
@@ -165,15 +191,13 @@ function instrumentFunction(
     if (local === undefined) temps.set(type, (local = addVar(func, type)));
     return local;
   };
-  /** Per call site of a direct-call leaf (direct-leaves.ts): the callee's node, found at the site's first call, and the calls. */
-  const leafSites: Array<{ siteOffset: number; node: number; calls: number }> = [];
   const siteOffsetOf = (call: Expr) =>
     LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * loopCount + 4 * callIndex.get(call)!;
   const bump = (local: number, by: Expr) => module.local.set(local, module.i64.add(module.local.get(local, i64), by));
   const newCountedRegion = (loop: number): Region => {
     const accumulator = loop >= 0 ? loopLocals[loop]!.acc : fnAcc;
     const constant = i64Const(module, 0);
-    return { count: 0, increment: bump(accumulator, constant), constant };
+    return { count: 0, accumulator, increment: bump(accumulator, constant), constant };
   };
   /** Regions with the edit that places their increment, applied once we know they are not empty. */
   const regions: Array<{ region: Region; place: () => void }> = [];
@@ -196,25 +220,25 @@ function instrumentFunction(
     return region;
   };
 
-  /** After the leaf call in `slot` returns: its node at the site's first call, one more call. */
-  const countLeafCall = (slot: ChildSlot, call: Expr) => {
-    const target = Call.getTarget(call);
-    const site = { siteOffset: siteOffsetOf(call), node: addVar(func, binaryen.i32), calls: addVar(func, i64) };
-    leafSites.push(site);
-    counters.add(site.node).add(site.calls);
-    const after = [
-      module.if(
-        module.i32.eqz(module.local.get(site.node, binaryen.i32)),
-        tree.childNode(nodeLocal, site.siteOffset, site.node, definedIndex.get(target)!, nodeBytes(0, 0)),
-      ),
-      bump(site.calls, i64Const(module, 1)),
-    ];
-    const type = typeOf(call);
-    if (type === binaryen.none) slot.replace(module.block(null, [call, ...after], binaryen.none));
-    else {
-      const temp = tempOf(type);
-      slot.replace(module.block(null, [module.local.set(temp, call), ...after, module.local.get(temp, type)], type));
-    }
+  const leafCalls = new LeafCallCounter(
+    module,
+    tree,
+    func,
+    nodeLocal,
+    nodeBytes(loopCount, fn.callExprs.length),
+    nodeBytes(0, 0),
+    counters,
+    tempOf,
+  );
+  /** The loop whose header region has run nothing yet that creates a node (its leaf sites can be checked at loop entry). */
+  let pristineHeader: number | null = null;
+  /** Induction candidates (loops-induction.ts) by their step's `local.set`, with their loop; `stepsInHeader` marks those found in its header region. */
+  const inductionSets = new Map<Expr, { loop: number; induction: Induction }>();
+  const stepsInHeader = new Set<Induction>();
+  const leafRegion = (loop: number): LeafSiteRegion => {
+    if (current === entryRegion) return { kind: 'entry' };
+    if (loop >= 0 && current === headerRegions[loop]) return { kind: 'header', loop, hoisted: pristineHeader === loop };
+    return { kind: 'counted' };
   };
   let current: Region | null = entryRegion;
   const dead = (expr: Expr) => typeOf(expr) === binaryen.unreachable;
@@ -233,12 +257,37 @@ function instrumentFunction(
       const entry = current;
       const locals = loopLocals[k]!;
       current = headerRegions[k]!;
+      pristineHeader = k;
       let body = Loop.getBody(expr);
+      const inductions = inductionCandidates(body);
+      for (const induction of inductions) inductionSets.set(induction.set, { loop: k, induction });
       merge(walk({ expr: body, replace: (c) => (body = c) }, body, k));
+      pristineHeader = null;
       const label = Loop.getName(expr);
       if (label) escapes.delete(label);
-      Loop.setBody(expr, module.block(null, [bump(locals.headers, i64Const(module, 1)), body], binaryen.auto));
-      const wrapped = module.block(null, [bump(locals.entries, i64Const(module, 1)), expr], binaryen.auto);
+      // Left only by falling off its end: an induction stepped once per header gives the header count at exit.
+      const induction =
+        escapes.size === 0 && typeOf(expr) === binaryen.none ? inductions.find((c) => stepsInHeader.has(c)) : undefined;
+      const prelude = [bump(locals.entries, i64Const(module, 1)), ...leafCalls.hoistedChecks(k)];
+      let wrapped: Expr;
+      if (induction) {
+        const start = addVar(func, binaryen.i32);
+        counters.add(start);
+        Loop.setBody(expr, body);
+        wrapped = module.block(
+          null,
+          [
+            ...prelude,
+            module.local.set(start, module.local.get(induction.local, binaryen.i32)),
+            expr,
+            bump(locals.headers, tripsSince(module, induction, start)),
+          ],
+          binaryen.none,
+        );
+      } else {
+        Loop.setBody(expr, module.block(null, [bump(locals.headers, i64Const(module, 1)), body], binaryen.auto));
+        wrapped = module.block(null, [...prelude, expr], binaryen.auto);
+      }
       slot.replace(wrapped);
       current = dead(expr) ? null : escapes.size === 0 ? entry : startAfter(slot, wrapped, loop, expr);
       return escapes;
@@ -247,6 +296,7 @@ function instrumentFunction(
       const conditionSlot: ChildSlot = { expr: If.getCondition(expr), replace: (c) => If.setCondition(expr, c) };
       merge(walk(conditionSlot, conditionSlot.expr, loop));
       count();
+      pristineHeader = null;
       const entry = current;
       for (const [get, set] of [
         [If.getIfTrue, If.setIfTrue],
@@ -278,6 +328,8 @@ function instrumentFunction(
     }
     for (const child of childSlots(expr)) merge(walk(child, child.expr, loop));
     count();
+    const stepped = id === Id.LocalSet ? inductionSets.get(expr) : undefined;
+    if (stepped && current === headerRegions[stepped.loop]) stepsInHeader.add(stepped.induction);
     for (const target of branchTargets(expr)) escapes.add(target);
     if (id === Id.Return) {
       escapes.add('');
@@ -285,13 +337,16 @@ function instrumentFunction(
       slot.replace(module.br(EXIT_LABEL, 0, value));
     }
     if (id === Id.Call && leaves.has(Call.getTarget(expr)) && !dead(expr)) {
-      countLeafCall(slot, expr);
+      const region = leafRegion(loop);
+      if (!(region.kind === 'header' && region.hoisted)) pristineHeader = null;
+      leafCalls.countCall(slot, expr, siteOffsetOf(expr), definedIndex.get(Call.getTarget(expr))!, region);
     } else if (
       (id === Id.Call && definedIndex.has(Call.getTarget(expr)) && !ownFunctions.has(Call.getTarget(expr))) ||
       id === Id.CallIndirect
     ) {
       tree.announceBefore(slot, expr, siteOffsetOf(expr), tempOf);
-    }
+      pristineHeader = null;
+    } else if (id === Id.Call || id === Id.CallIndirect) pristineHeader = null;
     if (dead(expr)) current = null;
     else if (id === Id.Break && escapes.size > 0 && current) current = startAfter(slot, expr, loop);
     return escapes;
@@ -302,51 +357,38 @@ function instrumentFunction(
   const rootSlot: ChildSlot = { expr: body, replace: (c) => (walkedBody = c) };
   walk(rootSlot, body, -1);
 
+  /** Accumulators some placed region adds to: the others stay 0 and need no flush. */
+  const used = new Set<number>();
   for (const { region, place } of regions) {
     if (region.count === 0) continue;
     setConstI64(region.constant!, region.count);
     place();
+    if (region.accumulator !== null) used.add(region.accumulator);
   }
 
   const i32 = binaryen.i32;
   const node = () => module.local.get(nodeLocal, i32);
   const addInto = (offset: number, value: Expr) =>
     module.i64.store(offset, 8, node(), module.i64.add(module.i64.load(offset, 8, node()), value));
-  const flush: Expr[] = [
-    addInto(LOOP_PROFILE_NODE.calls, i64Const(module, 1)),
-    addInto(LOOP_PROFILE_NODE.instructions, module.local.get(fnAcc, i64)),
-  ];
+  const flush: Expr[] = [addInto(LOOP_PROFILE_NODE.calls, i64Const(module, 1))];
+  if (used.has(fnAcc)) flush.push(addInto(LOOP_PROFILE_NODE.instructions, module.local.get(fnAcc, i64)));
   loopLocals.forEach((locals, k) => {
     const at = LOOP_PROFILE_NODE.loops + LOOP_PROFILE_RECORD.size * k;
     flush.push(
       addInto(at + LOOP_PROFILE_RECORD.entries, module.local.get(locals.entries, i64)),
       addInto(at + LOOP_PROFILE_RECORD.headers, module.local.get(locals.headers, i64)),
-      addInto(at + LOOP_PROFILE_RECORD.instructions, module.local.get(locals.acc, i64)),
     );
+    if (used.has(locals.acc))
+      flush.push(addInto(at + LOOP_PROFILE_RECORD.instructions, module.local.get(locals.acc, i64)));
   });
-  for (const site of leafSites) {
-    const leafNode = () => module.local.get(site.node, i32);
-    const calls = () => module.local.get(site.calls, i64);
-    flush.push(
-      module.if(
-        leafNode(),
-        module.block(null, [
-          module.i64.store(
-            LOOP_PROFILE_NODE.calls,
-            8,
-            leafNode(),
-            module.i64.add(module.i64.load(LOOP_PROFILE_NODE.calls, 8, leafNode()), calls()),
-          ),
-          // A full tree lost every one of these calls (each would have failed to get a node), not just the first.
-          module.if(
-            tree.isScratch(leafNode()),
-            tree.countLost(module.i32.sub(module.i32.wrap(calls()), module.i32.const(1))),
-          ),
-        ]),
-      ),
-    );
-  }
+  flush.push(
+    ...leafCalls.flush(
+      (k) => module.local.get(loopLocals[k]!.headers, i64),
+      (k) => module.local.get(loopLocals[k]!.entries, i64),
+    ),
+  );
   flush.push(tree.epilogue(parentLocal));
+  const size = nodeBytes(loopCount, fn.callExprs.length, leafCalls.siteCount);
   const prologue = tree.inlinePrologue(parentLocal, nodeLocal, fn.site.index, size);
   const exitBlock = module.block(EXIT_LABEL, [walkedBody], resultType);
   let newBody: Expr;
@@ -366,5 +408,6 @@ function instrumentFunction(
     nodeBytes: size,
     entryInstructions: entryRegion.count,
     loopHeaderInstructions: headerRegions.map((r) => r.count),
+    ...(leafCalls.siteCount > 0 ? { leafSites: leafCalls.records } : {}),
   };
 }

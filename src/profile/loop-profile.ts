@@ -118,6 +118,16 @@ export function decodeLoopProfile(
     node.parent = nodes.get(parentAddress) ?? null;
     node.parent?.children.push(node);
   }
+  // Calls of direct-call leaves are counted in the caller's node, one slot per site (passes/loops-leaf-calls.ts).
+  for (const node of ordered) {
+    for (const { site, count } of layout.functions[node.functionIndex]!.leafSites ?? []) {
+      const calls = u64(node.address + count);
+      const leaf = node.children.find((child) => child.siteOffset === site);
+      if (!leaf || calls === 0) continue; // no node: the tree was full, and the calls are counted as lost
+      leaf.calls += calls;
+      leaf.ownInstructions += calls * layout.functions[leaf.functionIndex]!.entryInstructions;
+    }
+  }
   return buildProfile(ordered, table, layout);
 }
 
