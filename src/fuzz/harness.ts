@@ -163,10 +163,14 @@ export function observe(module: WebAssembly.Module, plan: CallPlan, options: Obs
       if (name.startsWith(INTERNAL_PREFIX)) continue;
       if (value instanceof WebAssembly.Global) globals[name] = showGlobal(value);
       else if (value instanceof WebAssembly.Memory && memory === null) {
+        // A view, not a copy: nothing runs the instance again, and a program that grew its memory past
+        // 1 GiB (a saved reproducer does) would otherwise be copied whole, page by page, on every run.
         const buffer = new Uint8Array(value.buffer);
         const base = options.programBase ?? 0;
         memory =
-          options.programBytes === undefined ? buffer.slice(base) : buffer.slice(base, base + options.programBytes);
+          options.programBytes === undefined
+            ? buffer.subarray(base)
+            : buffer.subarray(base, base + options.programBytes);
       }
     }
   }
