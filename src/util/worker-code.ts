@@ -16,7 +16,7 @@ const SOURCE_FOLDERS = ['src', 'instrument'];
 let builtIsCurrent: boolean | undefined;
 
 /** dist/ holds a build at least as new as every .ts under src/ and instrument/. */
-function useBuilt(): boolean {
+export function useBuilt(): boolean {
   if (!inSource) return true;
   if (builtIsCurrent === undefined) {
     const rootDir = fileURLToPath(root);

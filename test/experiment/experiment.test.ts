@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { cli } from '../helpers/cli.js';
+import { cli, cliProcessArgs } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('taintlens-experiment-');
@@ -126,7 +126,7 @@ test.each([
   [
     'an unknown metric',
     { module: 'k.wasm', args: ['{n}'], parameters: { n: [1] }, metrics: ['time', 'cycles'] },
-    /field 'metrics\[1\]': unknown metric "cycles" \(time, instructions, visits\)/,
+    /field 'metrics\[1\]': unknown metric "cycles" \(time, instructions, visits, bytes, calls, commtime\)/,
   ],
   [
     'a fractional repetition count',
@@ -272,23 +272,9 @@ test('Ctrl-C (SIGINT) stops a campaign with one line saying what was kept and ho
   });
   const out = join(dir, 'interrupt');
   const measurements = join(out, 'measurements.jsonl');
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      "const { main } = await import('./src/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));",
-      'experiment',
-      spec,
-      '--out',
-      out,
-      '--jobs',
-      '1',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawn(process.execPath, cliProcessArgs(['experiment', spec, '--out', out, '--jobs', '1']), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const pointsIn = () => (existsSync(measurements) ? new Set(readLines(measurements).map((l) => l.params.n)).size : 0);
@@ -319,23 +305,9 @@ test('a campaign killed with SIGKILL halfway resumes with every point exactly on
   });
   const out = join(dir, 'kill');
   const measurements = join(out, 'measurements.jsonl');
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      "const { main } = await import('./src/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));",
-      'experiment',
-      spec,
-      '--out',
-      out,
-      '--jobs',
-      '1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const child = spawn(process.execPath, cliProcessArgs(['experiment', spec, '--out', out, '--jobs', '1']), {
+    stdio: 'ignore',
+  });
   const pointsIn = () => (existsSync(measurements) ? new Set(readLines(measurements).map((l) => l.params.n)).size : 0);
   const exited = new Promise((done) => child.once('exit', done));
   for (let waited = 0; pointsIn() < 2 && waited < 90_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
