@@ -94,7 +94,7 @@ export class FunctionRelations {
             seen.add(next);
             queue.push([`c${t.call}`, fact.region, position]);
           }
-        } else if (t.kind !== 'cond') out.set(JSON.stringify(t), t);
+        } else if (t.kind !== 'cond') out.set(this.targetKey(position), t);
       }
     }
     const result = [...out.values()];
@@ -120,11 +120,32 @@ export class FunctionRelations {
     return false;
   }
 
+  /** Whether some loop encloses both regions: loops nest as a forest, so whether their outermost loops are one. */
   private shareLoop(a: number, b: number): boolean {
     const la = this.facts.regions[a]?.loop ?? -1;
     const lb = this.facts.regions[b]?.loop ?? -1;
-    for (let l = la; l >= 0; l = this.facts.loopParents[l] ?? -1) if (this.insideLoop(lb, l)) return true;
-    return false;
+    return la >= 0 && lb >= 0 && this.outermostLoop(la) === this.outermostLoop(lb);
+  }
+
+  private readonly outermost = new Map<number, number>();
+
+  private outermostLoop(loop: number): number {
+    let top = this.outermost.get(loop);
+    if (top === undefined) {
+      top = loop;
+      for (let l = loop; l >= 0; l = this.facts.loopParents[l] ?? -1) top = l;
+      this.outermost.set(loop, top);
+    }
+    return top;
+  }
+
+  private readonly targetKeys: Array<string | undefined> = [];
+
+  /** The JSON of fact `position`'s target: sinks are deduplicated by it. */
+  private targetKey(position: number): string {
+    let key = this.targetKeys[position];
+    if (key === undefined) this.targetKeys[position] = key = JSON.stringify(this.facts.facts[position]!.target);
+    return key;
   }
 
   /** Whether code of region `later` can run after code of region `earlier` (walk order, or a shared loop). */
