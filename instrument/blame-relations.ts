@@ -127,14 +127,16 @@ export class FunctionRelations {
     return la >= 0 && lb >= 0 && this.outermostLoop(la) === this.outermostLoop(lb);
   }
 
-  private readonly outermost = new Map<number, number>();
+  /** Per loop: its outermost enclosing loop plus one (0: not computed yet). */
+  private outermost: Int32Array = new Int32Array(0);
 
   private outermostLoop(loop: number): number {
-    let top = this.outermost.get(loop);
-    if (top === undefined) {
+    if (this.outermost.length === 0) this.outermost = new Int32Array(this.facts.loopParents.length + 1);
+    let top = (this.outermost[loop] ?? 0) - 1;
+    if (top < 0) {
       top = loop;
       for (let l = loop; l >= 0; l = this.facts.loopParents[l] ?? -1) top = l;
-      this.outermost.set(loop, top);
+      if (loop < this.outermost.length) this.outermost[loop] = top + 1;
     }
     return top;
   }
