@@ -85,7 +85,11 @@ test('fitLocals merges only locals set before every read and dead outside their 
       (i32.add (local.get $zero) (local.get $inner))))`);
   try {
     const run = (bytes: Uint8Array, n: number) =>
-      (new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.f as (n: number) => number)(n);
+      (
+        new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>)).exports.f as (
+          n: number,
+        ) => number
+      )(n);
     const before = module.emitBinary();
     const func = module.getFunction('f');
     expect(Func.getNumLocals(func)).toBe(7);
