@@ -9,7 +9,7 @@
 // it), and whether the program's stdout and the files it wrote are byte-identical to the
 // uninstrumented run's. A failing cell shows its one-line reason; the bench goes on.
 //
-//   npm run bench:real [-- --program yosys|nextpnr|flite] [--timeout SECONDS] [--json FILE]
+//   npm run bench:real [-- --program yosys|nextpnr|flite] [--modes 'taint,measure selective'] [--timeout SECONDS] [--json FILE]
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -194,7 +194,9 @@ const timing = (json: Record<string, unknown>) =>
   null;
 const stdoutOf = (json: Record<string, unknown>) => (typeof json.stdout === 'string' ? json.stdout : '');
 
-function modes(): ModeSpec[] {
+/** Every mode's command; the program's own run gets the bench's time limit (commands default to 60 s). */
+function modes(timeoutS: number): ModeSpec[] {
+  const limit = ['--timeout', String(timeoutS)];
   const plain = (command: string, instrument: string | null, extra: string[] = []): ModeSpec => ({
     mode: command,
     instrument,
@@ -202,6 +204,7 @@ function modes(): ModeSpec[] {
       command,
       p.module,
       ...extra,
+      ...limit,
       ...hostArgs(p, work),
       '--json',
       '--',
@@ -223,6 +226,7 @@ function modes(): ModeSpec[] {
       ...(mode === 'selective' ? ['--param', `n=argv${p.argv.indexOf('{n}')}`] : []),
       '--repeat',
       '1',
+      ...limit,
       '-o',
       join(work, '..', `${p.name}-${mode}.jsonl`),
       ...hostArgs(p, work),
@@ -254,6 +258,7 @@ function modes(): ModeSpec[] {
             repetitions: 2,
             overhead: false,
             blame: false,
+            timeout: timeoutS,
           }),
         );
         return [
@@ -386,10 +391,19 @@ function format(cell: Cell): string {
   return `${cell.program.padEnd(8)} ${cell.mode.padEnd(18)} ${num(cell.instrumentCpuS, 1).padStart(8)} ${num(cell.instrumentRssMiB, 0).padStart(8)} ${(cell.ratio === null ? '-' : `${cell.ratio.toFixed(2)}×`).padStart(8)}  ${cell.error ? `FAIL: ${cell.error}` : cell.identical}`;
 }
 
-function benchProgram(program: Program, timeoutS: number, cells: Cell[]): void {
+function benchProgram(program: Program, timeoutS: number, cells: Cell[], only: string[] | null): void {
   const baseWork = freshWork(program);
   const base = taintlens(
-    ['run', program.module, ...hostArgs(program, baseWork), '--json', '--', ...argvAt(program, program.values[0]!)],
+    [
+      'run',
+      program.module,
+      '--timeout',
+      String(timeoutS),
+      ...hostArgs(program, baseWork),
+      '--json',
+      '--',
+      ...argvAt(program, program.values[0]!),
+    ],
     timeoutS,
   );
   const say = (cell: Cell) => {
@@ -421,7 +435,7 @@ function benchProgram(program: Program, timeoutS: number, cells: Cell[]): void {
     error: null,
   });
   const costs = new Map<string, { usage: Usage | null; error: string | null }>();
-  for (const spec of modes()) {
+  for (const spec of modes(timeoutS).filter((m) => only === null || only.includes(m.mode))) {
     let cost: { usage: Usage | null; error: string | null } | null = null;
     if (spec.instrument) {
       cost = costs.get(spec.instrument) ?? instrumentCost(program, spec.instrument, timeoutS);
@@ -472,7 +486,15 @@ async function main(): Promise<void> {
   if (yosys && chosen.includes('nextpnr')) {
     const work = freshWork(yosys);
     const made = taintlens(
-      ['run', yosys.module, ...hostArgs(yosys, work), '--', ...argvAt(yosys, yosys.values[0]!)],
+      [
+        'run',
+        yosys.module,
+        '--timeout',
+        String(timeoutS),
+        ...hostArgs(yosys, work),
+        '--',
+        ...argvAt(yosys, yosys.values[0]!),
+      ],
       timeoutS,
     );
     if (!made.error && existsSync(join(work, 'design.json')))
@@ -480,7 +502,8 @@ async function main(): Promise<void> {
     else console.log(`nextpnr  not run: yosys wrote no design.json (${made.error ?? 'no file'})`);
   }
   if (yosys && chosen.includes('yosys')) ordered.push(yosys);
-  for (const program of ordered) benchProgram(program, timeoutS, cells);
+  const onlyModes = option('--modes')?.split(',') ?? null;
+  for (const program of ordered) benchProgram(program, timeoutS, cells, onlyModes);
   const jsonFile = option('--json');
   if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ schema: 'taintlens/bench-real@1', cells }, null, 2));
 }

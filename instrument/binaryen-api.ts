@@ -69,6 +69,7 @@ export interface CallIndirectApi extends OperandsApi {
 }
 export interface LocalApi {
   getIndex(e: Expr): number;
+  setIndex(e: Expr, index: number): void;
   isTee(e: Expr): boolean;
   getValue(e: Expr): Expr;
   setValue(e: Expr, c: Expr): void;

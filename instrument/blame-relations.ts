@@ -30,10 +30,15 @@ export class FunctionRelations {
   private readonly freshDefs = new Map<number, number[]>();
   private readonly position = new Map<FlowFact, number>();
   private readonly callResults = new Set<string>();
+  /** Facts by the region they belong to, in order. */
+  private readonly byRegion = new Map<number, FlowFact[]>();
 
   constructor(readonly facts: FunctionFacts) {
     facts.facts.forEach((fact, i) => {
       this.position.set(fact, i);
+      let inRegion = this.byRegion.get(fact.region);
+      if (!inRegion) this.byRegion.set(fact.region, (inRegion = []));
+      inRegion.push(fact);
       if (fact.target.kind === 'local' && !fact.sources.includes(localSource(fact.target.local))) {
         let list = this.freshDefs.get(fact.target.local);
         if (!list) this.freshDefs.set(fact.target.local, (list = []));
@@ -89,7 +94,7 @@ export class FunctionRelations {
             seen.add(next);
             queue.push([`c${t.call}`, fact.region, position]);
           }
-        } else if (t.kind !== 'cond') out.set(JSON.stringify(t), t);
+        } else if (t.kind !== 'cond') out.set(this.targetKey(position), t);
       }
     }
     const result = [...out.values()];
@@ -115,11 +120,34 @@ export class FunctionRelations {
     return false;
   }
 
+  /** Whether some loop encloses both regions: loops nest as a forest, so whether their outermost loops are one. */
   private shareLoop(a: number, b: number): boolean {
     const la = this.facts.regions[a]?.loop ?? -1;
     const lb = this.facts.regions[b]?.loop ?? -1;
-    for (let l = la; l >= 0; l = this.facts.loopParents[l] ?? -1) if (this.insideLoop(lb, l)) return true;
-    return false;
+    return la >= 0 && lb >= 0 && this.outermostLoop(la) === this.outermostLoop(lb);
+  }
+
+  /** Per loop: its outermost enclosing loop plus one (0: not computed yet). */
+  private outermost: Int32Array = new Int32Array(0);
+
+  private outermostLoop(loop: number): number {
+    if (this.outermost.length === 0) this.outermost = new Int32Array(this.facts.loopParents.length + 1);
+    let top = (this.outermost[loop] ?? 0) - 1;
+    if (top < 0) {
+      top = loop;
+      for (let l = loop; l >= 0; l = this.facts.loopParents[l] ?? -1) top = l;
+      if (loop < this.outermost.length) this.outermost[loop] = top + 1;
+    }
+    return top;
+  }
+
+  private readonly targetKeys: Array<string | undefined> = [];
+
+  /** The JSON of fact `position`'s target: sinks are deduplicated by it. */
+  private targetKey(position: number): string {
+    let key = this.targetKeys[position];
+    if (key === undefined) this.targetKeys[position] = key = JSON.stringify(this.facts.facts[position]!.target);
+    return key;
   }
 
   /** Whether code of region `later` can run after code of region `earlier` (walk order, or a shared loop). */
@@ -132,22 +160,51 @@ export class FunctionRelations {
   /** What the work of region `index` (function-local) is charged to. */
   regionBlame(index: number): RegionBlame {
     let blame = this.blames.get(index);
-    if (!blame) this.blames.set(index, (blame = this.computeRegionBlame(index)));
+    if (!blame) {
+      const explicit = this.explicitSinks(index);
+      if (explicit.length > 0) blame = { sinks: explicit.map(([, sink]) => sink), implicit: false };
+      else {
+        const out = new Map<string, Sink>();
+        for (const [key, sink] of this.implicitSinks(index)) if (!out.has(key)) out.set(key, sink);
+        blame = { sinks: [...out.values()], implicit: true };
+      }
+      this.blames.set(index, blame);
+    }
     return blame;
   }
 
-  private computeRegionBlame(index: number): RegionBlame {
+  /**
+   * The store sinks of region `index` whose addresses a sample records: the first `max` distinct
+   * (pointer, offset) pairs of its blame, in order. The same as `recordedStores(regionBlame(index))`
+   * without building the whole blame of a region that has none of its own (the rest of a large
+   * function): the sampling pass asks this of every region.
+   */
+  recordedStores(index: number, max: number): Array<{ ptr: AddressAst; offset: number }> {
+    const cached = this.blames.get(index);
+    if (cached) return recordedStores(cached, max);
     const explicit = this.explicitSinks(index);
-    if (explicit.length > 0) return { sinks: explicit, implicit: false };
+    const sinks = explicit.length > 0 ? explicit : this.implicitSinks(index);
+    const out = new Map<string, { ptr: AddressAst; offset: number }>();
+    for (const [, sink] of sinks) {
+      if (out.size >= max) break;
+      if (sink.kind !== 'store' || sink.ptr === null) continue;
+      const key = JSON.stringify([sink.ptr, sink.offset]);
+      if (!out.has(key)) out.set(key, { ptr: sink.ptr, offset: sink.offset });
+    }
+    return [...out.values()];
+  }
+
+  /**
+   * Implicit blame: outside loops a branch steers the code after it; inside, the rest of its loop.
+   * The explicit sinks of those regions in region order, repeats included (callers keep the first).
+   */
+  private *implicitSinks(index: number): Generator<[string, Sink]> {
     const region = this.facts.regions[index];
-    if (!region) return { sinks: [], implicit: true };
-    // Outside loops, a branch steers the code after it; inside, the rest of its loop.
-    const out = new Map<string, Sink>();
-    this.facts.regions.forEach((other, k) => {
-      if (k === index || (region.loop < 0 ? k < index : !this.insideLoop(other.loop, region.loop))) return;
-      for (const sink of this.explicitSinks(k)) out.set(JSON.stringify(sink), sink);
-    });
-    return { sinks: [...out.values()], implicit: true };
+    if (!region) return;
+    for (let k = region.loop < 0 ? index + 1 : 0; k < this.facts.regions.length; k++) {
+      if (k === index || (region.loop >= 0 && !this.insideLoop(this.facts.regions[k]!.loop, region.loop))) continue;
+      yield* this.explicitSinks(k);
+    }
   }
 
   /** Exit variables a call's result (`c5`, `g0`) reaches, from the region of the call. */
@@ -203,10 +260,14 @@ export class FunctionRelations {
     return out;
   }
 
-  private explicitSinks(index: number): Sink[] {
+  private readonly explicit = new Map<number, Array<[string, Sink]>>();
+
+  /** What region `index` writes (through locals, to the function's exit variables), deduplicated, with each sink's key. */
+  private explicitSinks(index: number): Array<[string, Sink]> {
+    const cached = this.explicit.get(index);
+    if (cached) return cached;
     const out = new Map<string, Sink>();
-    for (const fact of this.facts.facts) {
-      if (fact.region !== index) continue;
+    for (const fact of this.byRegion.get(index) ?? []) {
       const t = fact.target;
       if (t.kind === 'cond') continue;
       const terminals =
@@ -215,9 +276,14 @@ export class FunctionRelations {
           : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
             ? this.sinksFrom(`c${t.call}`, index)
             : [t];
-      for (const terminal of terminals) out.set(JSON.stringify(terminal), terminal);
+      for (const terminal of terminals) {
+        const key = JSON.stringify(terminal);
+        if (!out.has(key)) out.set(key, terminal);
+      }
     }
-    return [...out.values()];
+    const result = [...out];
+    this.explicit.set(index, result);
+    return result;
   }
 
   private insideLoop(loop: number, outer: number): boolean {

@@ -3,6 +3,7 @@
 import binaryen from 'binaryen';
 import { fileError, messageOf } from '../src/util/errors.js';
 import { checkWasmBytes } from './wasm-file.js';
+import { checkFunctionSizes } from './engine-limits.js';
 
 export { checkWasmBytes, readWasmFile } from './wasm-file.js';
 
@@ -40,6 +41,7 @@ export function emitModule(module: binaryen.Module, what: string): Uint8Array {
   binaryen.setDebugInfo(true);
   if (!module.validate()) throw new Error(`internal: ${what} produced an invalid module`);
   const bytes = module.emitBinary();
+  checkFunctionSizes(bytes, module);
   if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>))
     throw new Error(`internal: ${what} produced a module Node cannot compile`);
   return bytes;

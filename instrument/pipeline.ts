@@ -14,6 +14,7 @@ import { attachSourceLocations } from './debug/attach.js';
 import { programExpressions, type InstrumentationLocals } from './program-expressions.js';
 import type { InstrumentOptions } from './pass-contract.js';
 import { passRegistry } from './pass-registry.js';
+import { fitEngineLimits, type FittedFunction } from './engine-limits.js';
 
 export type { InstrumentOptions, PassContext, PassDescriptor } from './pass-contract.js';
 
@@ -27,6 +28,8 @@ export interface InstrumentedSites extends SiteTable {
   modes: string[];
   layout: MemoryLayout | null;
   passes: { loops?: LoopProfileLayout; measure?: MeasureLayout; [mode: string]: unknown };
+  /** Functions whose locals were merged to stay inside the engine's limit (absent when none). */
+  fitted?: FittedFunction[];
 }
 
 export interface InstrumentResult {
@@ -93,11 +96,20 @@ export function instrumentModule(
         instrumentationLocals,
       });
     });
+    const fitted = fitEngineLimits(module);
     let out = emitModule(module, `mode ${modes.join(',')}`);
     if (layout) out = finishBinary(out, layout);
     return {
       bytes: out,
-      sites: { schema: 'taintlens/sites@1', module: file, modes, layout, ...analysis.table, passes: results },
+      sites: {
+        schema: 'taintlens/sites@1',
+        module: file,
+        modes,
+        layout,
+        ...analysis.table,
+        passes: results,
+        ...(fitted.length > 0 ? { fitted } : {}),
+      },
     };
   } catch (error) {
     throw describeFailure(file, error);

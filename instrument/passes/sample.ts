@@ -23,7 +23,7 @@ import {
 } from '../layouts.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
 import { walkFunction } from '../sample-walk.js';
-import { FunctionRelations, recordedStores } from '../blame-relations.js';
+import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import type { PassDescriptor } from '../pass-contract.js';
@@ -205,7 +205,7 @@ export function applySampling(
     const cursor = addVar(fn.func, binaryen.i32);
     for (const region of walked.regions) {
       const id = layoutRegions.length;
-      const recorded = recordedStores(relations.regionBlame(region.index), MAX_ADDRESSES);
+      const recorded = relations.recordedStores(region.index, MAX_ADDRESSES);
       layoutRegions.push({ function: fn.site.index, index: region.index, recorded });
       facts.regions.push({ id, loop: region.loop, instructions: region.instructions });
       checks.push(

@@ -280,6 +280,11 @@ function instrumentFunction(
   const bodyStmts = stmtThen(c, Func.getBody(func));
   // After the exit block: returns branch to its end.
   const atExit = nodeStart(c, c.plan.cfg.exit);
+  // A call counted twice would announce a slot past the end of the node and overwrite the next one.
+  if (c.callIndex > fn.callExprs.length)
+    throw new Error(
+      `internal: taint pass found ${c.callIndex} calls in ${fn.site.name}, the site table ${fn.callExprs.length}`,
+    );
   if (c.loopIndex !== fn.loopExprs.length) {
     throw new Error(
       `internal: taint pass found ${c.loopIndex} loops in ${fn.site.name}, the site table ${fn.loopExprs.length}`,

@@ -9,7 +9,7 @@ import { runSampled, type SampledRun, type Sample } from './sample-run.js';
 import { ContainerTimeline, type HeapContainer } from './containers.js';
 import { FunctionRelations } from '../../instrument/blame-relations.js';
 import { attributeSample } from './attribute.js';
-import { allocationSite, variableAt, type VariableRef } from './transfer.js';
+import { allocationSite, otherRef, variableAt, type VariableRef } from './transfer.js';
 import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';
 import { fileError } from '../util/errors.js';
 import { guestStreams, type GuestStreams } from '../runtime/guest-output.js';
@@ -112,13 +112,15 @@ export function blameFromRun(
         const targets = attributeSample(sample, at, context);
         const refs = targets.length
           ? targets.map((t) => variableAt(t, sample, at, context))
-          : [{ key: 'other', name: 'other', kind: 'other' as const, container: null }];
+          : [otherRef('no sampled region')];
         for (const ref of refs) {
           let row = rows.get(ref.key);
-          if (!row) rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map() }));
+          if (!row)
+            rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map(), why: new Map() }));
           else if (ref.container && !row.ref.container) row.ref = ref;
           row.samples += 1 / refs.length;
           if (ref.field) row.fields.set(ref.field, (row.fields.get(ref.field) ?? 0) + 1 / refs.length);
+          if (ref.why) row.why.set(ref.why, (row.why.get(ref.why) ?? 0) + 1 / refs.length);
           if (ref.container) row.containers.set(`${rank}:${ref.container.id}`, ref.container);
         }
       }
@@ -152,6 +154,8 @@ interface Row {
   /** By rank and container id. */
   containers: Map<string, HeapContainer>;
   fields: Map<string, number>;
+  /** For the "other" row: its samples by reason. */
+  why: Map<string, number>;
 }
 
 function tableRows(
@@ -165,9 +169,19 @@ function tableRows(
   const significant = (r: Row) => r.ref.kind !== 'other' && r.samples >= total / 1000;
   const named = rows.filter(significant).sort((a, b) => b.samples - a.samples || a.ref.name.localeCompare(b.ref.name));
   const shown = named.slice(0, top);
-  const rest =
-    named.slice(top).reduce((sum, r) => sum + r.samples, 0) +
-    rows.filter((r) => !significant(r)).reduce((sum, r) => sum + r.samples, 0);
+  // What "other" consists of: the reasons work had no variable, then the variables folded into it.
+  const parts = new Map<string, number>();
+  const add = (why: string, n: number) => n > 0 && parts.set(why, (parts.get(why) ?? 0) + n);
+  for (const row of rows) if (row.ref.kind === 'other') for (const [why, n] of row.why) add(why, n);
+  add(
+    `variables under 0.1% each`,
+    rows.filter((r) => r.ref.kind !== 'other' && !significant(r)).reduce((sum, r) => sum + r.samples, 0),
+  );
+  add(
+    `variables beyond the top ${top}`,
+    named.slice(top).reduce((sum, r) => sum + r.samples, 0),
+  );
+  const rest = [...parts.values()].reduce((sum, n) => sum + n, 0);
   const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
     const list = [...containers.values()];
     const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : (ref.bytes ?? null);
@@ -196,6 +210,9 @@ function tableRows(
       allocationSite: null,
       samples: round(rest),
       percent: percent(rest),
+      parts: [...parts]
+        .sort((a, b) => b[1] - a[1])
+        .map(([why, n]) => ({ why, samples: round(n), percent: percent(n) })),
     });
   return out;
 }

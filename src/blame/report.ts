@@ -30,20 +30,20 @@ export function blameTables(
       { header: 'samples', value: (v) => v.samples.toFixed(Number.isInteger(v.samples) ? 0 : 1), align: 'right' },
       { header: 'blame', value: (v) => `${v.percent.toFixed(1)}%`, align: 'right' },
     ];
-    // A struct's fields follow it as indented rows (`  .l2`), its own row holding their sum.
+    // A struct's fields follow it as indented rows (`  .l2`), its own row holding their sum; so do
+    // the parts of "other".
+    const sub = (v: BlamedVariable, name: string, part: { samples: number; percent: number }): BlamedVariable => ({
+      name,
+      kind: v.kind,
+      bytes: null,
+      allocationSite: null,
+      samples: part.samples,
+      percent: part.percent,
+    });
     const rows = point.variables.flatMap((v) => [
       v,
-      ...(v.fields ?? []).map(
-        (f) =>
-          ({
-            name: `  .${f.name}`,
-            kind: v.kind,
-            bytes: null,
-            allocationSite: null,
-            samples: f.samples,
-            percent: f.percent,
-          }) as BlamedVariable,
-      ),
+      ...(v.parts ?? []).map((part) => sub(v, `  ${part.why}`, part)),
+      ...(v.fields ?? []).map((field) => sub(v, `  .${field.name}`, field)),
     ]);
     parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');
   }

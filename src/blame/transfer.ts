@@ -25,6 +25,8 @@ export interface VariableRef {
   container: HeapContainer | null;
   /** A named static variable's size (DWARF), when it has no container. */
   bytes?: number;
+  /** For "other": why the work has no variable of the blame point (blame says what "other" consists of). */
+  why?: string;
 }
 
 export interface TransferContext {
@@ -35,20 +37,25 @@ export interface TransferContext {
   staticVariables?: readonly StaticVariable[];
 }
 
-const OTHER: VariableRef = { key: 'other', name: 'other', kind: 'other', container: null };
+/** Work with no variable of the blame point, and why (the reasons `blame` lists under "other"). */
+export function otherRef(why: string): VariableRef {
+  return { key: 'other', name: 'other', kind: 'other', container: null, why };
+}
 
 export function variableAt(target: Target, sample: Sample, point: number, context: TransferContext): VariableRef {
   const path = sample.path;
   switch (target.kind) {
     case 'other':
-      return OTHER;
+      return otherRef(target.why === 'control' ? 'control (branches, loop counters)' : target.why);
     case 'global':
       return { key: `global:${target.name}`, name: target.name, kind: 'global', container: null };
     case 'result':
-      return target.frame === point ? { key: 'result', name: '(return value)', kind: 'local', container: null } : OTHER;
+      return target.frame === point
+        ? { key: 'result', name: '(return value)', kind: 'local', container: null }
+        : otherRef('a returned value whose call site is unknown');
     case 'var': {
       const lifted = liftLocal(path, target.frame, target.local, point, context);
-      return lifted === null ? OTHER : localRef(path[point]!.function, lifted, context, null);
+      return lifted === null ? otherRef("a callee's local") : localRef(path[point]!.function, lifted, context, null);
     }
     case 'container': {
       const c = target.container;
@@ -72,7 +79,7 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
       }
       if (c.kind === 'stack') {
         const owner = target.base === null ? null : stackOwner(path, target.frame, target.base, context);
-        if (owner !== null && owner > point) return OTHER;
+        if (owner !== null && owner > point) return otherRef("a callee's stack frame");
         const fn = path[owner ?? point]!.function;
         return {
           key: `stack:${owner ?? point}`,

@@ -19,6 +19,8 @@ export interface BlamedVariable {
    * blame per field (container resolution, Rutar & Hollingsworth §2.4); absent otherwise.
    */
   fields?: Array<{ name: string; samples: number; percent: number }>;
+  /** On the "other" row: what it consists of (why that work has no variable, and the variables folded into it). */
+  parts?: Array<{ why: string; samples: number; percent: number }>;
 }
 
 export interface BlamePoint {
