@@ -12,6 +12,7 @@ import type { BranchPlan } from '../control-plan.js';
 import type { TaintBranchSite } from './taint-layout.js';
 import { isDead, operandLabel, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
 import { slotKey } from './taint-frame.js';
+import { exitPower } from './taint-exit-power.js';
 import { newBranchSite, newExit, recordExit, recordSite } from './taint-sink-records.js';
 
 /** The number of reads of each local inside `expr`. */
@@ -111,8 +112,14 @@ export function conditional(c: FunctionTaint, s: Expr, kind: TaintBranchSite['ki
   const cl = addVar(c.func, i32);
   const get = () => module.local.get(cl, i32);
   const out: Expr[] = [module.local.set(cl, orZero(c, operandLabel(c, condition)))];
-  if (b.exits.length > 0) for (const k of b.exits) out.push(recordExit(c, k, newExit(c, k), get));
-  else out.push(recordSite(c, newBranchSite(c, kind, s), get()));
+  if (b.exits.length > 0) {
+    const power = exitPower(c, condition);
+    for (const k of b.exits) {
+      const index = newExit(c, k);
+      out.push(recordExit(c, k, index, get));
+      if (power > 1) (c.loopLocals[k]!.site.exitPowers ??= [])[index] = power;
+    }
+  } else out.push(recordSite(c, newBranchSite(c, kind, s), get()));
   if (c.m.implicitFlow || b.conversion) {
     const l = branchLabelLocal(c, b);
     out.push(module.local.set(l, module.i32.or(module.local.get(l, i32), get())));
