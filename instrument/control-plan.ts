@@ -4,7 +4,7 @@
 // non-exit branches it is control dependent on; per loop, the values carried into the next
 // iteration.
 import { buildCfg, branchRegion, exitedLoops, type Cfg } from './cfg.js';
-import type { Expr } from './ir.js';
+import { Id, Unary, idOf, runtimeNumber, type Expr } from './ir.js';
 
 export interface BranchPlan {
   expr: Expr;
@@ -19,7 +19,31 @@ export interface BranchPlan {
   joined: number[];
   /** The region holds a return (its value depends on the branch). */
   returns: boolean;
+  /**
+   * The branch is a float-to-int conversion's range check (clang's `(int)x` without non-trapping
+   * conversions: `fabs(x) < 2^31 ? trunc(x) : INT_MIN`): its region only computes locals, one of
+   * them by a trapping truncation. Its result is data derived from x, as the one instruction a
+   * native build uses, so it joins the condition's label with or without implicit flow.
+   */
+  conversion: boolean;
 }
+
+/** Trapping float-to-int truncations (the non-trapping ones need no range check). */
+const TRUNCATIONS = new Set(
+  [
+    'TruncSFloat32ToInt32',
+    'TruncSFloat32ToInt64',
+    'TruncUFloat32ToInt32',
+    'TruncUFloat32ToInt64',
+    'TruncSFloat64ToInt32',
+    'TruncSFloat64ToInt64',
+    'TruncUFloat64ToInt32',
+    'TruncUFloat64ToInt64',
+  ].map(runtimeNumber),
+);
+
+/** A conversion's range check guards a handful of local assignments around one truncation. */
+const CONVERSION_REGION_SIZE = 40;
 
 export interface ControlPlan {
   cfg: Cfg;
@@ -40,6 +64,9 @@ export interface ControlPlan {
  */
 export function planControl(body: Expr, ownLocals: number, totalGets: Map<number, number>): ControlPlan {
   const cfg = buildCfg(body);
+  const truncating = new Set<number>();
+  for (const [expr, node] of cfg.nodeOf)
+    if (idOf(expr) === Id.Unary && TRUNCATIONS.has(Unary.getOp(expr))) truncating.add(node);
   const branches = new Map<Expr, BranchPlan>();
   const endingAt = new Map<number, BranchPlan[]>();
   for (const node of cfg.nodes) {
@@ -54,15 +81,23 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
       r.gets.forEach((k, x) => inside.set(x, (inside.get(x) ?? 0) + k));
       returns ||= r.returns;
     }
+    const exits = exitedLoops(cfg, node.id);
+    const conversion =
+      exits.length === 0 &&
+      !returns &&
+      [...region].some((n) => truncating.has(n)) &&
+      [...region].every((n) => !cfg.nodes[n]!.effects) &&
+      [...region].reduce((size, n) => size + cfg.nodes[n]!.size, 0) <= CONVERSION_REGION_SIZE;
     const joined = [...sets].filter((x) => x < ownLocals || (totalGets.get(x) ?? 0) > (inside.get(x) ?? 0));
     const plan: BranchPlan = {
       expr: node.branch,
       node: node.id,
-      exits: exitedLoops(cfg, node.id),
+      exits,
       ipdom: cfg.ipdom[node.id]!,
       region,
       joined,
       returns,
+      conversion,
     };
     branches.set(node.branch, plan);
     if (plan.ipdom >= 0) {

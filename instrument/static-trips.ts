@@ -34,6 +34,7 @@ import {
   Switch,
   Binary,
   Unary,
+  Store,
   childSlots,
   expandType,
   idOf,
@@ -42,6 +43,8 @@ import {
   walkPostOrder,
   type Expr,
 } from './ir.js';
+import { frameSlots, type FrameSlots } from './static-frame.js';
+import { stackPointerGlobal } from './passes/taint-frame.js';
 
 const TOP = Symbol('unknown');
 type Val = number | bigint | typeof TOP;
@@ -60,6 +63,8 @@ type Node =
   | { t: 'binary'; op: number; left: Node; right: Node }
   | { t: 'select'; yes: Node; no: Node; cond: Node }
   | { t: 'exit'; kids: Node[] }
+  /** Evaluates its kids, then forgets the frame slots (state entries from `from` on): a call or store may write them. */
+  | { t: 'clobber'; kids: Node[]; from: number }
   | { t: 'trap' }
   | { t: 'other'; kids: Node[] };
 
@@ -78,6 +83,7 @@ export class TripCounter {
   private budget: number;
   private readonly loopSteps: number;
   private readonly globals = new Map<string, Val>();
+  private readonly stackPointer: string | null;
 
   constructor(module: binaryen.Module, options: StaticTripOptions = {}) {
     this.budget = options.moduleSteps ?? MODULE_STEPS;
@@ -89,6 +95,7 @@ export class TripCounter {
       if (init !== TOP) this.globals.set(info.name, init);
     }
     // An exported immutable global is still constant; an imported one is not known (skipped above).
+    this.stackPointer = stackPointerGlobal(module);
   }
 
   /**
@@ -99,9 +106,13 @@ export class TripCounter {
     const out: Array<number | null> = loopExprs.map(() => null);
     const body = Func.getBody(func);
     if (!body || loopExprs.length === 0 || this.budget <= 0) return out;
+    const params = expandType(Func.getParams(func)).length;
+    const locals = Func.getNumLocals(func);
     let tree: Node;
+    let frame: FrameSlots;
     try {
-      tree = lower(body, this.globals);
+      frame = frameSlots(body, params, this.stackPointer);
+      tree = lower(body, this.globals, frame, locals);
     } catch {
       return out;
     }
@@ -111,16 +122,16 @@ export class TripCounter {
       for (const k of kidsOf(n)) collect(k);
     };
     collect(tree);
-    // Locals: parameters unknown, declared locals start at zero (numeric types we track).
-    const params = expandType(Func.getParams(func)).length;
+    // Locals: parameters unknown, declared locals start at zero (numeric types we track); frame slots unknown.
     const entry: State = [];
-    for (let i = 0; i < Func.getNumLocals(func); i++) {
+    for (let i = 0; i < locals; i++) {
       if (i < params) entry.push(TOP);
       else {
         const type = Func.getVar(func, i - params);
         entry.push(type === binaryen.i32 ? 0 : type === binaryen.i64 ? 0n : TOP);
       }
     }
+    for (let slot = 0; slot < frame.count; slot++) entry.push(TOP);
     const entries = new Map<Node, State>();
     const whole = new Interp(this.budget);
     whole.onLoop = (n, s) => {
@@ -334,6 +345,15 @@ class Interp {
       }
       case 'trap':
         return { s: null, v: TOP };
+      case 'clobber': {
+        let cur: State | null = s;
+        for (const kid of n.kids) {
+          if (!cur) break;
+          cur = this.eval(kid, cur).s;
+        }
+        if (cur) cur.fill(TOP, n.from);
+        return { s: cur, v: TOP };
+      }
       case 'other': {
         let cur: State | null = s;
         for (const kid of n.kids) {
@@ -350,6 +370,7 @@ function kidsOf(n: Node): Node[] {
   switch (n.t) {
     case 'block':
     case 'exit':
+    case 'clobber':
     case 'other':
       return n.kids;
     case 'loop':
@@ -380,12 +401,26 @@ function constValue(expr: Expr): Val {
   return TOP;
 }
 
-/** Binaryen IR → a plain tree the interpreter walks fast (binaryen.js getters are slow). */
-function lower(root: Expr, globals: Map<string, Val>): Node {
+/** Expressions that may write memory (besides stores and calls): they clobber the frame when it escapes. */
+const WRITES_MEMORY = new Set([Id.MemoryCopy, Id.MemoryFill, Id.MemoryInit, Id.SIMDLoadStoreLane]);
+
+/**
+ * Binaryen IR → a plain tree the interpreter walks fast (binaryen.js getters are slow). Frame
+ * slots (static-frame.ts) become state entries after the `locals` locals.
+ */
+function lower(root: Expr, globals: Map<string, Val>, frame: FrameSlots, locals: number): Node {
+  const clobbering = (kids: Node[]): Node =>
+    frame.escapes && frame.count > 0 ? { t: 'clobber', kids, from: locals } : { t: 'other', kids };
   const go = (e: Expr): Node => {
     const id = idOf(e);
     const kids = () => childSlots(e).map((slot) => go(slot.expr));
+    const slot = frame.slotOf.get(e);
     switch (id) {
+      case Id.Load:
+        return slot !== undefined ? { t: 'get', index: locals + slot } : { t: 'other', kids: kids() };
+      case Id.Store:
+        if (slot !== undefined) return { t: 'set', index: locals + slot, value: go(Store.getValue(e)), tee: false };
+        return frame.untracked.has(e) ? { t: 'other', kids: kids() } : clobbering(kids());
       case Id.Block:
         return { t: 'block', label: Block.getName(e) || null, kids: kids() };
       case Id.Loop:
@@ -435,11 +470,11 @@ function lower(root: Expr, globals: Map<string, Val>): Node {
       case Id.Unreachable:
         return { t: 'trap' }; // ends the path; not an exit
       case Id.Call:
-        return Call.isReturn(e) ? { t: 'exit', kids: kids() } : { t: 'other', kids: kids() };
+        return Call.isReturn(e) ? { t: 'exit', kids: kids() } : clobbering(kids());
       case Id.CallIndirect:
-        return CallIndirect.isReturn(e) ? { t: 'exit', kids: kids() } : { t: 'other', kids: kids() };
+        return CallIndirect.isReturn(e) ? { t: 'exit', kids: kids() } : clobbering(kids());
       default:
-        return { t: 'other', kids: kids() };
+        return WRITES_MEMORY.has(id) ? clobbering(kids()) : { t: 'other', kids: kids() };
     }
   };
   return go(root);

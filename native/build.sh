@@ -218,6 +218,8 @@ build_levels taint_matrix taint_matrix.c run
 build_command_levels taint_precision taint_precision.c
 build_command_levels taint_precision_cpp taint_precision.cpp
 build_libc_debug taint_precision_nog taint_precision.c
+build_command_levels taint_proven taint_proven.c
+build_command_levels taint_proven_cpp taint_proven.cpp
 build_plain gemm gemm.c reactor run
 build_plain trmm trmm.c reactor run
 build_plain jacobi2d jacobi2d.c reactor run

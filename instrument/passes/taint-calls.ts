@@ -59,9 +59,20 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
       ),
     );
   }
-  // An allocator's address carries no label (the sizes asked for earlier shaped it, not this value's data).
+  // An allocator's address carries no label (the sizes asked for earlier shaped it, not this value's data);
+  // a functional math routine's result carries its arguments' labels, as DFSan's ABI list has it.
   const resultLabel = () =>
-    target !== null && c.m.allocators.has(target) ? module.i32.const(0) : module.global.get(RET_GLOBAL, i32);
+    target !== null && c.m.allocators.has(target)
+      ? module.i32.const(0)
+      : target !== null && c.m.functional.has(target)
+        ? orZero(
+            c,
+            orAll(
+              c,
+              args.map((a) => operandLabel(c, a)),
+            ),
+          )
+        : module.global.get(RET_GLOBAL, i32);
   return {
     pre,
     post: (sv) => (sv === null ? [] : [module.local.set(sv, resultLabel())]),

@@ -12,6 +12,7 @@ import type { BranchPlan } from '../control-plan.js';
 import type { TaintBranchSite } from './taint-layout.js';
 import { isDead, operandLabel, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
 import { slotKey } from './taint-frame.js';
+import { exitPower } from './taint-exit-power.js';
 import { newBranchSite, newExit, recordExit, recordSite } from './taint-sink-records.js';
 
 /** The number of reads of each local inside `expr`. */
@@ -65,9 +66,10 @@ function branchLabelLocal(c: FunctionTaint, b: BranchPlan): number {
 
 /** Code at the start of CFG node `node`: branches whose control dependence ends here merge and stop controlling. */
 export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
-  if (node === undefined || !c.m.implicitFlow) return [];
-  const ending = c.plan.endingAt.get(node);
-  if (!ending) return [];
+  if (node === undefined) return [];
+  // Data flow only: a conversion's range check still hands its label to the converted value.
+  const ending = c.m.implicitFlow ? c.plan.endingAt.get(node) : c.plan.endingAt.get(node)?.filter((b) => b.conversion);
+  if (!ending || ending.length === 0) return [];
   const { module } = c.m;
   const i32 = binaryen.i32;
   const out: Expr[] = [];
@@ -87,7 +89,7 @@ export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
     }
   }
   for (const b of ending) out.push(module.local.set(branchLabelLocal(c, b), module.i32.const(0)));
-  if (node !== c.plan.cfg.exit && ending.some((b) => b.exits.length === 0)) {
+  if (c.m.implicitFlow && node !== c.plan.cfg.exit && ending.some((b) => b.exits.length === 0)) {
     const label = [
       module.local.get(c.control.callerLabel, i32),
       ...c.plan.controlling(node).map((b) => module.local.get(branchLabelLocal(c, b), i32)),
@@ -110,12 +112,18 @@ export function conditional(c: FunctionTaint, s: Expr, kind: TaintBranchSite['ki
   const cl = addVar(c.func, i32);
   const get = () => module.local.get(cl, i32);
   const out: Expr[] = [module.local.set(cl, orZero(c, operandLabel(c, condition)))];
-  if (b.exits.length > 0) for (const k of b.exits) out.push(recordExit(c, k, newExit(c, k), get));
-  else out.push(recordSite(c, newBranchSite(c, kind, s), get()));
-  if (c.m.implicitFlow) {
+  if (b.exits.length > 0) {
+    const power = exitPower(c, condition);
+    for (const k of b.exits) {
+      const index = newExit(c, k);
+      out.push(recordExit(c, k, index, get));
+      if (power > 1) (c.loopLocals[k]!.site.exitPowers ??= [])[index] = power;
+    }
+  } else out.push(recordSite(c, newBranchSite(c, kind, s), get()));
+  if (c.m.implicitFlow || b.conversion) {
     const l = branchLabelLocal(c, b);
     out.push(module.local.set(l, module.i32.or(module.local.get(l, i32), get())));
-    if (b.exits.length === 0)
+    if (c.m.implicitFlow && b.exits.length === 0)
       out.push(
         module.local.set(
           c.control.label,

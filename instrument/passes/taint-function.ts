@@ -39,6 +39,8 @@ export interface ModuleTaint {
   stackPointer: string | null;
   /** Defined allocation functions (malloc, calloc, realloc, …): the address they return carries no label. */
   allocators: Set<string>;
+  /** Defined functional math routines (pow, exp, sqrt, …): their result label is the union of their arguments'. */
+  functional: Set<string>;
 }
 
 /** The control label of a function and the branch labels it is made of (taint-control.ts). */

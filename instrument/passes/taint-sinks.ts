@@ -36,6 +36,8 @@ export interface TaintLoopSite {
   record: number;
   exitLabels: number;
   exitConditions: number;
+  /** Per exit condition the power of its bound's one value (taint-exit-power.ts), when above 1. */
+  exitPowers?: number[];
 }
 
 export interface TaintContextLayout extends ContextTreeLayout {

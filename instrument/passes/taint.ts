@@ -52,6 +52,7 @@ import { stmtThen } from './taint-statements.js';
 import { stackFrame, stackPointerGlobal } from './taint-frame.js';
 import { counterStores } from './taint-counters.js';
 import { allocatorOf } from '../allocators.js';
+import { isFunctionalMath } from '../functional.js';
 
 export {
   TAINT_SCHEMA,
@@ -208,6 +209,7 @@ export function applyTaint(
     foreign,
     stackPointer: stackPointerGlobal(module),
     allocators: allocatorFunctions(module, globals.defined),
+    functional: functionalFunctions(module, globals.defined),
   };
   for (const fn of analysis.functions) {
     if (skipped(fn.site.name)) continue;
@@ -338,6 +340,16 @@ function allocatorFunctions(module: binaryen.Module, defined: Set<string>): Set<
     const info = binaryen.getFunctionInfo(module.getFunction(name));
     const allocator = allocatorOf(name, binaryen.expandType(info.params), info.results);
     if (allocator && allocator.kind !== 'free') out.add(name);
+  }
+  return out;
+}
+
+/** Defined math functions whose result label is the union of their arguments' (instrument/functional.ts). */
+function functionalFunctions(module: binaryen.Module, defined: Set<string>): Set<string> {
+  const out = new Set<string>();
+  for (const name of defined) {
+    const info = binaryen.getFunctionInfo(module.getFunction(name));
+    if (isFunctionalMath(name, binaryen.expandType(info.params), info.results)) out.add(name);
   }
   return out;
 }

@@ -45,6 +45,7 @@ export interface Dependencies {
 export function dependencies(input: DependencyInput): Dependencies {
   const { sites, layout, names, loops, branches, imports, nodesOf, indirectCallees } = input;
   const loopSite = new Map(sites.loops.map((l) => [l.id, l]));
+  const exitPowers = new Map(layout.loops.map((l) => [l.id, l.exitPowers ?? []]));
   const callSite = new Map(sites.calls.map((c) => [c.id, c]));
   const loopById = new Map(loops.map((l) => [l.id, l]));
   // A recursive function whose branches outside loops carry parameters (fib(n): `n < 2` ends the
@@ -98,8 +99,10 @@ export function dependencies(input: DependencyInput): Dependencies {
       children,
       importPoly((i) => i.loop === loopId),
     );
-    const bits = node ? unionBits(node.loops.get(loopId)?.exits ?? []) : -1;
-    const own = poly([...(node ? bitsToNames(bits, names) : loop.params)].sort());
+    const exitBits = node ? (node.loops.get(loopId)?.exits ?? []) : [];
+    const params = node ? bitsToNames(unionBits(exitBits), names) : loop.params;
+    const exits = node ? exitBits.map((bits) => bitsToNames(bits, names)) : loop.exits;
+    const own = poly(powered(params, exits, exitPowers.get(loopId) ?? []));
     return children.size === 0 ? own : multiply(own, add(children, poly([])));
   };
   const topLoops = (name: string) =>
@@ -162,4 +165,17 @@ export function dependencies(input: DependencyInput): Dependencies {
     return ok;
   };
   return { functionPoly, nodePoly, recursionBranches, recursionParams, recursionHits, staticallyConstant };
+}
+
+/**
+ * A loop's own monomial: its parameters, each repeated as often as the highest power of an exit
+ * condition carrying it (`i < n*n*n` → n*n*n; taint-exit-power.ts); a power is 1 when unknown.
+ */
+function powered(params: string[], exits: string[][], powers: Array<number | null>): string[] {
+  return params
+    .flatMap((name) => {
+      const k = Math.max(1, ...exits.map((exit, i) => (exit.includes(name) ? (powers[i] ?? 1) : 1)));
+      return new Array<string>(k).fill(name);
+    })
+    .sort();
 }

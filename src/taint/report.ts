@@ -119,6 +119,13 @@ export interface TaintReport {
   imports: TaintImportCall[];
   coverage: Record<string, { loops: string[]; functions: string[]; branches: string[] }>;
   prunable: string[];
+  /**
+   * The constant part of the program as a class: loops proven constant before the run (`staticTrips`:
+   * trip count fixed, exit conditions label-free on every execution), loops that ran and were only
+   * seen constant, and functions pruned statically or dynamically (`pruned`). Filters and selective
+   * measurement leave them out.
+   */
+  constant: { provenLoops: number; observedLoops: number; staticFunctions: number; dynamicFunctions: number };
   notExecuted: { loops: string[]; branches: string[] };
   warnings: string[];
   /** Time of the instrumented run (median over repetitions). */
@@ -250,7 +257,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     );
   }
 
-  const { coverage, prunable } = coverageOf(parameters, loops, functions, branches);
+  const { coverage, prunable, constant } = coverageOf(parameters, loops, functions, branches);
 
   return {
     schema: schemaId('taint', TAINT_REPORT_VERSION),
@@ -263,6 +270,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
     imports,
     coverage,
     prunable,
+    constant,
     notExecuted: {
       loops: loops.filter((l) => !l.executed).map((l) => l.id),
       branches: branches.filter((b) => !b.executed).map((b) => b.id),
@@ -278,7 +286,7 @@ export function coverageOf(
   loops: TaintLoop[],
   functions: TaintFunction[],
   branches: TaintBranch[],
-): Pick<TaintReport, 'coverage' | 'prunable'> {
+): Pick<TaintReport, 'coverage' | 'prunable' | 'constant'> {
   const coverage: TaintReport['coverage'] = {};
   for (const p of parameters) {
     coverage[p] = {
@@ -290,5 +298,11 @@ export function coverageOf(
   return {
     coverage,
     prunable: parameters.filter((p) => coverage[p]!.loops.length === 0 && coverage[p]!.functions.length === 0),
+    constant: {
+      provenLoops: loops.filter((l) => l.staticTrips !== null).length,
+      observedLoops: loops.filter((l) => l.staticTrips === null && l.executed && l.params.length === 0).length,
+      staticFunctions: functions.filter((f) => f.pruned === 'static').length,
+      dynamicFunctions: functions.filter((f) => f.pruned === 'dynamic').length,
+    },
   };
 }

@@ -64,11 +64,7 @@ export function renderTaintReport(
     ),
   );
   omitted(functions.length, listedFunctions.length, 'functions');
-  const staticCount = report.functions.filter((f) => f.pruned === 'static').length;
-  const dynamicCount = report.functions.filter((f) => f.pruned === 'dynamic').length;
-  out.push(
-    `pruned: ${staticCount} function(s) statically (no loops, or only loops with a constant trip count), ${dynamicCount} dynamically (loop exits carry no parameter)`,
-  );
+  out.push(constantLine(report));
   const listedLoops = report.loops.filter((l) => all || (l.executed && !library.has(l.function)));
   const loops = top === undefined ? listedLoops : topLoops(listedLoops, top);
   const foldedLoops = report.loops.filter((l) => l.executed && library.has(l.function)).length;
@@ -208,6 +204,12 @@ export function renderTaintReport(
  * What `taint -o FILE` prints instead of the tables (which run to thousands of lines on a big
  * program): where the report went, the parameters and what they drive, and the warnings.
  */
+/** The constant class (issue 24, cause 5): proven loops and pruned functions, which filters leave out. */
+function constantLine(report: TaintReport): string {
+  const c = report.constant;
+  return `constant: ${c.provenLoops} loop(s) proven before the run (fixed trip count, label-free exits), ${c.observedLoops} more seen constant in this run; pruned: ${c.staticFunctions} function(s) statically (no loops, or only proven loops), ${c.dynamicFunctions} dynamically (loop exits carry no parameter)`;
+}
+
 export function renderTaintSummary(report: TaintReport, file: string): string {
   const dependent = <Row extends { params: string[] }>(rows: Row[]) =>
     rows.filter((row) => row.params.length > 0).length;
@@ -217,6 +219,7 @@ export function renderTaintSummary(report: TaintReport, file: string): string {
     `parameters: ${list(report.parameters)}`,
     `${dependent(executedLoops)} of ${executedLoops.length} executed loop(s), ${dependent(report.functions)} of ${report.functions.length} function(s) and ${dependent(report.branches)} branch(es) depend on a parameter`,
     `prunable (drive no loop): ${list(report.prunable)}`,
+    constantLine(report),
     ...report.warnings.map((warning) => `warning: ${warning}`),
     'the tables: run without -o, or read the file with `taintlens model --taint` / jq',
   ];
