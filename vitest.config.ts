@@ -1,9 +1,31 @@
 // Tests run real modules in worker threads (with a TypeScript loader in source mode), so a test
 // that runs a kernel several times needs more than vitest's default 5 s on a 2-core machine.
-import { defineConfig } from 'vitest/config';
+//
+// Two sets: `npm test` (unit and integration tests, every module, pass and command) and
+// `npm run test:system` (TAINTLENS_TEST_SET=system): the tests that run the whole system end to end
+// — every README example as printed, real third-party programs under every mode, a SLURM cluster,
+// the fuzz corpus and its regressions, composed modes on a real WASI program, MPI proxy
+// applications, LULESH against Perf-Taint — which took 400 of the suite's 645 test-seconds.
+// CI runs both (.ci/run).
+import { configDefaults, defineConfig } from 'vitest/config';
+
+export const SYSTEM_TESTS = [
+  'test/cli/readme.test.ts',
+  'test/runtime/third-party.test.ts',
+  'test/experiment/slurm.test.ts',
+  'test/fuzz/differential.test.ts',
+  'test/fuzz/regressions.test.ts',
+  'test/instrument/composed-modes.test.ts',
+  'test/spmd/proxy-apps.test.ts',
+  'test/taint/static-trips-fuzz.test.ts',
+  'test/taint/lulesh-perftaint.test.ts',
+];
+
+const system = process.env.TAINTLENS_TEST_SET === 'system';
 
 export default defineConfig({
   test: {
+    ...(system ? { include: SYSTEM_TESTS } : { exclude: [...configDefaults.exclude, ...SYSTEM_TESTS] }),
     testTimeout: 120_000,
     // vitest's default leaves one of our two cores idle (files ran one after another: 3m24s);
     // two workers: 2m44s on a clean clone, every test within its limit.

@@ -2,8 +2,9 @@
 // options and the instrumenter's own code (every file the pipeline loads, found by following its
 // imports, and the Binaryen version), so `loops` and `taint` of a large program do not instrument
 // it again on every call. Lives in node_modules/.cache/taintlens (or
-// $TAINTLENS_CACHE; TAINTLENS_CACHE=off disables it). Small modules are not cached: instrumenting
-// them costs less than a cache entry's disk traffic. The cache is bounded (cache-limit.ts): least
+// $TAINTLENS_CACHE; TAINTLENS_CACHE=off disables it). Modules under 8 KiB (AssemblyScript kernels,
+// fuzz modules) are not cached: they instrument in milliseconds. A 48 KiB C program takes 2.5 s of
+// taint instrumentation (libc included), so from there on the cache pays. The cache is bounded (cache-limit.ts): least
 // recently used entries go once it holds more than 1 GiB ($TAINTLENS_CACHE_MAX_MB).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { instrumentModule, type InstrumentOptions, type InstrumentResult } from 
 import { cacheMaxBytes, pruneCache, touchEntry } from './cache-limit.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const CACHE_MIN_BYTES = 64 << 10;
+export const CACHE_MIN_BYTES = 8 << 10;
 
 export interface CacheOptions {
   /** Cache directory (default $TAINTLENS_CACHE, else node_modules/.cache/taintlens of the package). */

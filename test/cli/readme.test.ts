@@ -6,8 +6,8 @@
 // lines run through npm. Each must exit 0, write no stack trace, and produce what it promises:
 // output on stdout, the files it names with `>`/`-o`, a JSON document with a schema for `--json`.
 //
-// Not run: `npm ci`, `npm start`, `npm test` (install, the demo and this very suite: npm test and CI
-// run them), and the scripts that rebuild or measure the whole project (`npm run build`,
+// Not run: `npm ci`, `npm start`, `npm test`, `npm run test:system` (install, the demo and the suites,
+// this file among them: CI runs them), and the scripts that rebuild or measure the whole project (`npm run build`,
 // `typecheck`, `lint`, `bench`, `bench:model`, `bench:scale`: a minute or more each, and a rebuild would
 // replace dist/ under the tests running beside this one; CI runs lint and bench:scale as steps of
 // their own), and `format` (it rewrites the tree).
@@ -32,7 +32,8 @@ const SHARED = [
   'package.json',
   'package-lock.json',
 ];
-const NOT_RUN = /^npm (ci|start|test|install)\b|^npm run (build|typecheck|lint|format|bench|asbuild|prepare)(:\w+)?\b/;
+const NOT_RUN =
+  /^npm (ci|start|test|install)\b|^npm run (build|typecheck|lint|format|bench|asbuild|prepare|test)(:\w+)?\b/;
 
 /** `npx taintlens …` and `npm run …` lines of the README's sh blocks, comments removed. */
 export function readmeExamples(markdown: string): string[] {

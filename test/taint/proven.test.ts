@@ -71,8 +71,7 @@ for (const build of ['taint_proven_O0', 'taint_proven_O2', 'taint_proven_cpp_O0'
 }
 
 test('cause 5: with counters in memory (-O0) the constant loops are proven before the run, as in registers', async () => {
-  const runs = new Map<string, { report: Report; filter: string }>();
-
+  // The runs of the builds above (tests of a file run in order); a build run alone is tainted here.
   for (const build of ['taint_proven_O0', 'taint_proven_cpp_O0']) {
     const { report } = runs.get(build) ?? (await taint(`native/wasm/${build}.wasm`));
     expect(loopsOf(report, 'constant_loops').map((l) => l.staticTrips)).toEqual([16, 4, 3, null]);
