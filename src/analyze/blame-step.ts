@@ -31,10 +31,23 @@ const blameAnalysis: BlameAnalysis = async (modulePath, options) => {
   return { schema, module, period, totalSamples, blamePoints };
 };
 
+/**
+ * Samples a blame table needs before its shares say anything: with n samples a share's standard
+ * error is up to 0.5/√n, 3.5 points at 200.
+ */
+export const MIN_BLAME_SAMPLES = 200;
+
+/**
+ * The blame report at the configured period; where that gives fewer than MIN_BLAME_SAMPLES
+ * samples (a small base point), once more at a period short enough for them.
+ */
 export async function runBlameStep(
   modulePath: string,
   options: BlameOptions,
   analysis: BlameAnalysis = blameAnalysis,
 ): Promise<BlameOutcome> {
-  return { report: await analysis(modulePath, options), missing: null };
+  const first = await analysis(modulePath, options);
+  if (first.totalSamples >= MIN_BLAME_SAMPLES || options.period <= 1) return { report: first, missing: null };
+  const period = Math.max(1, Math.floor((options.period * Math.max(first.totalSamples, 1)) / (2 * MIN_BLAME_SAMPLES)));
+  return { report: await analysis(modulePath, { ...options, period }), missing: null };
 }

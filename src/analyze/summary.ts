@@ -8,6 +8,7 @@ import { STATUS_TEXT, type ModelStatus } from '../model/status.js';
 import type { AnalysisReport } from './report.js';
 import type { AnalysisFiles } from './analyze.js';
 import { shownFlags, type ModelSummary, type RankedModel } from './model-step.js';
+import { MIN_BLAME_SAMPLES } from './blame-step.js';
 
 /** Cells that list a status and flags break onto a line each when the column is narrow. */
 const LIST = ', ';
@@ -78,12 +79,18 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layo
   );
   for (const warning of models.warnings) lines.push(`warning: ${warning}`);
   if (blame.report) {
+    const { period } = blame.report;
     for (const point of blame.report.blamePoints) {
       const top = point.variables
         .slice(0, 5)
         .map((v) => `${v.name} ${v.percent.toFixed(1)}%`)
         .join(', ');
-      lines.push(`blame at ${point.function} (${at(blame.point)}): ${top}`);
+      const where = `blame at ${point.function} (${at(blame.point)}; ${point.samples} samples, one per ${period} instructions)`;
+      lines.push(
+        point.samples < MIN_BLAME_SAMPLES
+          ? `${where}: too few samples to attribute (${MIN_BLAME_SAMPLES} needed): a larger base point`
+          : `${where}: ${top}`,
+      );
     }
   } else {
     lines.push(`blame: ${blame.missing}`);

@@ -328,6 +328,18 @@ test('the blame section: bars and a table from a BlameReport, or a plain line sa
   expect(calls).toEqual([
     [kernel, { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 1000, blamePoints: [] }],
   ]);
+  // Too few samples for shares to mean anything (a small base point): once more at a shorter period.
+  const periods: number[] = [];
+  const again = await runBlameStep(
+    kernel,
+    { invoke: 'run', args: ['6'], argv: [], timeoutMs: 1000, period: 10_000, blamePoints: [] },
+    async (_, options) => {
+      periods.push(options.period);
+      return { ...blame, period: options.period, totalSamples: options.period === 10_000 ? 20 : 400 };
+    },
+  );
+  expect(periods).toEqual([10_000, 500]);
+  expect(again.report!.totalSamples).toBe(400);
 });
 
 test('without named parameters the taint run proposes them: the one reaching the most work, varied over its base times the scale', async () => {
