@@ -406,7 +406,8 @@ export function branchRegion(cfg: Cfg, node: number): Set<number> {
   return region;
 }
 
-const EFFECTS = new Set<number>([
+/** Expressions with an effect outside the function's locals (global, memory, table state, calls). */
+export const EFFECTS: ReadonlySet<number> = new Set<number>([
   Id.GlobalSet,
   Id.Store,
   Id.Call,

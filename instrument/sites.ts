@@ -18,7 +18,7 @@ import {
   type Expr,
 } from './ir.js';
 import { definedFunctions } from './memory-layout.js';
-import { buildCfg, isTopTestedLoop } from './cfg.js';
+import { buildCfg, EFFECTS, isTopTestedLoop } from './cfg.js';
 import { TripCounter, indirectCallCandidates } from './static-trips.js';
 import type { SourceLocation, LocationOrigin } from './debug/locations.js';
 
@@ -328,27 +328,17 @@ export function isTopTested(loop: Expr): boolean {
       return;
     }
     for (const slot of childSlots(expr)) firstControl(slot.expr, false);
-    if (EFFECTS.has(id)) effects = true;
+    if (HEADER_EFFECTS.has(id)) effects = true;
   };
   firstControl(body, true);
   return decided ?? false;
 }
 
-const EFFECTS = new Set<number>([
-  Id.LocalSet,
-  Id.GlobalSet,
-  Id.Store,
-  Id.Call,
-  Id.CallIndirect,
-  Id.MemoryCopy,
-  Id.MemoryFill,
-  Id.MemoryInit,
-  Id.MemoryGrow,
-  Id.SIMDLoadStoreLane,
-  Id.TableSet,
-  Id.TableGrow,
-  Id.DataDrop,
-]);
+/**
+ * Effects before the first control decision: the CFG's, and a local written (this tree walk has no
+ * liveness to tell a local read after the exit from one that is not).
+ */
+const HEADER_EFFECTS: ReadonlySet<number> = new Set([Id.LocalSet, ...EFFECTS]);
 
 function reachesLabel(expr: Expr, label: string): boolean {
   let found = false;
