@@ -10,7 +10,8 @@ import { DEFAULT_GROWTH, modelExperiment, type CallpathModel } from '../model/mo
 import { evaluateModel } from '../model/format.js';
 import type { Series } from '../model/types.js';
 import { ROOT_CALLPATH } from '../model/design.js';
-import { actionFlags, modelStatus, type ModelStatus } from '../model/status.js';
+import { actionFlags, modelStatus, STATUS_TEXT, type ModelStatus } from '../model/status.js';
+import { FLAG_TEXT } from '../io/models.js';
 import type { VariedParameter } from '../experiment/grid.js';
 
 export const RANK_METRIC = 'instructions';
@@ -138,6 +139,24 @@ export function runModelStep(
 }
 
 const UNCERTAIN = new Set(['unreliable', 'short-runs']);
+
+/** What the status words and flag kinds shown in the ranking mean: only those that occur, statuses in STATUS_TEXT's order. */
+export function rankingLegend(ranked: readonly RankedModel[]): {
+  statuses: Array<[string, string]>;
+  flags: Array<[string, string]>;
+} {
+  const models = ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])]);
+  const statuses = (Object.keys(STATUS_TEXT) as ModelStatus[]).filter((status) =>
+    models.some((m) => m.status === status),
+  );
+  const kinds = [...new Set(models.flatMap((m) => shownFlags(m).map((flag) => flag.split(':')[0]!)))];
+  return {
+    statuses: statuses.map((status) => [status, STATUS_TEXT[status]]),
+    flags: kinds.map((kind) => [kind, kind === 'scalability-bug' ? SCALABILITY_TEXT : (FLAG_TEXT[kind] ?? kind)]),
+  };
+}
+
+const SCALABILITY_TEXT = 'grows faster than the main work of the program and matters at the target';
 
 /** The flags a table shows for a model: none where the call path is too short to time (no model to flag). */
 export const shownFlags = (model: ModelSummary): string[] => (model.status === 'too short' ? [] : model.actionFlags);

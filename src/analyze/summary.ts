@@ -3,11 +3,9 @@ import { renderTable, type TableLayout } from '../report/table.js';
 import { displayPath, pathTail } from '../report/names.js';
 import { formatOverhead, formatShare, formatValue } from '../report/html/format.js';
 import { wrap } from '../report/wrap.js';
-import { FLAG_TEXT } from '../io/models.js';
-import { STATUS_TEXT, type ModelStatus } from '../model/status.js';
 import type { AnalysisReport } from './report.js';
 import type { AnalysisFiles } from './analyze.js';
-import { shownFlags, type ModelSummary, type RankedModel } from './model-step.js';
+import { rankingLegend, shownFlags, type ModelSummary, type RankedModel } from './model-step.js';
 import { MIN_BLAME_SAMPLES } from './blame-step.js';
 
 /** Cells that list a status and flags break onto a line each when the column is narrow. */
@@ -21,7 +19,6 @@ function timeCell(time: ModelSummary | null): string {
   const words = time.status === 'fit' ? [] : [time.status];
   return [`${formatValue(time.prediction)} ms`, ...words, ...shownFlags(time)].join(LIST);
 }
-const SCALABILITY_TEXT = 'grows faster than the main work of the program and matters at the target';
 const at = (point: Record<string, number>) =>
   Object.entries(point)
     .map(([k, v]) => `${k}=${v}`)
@@ -111,18 +108,7 @@ export function renderSummary(report: AnalysisReport, files: AnalysisFiles, layo
 
 /** What the status words and flags in the table mean: only those that occur. */
 function legend(ranked: readonly RankedModel[], width: number): string[] {
-  const models = ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])]);
-  const statuses = (Object.keys(STATUS_TEXT) as ModelStatus[]).filter((status) =>
-    models.some((m) => m.status === status),
-  );
-  const kinds = [...new Set(models.flatMap((m) => shownFlags(m).map((flag) => flag.split(':')[0]!)))];
-  const lines = ['status:', ...statuses.map((status) => wrap(`  ${status}: ${STATUS_TEXT[status]}`, width, '    '))];
-  if (kinds.length > 0) {
-    lines.push('flags:');
-    for (const kind of kinds)
-      lines.push(
-        wrap(`  ${kind}: ${kind === 'scalability-bug' ? SCALABILITY_TEXT : (FLAG_TEXT[kind] ?? kind)}`, width, '    '),
-      );
-  }
-  return lines;
+  const { statuses, flags } = rankingLegend(ranked);
+  const entry = ([name, text]: [string, string]) => wrap(`  ${name}: ${text}`, width, '    ');
+  return ['status:', ...statuses.map(entry), ...(flags.length > 0 ? ['flags:', ...flags.map(entry)] : [])];
 }

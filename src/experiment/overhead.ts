@@ -165,16 +165,19 @@ export async function measureOverhead(
     const ratios = Array.from({ length: rounds }, (_, r) => roundTotal(run, r) / roundTotal(runs[0]!, r));
     return [Math.min(...ratios), Math.max(...ratios)];
   };
-  const modes = runs.map((run): ModeOverhead => ({
-    mode: run.selection.mode,
-    instrumentedFunctions: run.selection.functions?.length ?? 0,
-    ratio: total(run) / none,
-    roundRange: roundRange(run),
-    aboveNoise: rounds < 2 ? null : roundRange(run)![0] > 1,
-    medianMs: total(run) / points.length,
-    rule: run.selection.rule,
-    dropped: run.selection.dropped.map((d) => d.name),
-  }));
+  const modes = runs.map((run): ModeOverhead => {
+    const range = roundRange(run);
+    return {
+      mode: run.selection.mode,
+      instrumentedFunctions: run.selection.functions?.length ?? 0,
+      ratio: total(run) / none,
+      roundRange: range,
+      aboveNoise: range === null ? null : range[0] > 1,
+      medianMs: total(run) / points.length,
+      rule: run.selection.rule,
+      dropped: run.selection.dropped.map((d) => d.name),
+    };
+  });
   const full = modes.find((m) => m.mode === 'full');
   const selective = modes.find((m) => m.mode === 'selective');
   const models: Record<string, RegionModel[]> = {};

@@ -12,6 +12,7 @@ import { readSpec } from '../../experiment/spec.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { refuseInstrumented } from '../../../instrument/instrumented.js';
 import { measureOverhead, OVERHEAD_MODES } from '../../experiment/overhead.js';
+import { formatRoundRange } from '../../report/html/format.js';
 
 interface OverheadOptions extends LayoutCliOptions, WasiCliOptions {
   contextTree?: string;
@@ -55,10 +56,7 @@ export async function overheadAction(specFile: string, options: OverheadOptions)
           { header: 'overhead', value: (m) => `${((m.ratio - 1) * 100).toFixed(1)}%`, align: 'right' },
           {
             header: 'over rounds',
-            value: (m) =>
-              m.mode === 'none' || m.roundRange === null
-                ? '-'
-                : `${m.roundRange[0].toFixed(3)}–${m.roundRange[1].toFixed(3)}${m.aboveNoise ? '' : ' within noise'}`,
+            value: (m) => formatRoundRange(m) ?? '-',
           },
         ],
         tableLayout(options),

@@ -14,16 +14,22 @@ export function formatRatio(ratio: number): string {
   return `${ratio.toFixed(3)}×`;
 }
 
-/**
- * A mode's overhead with what the rounds support: `1.049× (0.981–1.120 over rounds: within noise)`
- * where some round ran it no slower than none, the range alone where every round was slower.
- */
-export function formatOverhead(mode: {
+interface RoundedOverhead {
   mode: string;
   ratio: number;
   roundRange: [number, number] | null;
   aboveNoise: boolean | null;
-}): string {
+}
+
+/** `0.981–1.120 within noise` where some round ran the mode no slower than none; null for none or one round. */
+export function formatRoundRange(mode: RoundedOverhead): string | null {
+  if (mode.mode === 'none' || mode.roundRange === null) return null;
+  const [low, high] = mode.roundRange;
+  return `${low.toFixed(3)}–${high.toFixed(3)}${mode.aboveNoise ? '' : ' within noise'}`;
+}
+
+/** A mode's overhead with what the rounds support: `1.049× (0.981–1.120 over rounds: within noise)`. */
+export function formatOverhead(mode: RoundedOverhead): string {
   if (mode.mode === 'none' || mode.roundRange === null) return formatRatio(mode.ratio);
   const [low, high] = mode.roundRange;
   const range = `${low.toFixed(3)}–${high.toFixed(3)} over rounds`;

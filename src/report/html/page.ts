@@ -1,12 +1,10 @@
 // report.html: one self-contained page (no script, no network) from the analysis report alone.
 // Plots are SVG rendered by charts.ts; tables carry the same numbers as report.json.
 import type { AnalysisReport } from '../../analyze/report.js';
-import { shownFlags, type ModelSummary, type RankedModel } from '../../analyze/model-step.js';
-import { FLAG_TEXT } from '../../io/models.js';
-import { STATUS_TEXT, type ModelStatus } from '../../model/status.js';
+import { rankingLegend, shownFlags, type ModelSummary, type RankedModel } from '../../analyze/model-step.js';
 import { displayName, displayPath } from '../names.js';
 import { blameChartSpec, modelChartSpec, overheadChartSpec, toSvg } from './charts.js';
-import { escapeHtml as esc, formatCount, formatRatio, formatShare, formatValue } from './format.js';
+import { escapeHtml as esc, formatCount, formatRatio, formatRoundRange, formatShare, formatValue } from './format.js';
 import { STYLE } from './style.js';
 
 type Cell = string | { html: string; cls?: string };
@@ -40,20 +38,8 @@ function section(id: string, title: string, body: string): string {
 }
 
 function flagLegend(ranked: readonly RankedModel[]): string {
-  const models = ranked.flatMap((r) => [r.instructions, ...(r.time ? [r.time] : [])]);
-  const statuses = (Object.keys(STATUS_TEXT) as ModelStatus[]).filter((status) =>
-    models.some((m) => m.status === status),
-  );
-  const kinds = [...new Set(models.flatMap((m) => shownFlags(m).map((f) => f.split(':')[0]!)))];
-  const text = (kind: string) =>
-    kind === 'scalability-bug'
-      ? 'grows faster than the main work of the program and matters at the target'
-      : (FLAG_TEXT[kind] ?? kind);
-  const entries = [
-    ...statuses.map((status) => [status, STATUS_TEXT[status]] as const),
-    ...kinds.map((kind) => [kind, text(kind)] as const),
-  ];
-  return `<dl class="legend">${entries.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
+  const { statuses, flags } = rankingLegend(ranked);
+  return `<dl class="legend">${[...statuses, ...flags].map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
 }
 
 /** The status in words, then the flags that change what to do, each kept on one line. */
@@ -204,9 +190,7 @@ async function overheadSection(report: AnalysisReport): Promise<string> {
     String(m.instrumentedFunctions),
     formatValue(m.medianMs),
     formatRatio(m.ratio),
-    m.mode === 'none' || m.roundRange === null
-      ? '-'
-      : `${m.roundRange[0].toFixed(3)}–${m.roundRange[1].toFixed(3)}${m.aboveNoise ? '' : ' (within noise)'}`,
+    formatRoundRange(m) ?? '-',
   ]);
   const changed = overhead.changedModels
     .map((c) => `<li>${esc(c.mode)}: <code>${esc(displayPath(c.callpath))}</code> ${esc(c.changed)}</li>`)
