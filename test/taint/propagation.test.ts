@@ -10,6 +10,7 @@ import { validateLibrary } from '../../src/taint/library.js';
 import { runModule } from '../../src/runtime/run.js';
 import { formatPoly } from '../../src/taint/report.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
+import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
 import { tempDir } from '../helpers/temp.js';
 
 const T = { timeout: 60_000 };
@@ -21,6 +22,7 @@ async function analyze(
   params: string[],
   library?: unknown,
   granularity?: ShadowGranularity,
+  implicitFlow?: ImplicitFlow,
 ) {
   const bytes = wat(text);
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
@@ -31,6 +33,7 @@ async function analyze(
     args,
     params: params.map(parseParamSpec),
     library: library ? validateLibrary(library, 'lib.json') : undefined,
+    implicitFlow,
     granularity,
   });
   expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
@@ -157,10 +160,10 @@ test('--param NAME=global:EXPORT labels an exported global', T, async () => {
 });
 
 test(
-  'implicit flow: a value chosen under a tainted condition carries it; a bottom-tested loop exit does not taint its body',
+  'implicit flow: a value chosen under a tainted condition carries it with --implicit-flow on (not by default); a bottom-tested loop exit does not taint its body',
   T,
   async () => {
-    const report = await analyze(
+    const text = 
       `(module (memory (export "memory") 1)
     (func (export "run") (param $c i32) (param $n i32) (result i32) (local $i i32) (local $j i32) (local $r i32) (local $acc i32)
       (local.set $r (i32.const 3))
@@ -175,17 +178,19 @@ test(
           (br_if $inner (i32.lt_s (local.get $j) (i32.const 4))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br_if $outer (i32.lt_s (local.get $i) (local.get $n))))
-      (local.get $acc)))`,
-      'run',
-      ['1', '6'],
-      ['c=arg0', 'n=arg1'],
-    );
-    const [first, outer, inner] = report.loops;
-    expect(first!.params).toEqual(['c']);
-    expect(outer!.params).toEqual(['n']);
-    expect(inner!.params).toEqual([]);
-    expect(inner!.iterations).toBe(24);
-    expect(report.functions[0]!.dependency).toBe('c + n');
+      (local.get $acc)))`;
+    for (const [mode, chosen, dependency] of [
+      ['on', ['c'], 'c + n'],
+      [undefined, [], 'n'],
+    ] as const) {
+      const report = await analyze(text, 'run', ['1', '6'], ['c=arg0', 'n=arg1'], undefined, undefined, mode);
+      const [first, outer, inner] = report.loops;
+      expect(first!.params, `--implicit-flow ${mode ?? 'default'}`).toEqual(chosen);
+      expect(outer!.params).toEqual(['n']);
+      expect(inner!.params).toEqual([]);
+      expect(inner!.iterations).toBe(24);
+      expect(report.functions[0]!.dependency).toBe(dependency);
+    }
   },
 );
 
