@@ -76,11 +76,7 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
     const counter = !frameSlot && c.m.loopFlow && !c.m.joinPointers && c.counters.has(s);
     const label = orZero(
       c,
-      orAll(c, [
-        operandLabel(c, value),
-        frameSlot ? null : controlLabel(c),
-        counter ? operandLabel(c, ptr) : null,
-      ]),
+      orAll(c, [operandLabel(c, value), frameSlot ? null : controlLabel(c), counter ? operandLabel(c, ptr) : null]),
     );
     return [
       s,

@@ -139,7 +139,8 @@ function addLabelGlobals(
   const globalCount = module.getNumGlobals();
   for (let i = 0; i < globalCount; i++) {
     const info = binaryen.getGlobalInfo(module.getGlobalByIndex(i));
-    if (info.name.startsWith('taintlens$') || info.name === PROGRAM_PAGES_GLOBAL || info.name === stackPointer) continue;
+    if (info.name.startsWith('taintlens$') || info.name === PROGRAM_PAGES_GLOBAL || info.name === stackPointer)
+      continue;
     const exportName = exportedGlobals.get(info.name);
     if (!info.mutable && !exportName) continue;
     const shadowName = `${SHADOW_GLOBAL_PREFIX}${i}`;

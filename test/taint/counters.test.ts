@@ -27,7 +27,11 @@ const counted = (step: string) => `(module (memory (export "memory") 1)
       (br $use)))
     (local.get $j)))`;
 
-async function useLoopParams(text: string, implicitFlow: ImplicitFlow, pointerLabels: PointerLabels): Promise<string[]> {
+async function useLoopParams(
+  text: string,
+  implicitFlow: ImplicitFlow,
+  pointerLabels: PointerLabels,
+): Promise<string[]> {
   const bytes = wat(text);
   const args = ['4', '3', '1'];
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke: 'run', args });

@@ -107,11 +107,15 @@ for (const [lang, file] of [
         expect(proven.sort()).toEqual([inner.name.replace(/.*[/$]/, ''), 'nest_const', 'nest_linear'].sort());
       },
     );
-    test('foo: c reaches the loop only implicitly (through the if-join, --implicit-flow on)', { timeout: 60_000 }, async () => {
-      const report = await check(file, cases[0]!);
-      const loop = report.loops.find((l) => l.function.endsWith('foo') && l.executed)!;
-      expect(loop.params).toEqual(expect.arrayContaining(['a', 'b', 'c']));
-    });
+    test(
+      'foo: c reaches the loop only implicitly (through the if-join, --implicit-flow on)',
+      { timeout: 60_000 },
+      async () => {
+        const report = await check(file, cases[0]!);
+        const loop = report.loops.find((l) => l.function.endsWith('foo') && l.executed)!;
+        expect(loop.params).toEqual(expect.arrayContaining(['a', 'b', 'c']));
+      },
+    );
   });
 }
 

@@ -163,8 +163,7 @@ test(
   'implicit flow: a value chosen under a tainted condition carries it with --implicit-flow on (not by default); a bottom-tested loop exit does not taint its body',
   T,
   async () => {
-    const text = 
-      `(module (memory (export "memory") 1)
+    const text = `(module (memory (export "memory") 1)
     (func (export "run") (param $c i32) (param $n i32) (result i32) (local $i i32) (local $j i32) (local $r i32) (local $acc i32)
       (local.set $r (i32.const 3))
       (if (i32.gt_s (local.get $c) (i32.const 0)) (then (local.set $r (i32.const 5))))
