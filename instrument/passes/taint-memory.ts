@@ -64,8 +64,6 @@ function bytesOfSimdLoad(op: number): number {
 /** A memory-writing statement (one of MEMORY_STATEMENTS) followed by its shadow update. */
 export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
   const id = idOf(s);
-  const { module } = c.m;
-  const i32 = binaryen.i32;
   if (id === Id.Store) {
     const ptr = Store.getPtr(s);
     const value = Store.getValue(s);

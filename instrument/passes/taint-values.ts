@@ -1,7 +1,6 @@
 // Value flow of the taint pass: a local or global written from a value takes the union of its
 // operands' labels (a load: the labels of the bytes it reads; a call: the callee's result label,
 // taint-calls.ts); a global write also joins the control label.
-import binaryen from 'binaryen';
 import { GlobalSet, Id, LocalSet, childSlots, idOf, type Expr } from '../ir.js';
 import { controlLabel, isDead, operandLabel, orAll, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
 import { loadLabel, MEMORY_LOADS } from './taint-memory.js';

@@ -193,6 +193,51 @@ test(
   },
 );
 
+test(
+  "by default only the counters of a nest's outer loops take exit labels: a search loop's result stays data",
+  T,
+  async () => {
+    // k = the first k with k*k >= n (an innermost loop), then a loop to k; then a triangular nest.
+    const text = `(module (memory (export "memory") 1)
+    (func (export "run") (param $n i32) (result i32) (local $i i32) (local $j i32) (local $k i32) (local $acc i32)
+      (block $found (loop $search
+        (br_if $found (i32.ge_s (i32.mul (local.get $k) (local.get $k)) (local.get $n)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $search)))
+      (block $done (loop $upto
+        (br_if $done (i32.ge_s (local.get $i) (local.get $k)))
+        (local.set $acc (i32.add (local.get $acc) (local.get $i)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $upto)))
+      (local.set $i (i32.const 0))
+      (block $outer_done (loop $outer
+        (br_if $outer_done (i32.ge_s (local.get $i) (local.get $n)))
+        (local.set $j (i32.const 0))
+        (block $inner_done (loop $inner
+          (br_if $inner_done (i32.ge_s (local.get $j) (local.get $i)))
+          (local.set $acc (i32.add (local.get $acc) (local.get $j)))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $inner)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $outer)))
+      (local.get $acc)))`;
+    for (const [mode, upto, dependency] of [
+      [undefined, [], 'n*n'],
+      ['on', ['n'], 'n*n'],
+      ['off', [], 'n'],
+    ] as const) {
+      const report = await analyze(text, 'run', ['10'], ['n=arg0'], undefined, undefined, mode);
+      const [search, uptoLoop, outer, inner] = report.loops;
+      const context = `--implicit-flow ${mode ?? 'default'}`;
+      expect(search!.params, context).toEqual(['n']);
+      expect(uptoLoop!.params, context).toEqual(upto);
+      expect(outer!.params, context).toEqual(['n']);
+      expect(inner!.params, context).toEqual(mode === 'off' ? [] : ['n']);
+      expect(report.functions[0]!.dependency, context).toBe(dependency);
+    }
+  },
+);
+
 test('parameter-dependent branches and loops never executed are reported; recursion warns', T, async () => {
   const report = await analyze(
     `(module (memory (export "memory") 1)
