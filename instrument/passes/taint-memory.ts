@@ -1,7 +1,6 @@
 // Memory shadow of the taint pass: the labels a load reads from shadow memory, and the shadow
 // updates after a store, a SIMD lane store and memory.copy/fill/init (a store writes its value's
 // label joined with the control label). The layout of shadow memory itself is shadow-memory.ts.
-import binaryen from 'binaryen';
 import {
   Id,
   Load,
