@@ -1,8 +1,9 @@
 // `npm run bench:lulesh`: LULESH 2.0 as Perf-Taint analysed it (docs/lulesh.md). Runs
 // `taintlens taint` on the committed LULESH modules (native/build-lulesh-perftaint.sh) with
 // Perf-Taint's run — 8 ranks, `-s 5`, to completion — for both builds (Perf-Taint's compile line
-// and the IR its pass analyses) and both semantics (the default; DFSan's: `--implicit-flow off
-// --pointer-labels join`), each in a process of its own, and prints per parameter how many
+// and the IR its pass analyses) and three semantics (the default, `--implicit-flow loops
+// --pointer-labels join`; DFSan's, `--implicit-flow off`; every branch's control flow,
+// `--implicit-flow on`), each in a process of its own, and prints per parameter how many
 // functions have a loop depending on it, against Perf-Taint's own output, with the functions that
 // differ, and each run's wall time, CPU time and peak RSS.
 //
@@ -19,7 +20,11 @@ import { compareSets, functionSets, LULESH_PARAMETERS, perfTaintSets, type Funct
 
 const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), import.meta.url.endsWith('.ts') ? '..' : '../..');
 const BUILDS = { flags: 'lulesh_pt_flags_mpi.wasm', ir: 'lulesh_pt_ir_mpi.wasm' } as const;
-const SEMANTICS = { default: [], dfsan: ['--implicit-flow', 'off', '--pointer-labels', 'join'] } as const;
+const SEMANTICS = {
+  default: [],
+  dfsan: ['--implicit-flow', 'off'],
+  branches: ['--implicit-flow', 'on'],
+} as const;
 type Build = keyof typeof BUILDS;
 type Semantics = keyof typeof SEMANTICS;
 

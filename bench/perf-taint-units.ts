@@ -98,7 +98,7 @@ export async function runUnit(unit: PerfTaintUnit, implicitFlow: boolean): Promi
     argv: unit.argv,
     params: [],
     library: mergeLibraries(...libraries),
-    implicitFlow,
+    implicitFlow: implicitFlow ? 'on' : 'off',
     wasi: {
       preopens: [],
       env: {},

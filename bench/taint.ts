@@ -1,12 +1,15 @@
 // Taint-analysis overhead: taint-instrumented time ÷ uninstrumented time per kernel (median of
 // `repeat` runs, best of ROUNDS alternating rounds), and the geometric mean over the kernel suite,
 // for the default word-granular shadow memory and (with --byte) the exact byte-granular one; with
-// --unversioned also the word shadow without alignment versioning of loops (shadow-versioning.ts).
+// --unversioned also the word shadow without alignment versioning of loops (shadow-versioning.ts);
+// with --branches also every branch's control flow with data pointer labels (`--implicit-flow on
+// --pointer-labels data`, the defaults before LULESH set them).
 // --only a,b limits the run to the named kernels.
 // Target: ≤ 3× (DFSan-class); a JS-hook design (Wasabi) costs ~100×.
 import { instrumentModule } from '../instrument/pipeline.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
 import type { ShadowGranularity } from '../instrument/passes/shadow-placement.js';
+import type { ImplicitFlow, PointerLabels } from '../instrument/passes/taint-semantics.js';
 import { renderTable } from '../src/report/table.js';
 import { benchSuite } from './suite.js';
 import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, timeTaint } from './harness.js';
@@ -17,8 +20,16 @@ interface Variant {
   name: string;
   granularity: ShadowGranularity;
   noVersioning: boolean;
+  semantics?: { implicitFlow: ImplicitFlow; pointerLabels: PointerLabels };
 }
 const variants: Variant[] = [{ name: 'word', granularity: 'word', noVersioning: false }];
+if (process.argv.includes('--branches'))
+  variants.push({
+    name: 'word, every branch',
+    granularity: 'word',
+    noVersioning: false,
+    semantics: { implicitFlow: 'on', pointerLabels: 'data' },
+  });
 if (process.argv.includes('--unversioned'))
   variants.push({ name: 'word, unversioned', granularity: 'word', noVersioning: true });
 if (process.argv.includes('--byte')) variants.push({ name: 'byte', granularity: 'byte', noVersioning: false });
@@ -32,10 +43,10 @@ interface Row {
 const rows: Row[] = [];
 for (const kernel of loadKernels(benchSuite)) {
   const row: Row = { kernel: kernel.name, plainMs: Infinity, ratios: {}, same: true };
-  for (const { name, granularity, noVersioning } of variants) {
+  for (const { name, granularity, noVersioning, semantics } of variants) {
     const instrumented = instrumentModule(kernel.bytes, kernel.file, ['taint'], {
       programLimitPages: 4096,
-      taint: { granularity, noVersioning },
+      taint: { granularity, noVersioning, ...semantics },
     });
     const layout = instrumented.sites.passes.taint as TaintLayout;
     const programBase = instrumented.sites.layout?.programBase ?? 0;

@@ -5,6 +5,7 @@
 // iteration.
 import { buildCfg, branchRegion, exitedLoops, type Cfg } from './cfg.js';
 import { Id, Unary, idOf, runtimeNumber, type Expr } from './ir.js';
+import { loopCounters } from './loop-counters.js';
 
 export interface BranchPlan {
   expr: Expr;
@@ -56,6 +57,8 @@ export interface ControlPlan {
   loopOf(expr: Expr): number;
   /** Locals assigned and read in loop k (values carried into the next iteration). */
   carried(k: number): number[];
+  /** The counters of loop k read in it (loop-counters.ts), if it holds another loop; else none. */
+  nestCounters(k: number): number[];
 }
 
 /**
@@ -108,7 +111,7 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
   }
   const ordinary = [...branches.values()].filter((b) => b.exits.length === 0);
   const carriedCache = new Map<number, number[]>();
-  return {
+  const plan: ControlPlan = {
     cfg,
     branches,
     endingAt,
@@ -131,5 +134,12 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
       }
       return list;
     },
+    nestCounters: (k) => {
+      const loop = cfg.loops[k]!;
+      if (!cfg.loops.some((l) => l.parent === k && l.nodes.size > 0)) return [];
+      const carried = new Set(plan.carried(k));
+      return loopCounters(loop.expr, ownLocals).filter((x) => carried.has(x));
+    },
   };
+  return plan;
 }

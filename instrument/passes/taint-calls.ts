@@ -42,7 +42,7 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
     return importShadow(c, call, target, imported?.key ?? target, args, argLabels, siteCall);
   }
   const pre: Expr[] = argLabels.map((label, k) => module.global.set(ARG_GLOBAL(k), orZero(c, label)));
-  pre.push(module.global.set(CTL_GLOBAL, module.local.get(c.control.label, i32)));
+  if (c.m.branchFlow) pre.push(module.global.set(CTL_GLOBAL, module.local.get(c.control.label, i32)));
   pre.push(...c.sinks.announce(c.callIndex - 1));
   if (id === Id.CallIndirect) {
     // A table may hold an import, which does not set the result label: default to the union.

@@ -68,7 +68,7 @@ function branchLabelLocal(c: FunctionTaint, b: BranchPlan): number {
 export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
   if (node === undefined) return [];
   // Data flow only: a conversion's range check still hands its label to the converted value.
-  const ending = c.m.implicitFlow ? c.plan.endingAt.get(node) : c.plan.endingAt.get(node)?.filter((b) => b.conversion);
+  const ending = c.m.branchFlow ? c.plan.endingAt.get(node) : c.plan.endingAt.get(node)?.filter((b) => b.conversion);
   if (!ending || ending.length === 0) return [];
   const { module } = c.m;
   const i32 = binaryen.i32;
@@ -89,7 +89,7 @@ export function nodeStart(c: FunctionTaint, node: number | undefined): Expr[] {
     }
   }
   for (const b of ending) out.push(module.local.set(branchLabelLocal(c, b), module.i32.const(0)));
-  if (c.m.implicitFlow && node !== c.plan.cfg.exit && ending.some((b) => b.exits.length === 0)) {
+  if (c.m.branchFlow && node !== c.plan.cfg.exit && ending.some((b) => b.exits.length === 0)) {
     const label = [
       module.local.get(c.control.callerLabel, i32),
       ...c.plan.controlling(node).map((b) => module.local.get(branchLabelLocal(c, b), i32)),
@@ -120,10 +120,10 @@ export function conditional(c: FunctionTaint, s: Expr, kind: TaintBranchSite['ki
       if (power > 1) (c.loopLocals[k]!.site.exitPowers ??= [])[index] = power;
     }
   } else out.push(recordSite(c, newBranchSite(c, kind, s), get()));
-  if (c.m.implicitFlow || b.conversion) {
+  if (c.m.branchFlow || b.conversion) {
     const l = branchLabelLocal(c, b);
     out.push(module.local.set(l, module.i32.or(module.local.get(l, i32), get())));
-    if (c.m.implicitFlow && b.exits.length === 0)
+    if (c.m.branchFlow && b.exits.length === 0)
       out.push(
         module.local.set(
           c.control.label,
@@ -134,12 +134,13 @@ export function conditional(c: FunctionTaint, s: Expr, kind: TaintBranchSite['ki
   return out;
 }
 
-/** Before a branch to loop k's header: values carried into the next iteration take the loop's exit labels. */
+/** Before a branch to loop k's header: values carried into the next iteration (counters only, in 'loops' mode) take the loop's exit labels. */
 function backEdge(c: FunctionTaint, k: number): Expr[] {
-  if (!c.m.implicitFlow) return [];
+  if (!c.m.loopFlow) return [];
   const { module } = c.m;
   const i32 = binaryen.i32;
-  const carried = c.plan.carried(k);
+  // Every branch's control flow: every carried value; loops only: the counters of a nest's outer loops.
+  const carried = c.m.branchFlow ? c.plan.carried(k) : c.plan.nestCounters(k);
   if (carried.length === 0) return [];
   const locals = c.loopLocals[k]!;
   return joinInto(c, carried, () => module.local.get(locals.exit, i32));

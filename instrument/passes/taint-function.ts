@@ -22,8 +22,12 @@ export interface ModuleTaint {
   /** Where program address 0 sits (memory-layout.ts moved the program's accesses up by it). */
   programBase: number;
   options: TaintOptions;
-  /** Control (implicit) flow on: joins and the control label; off: data flow only. */
-  implicitFlow: boolean;
+  /** Every tainted branch's control dependence: joins at post-dominators and the control label. */
+  branchFlow: boolean;
+  /** Values carried to a loop's next iteration take its exit conditions' labels. */
+  loopFlow: boolean;
+  /** A load joins its address's label. */
+  joinPointers: boolean;
   /** Fixed label bits of library source names. */
   nameBits: Map<string, number>;
   /** Mutable (or exported) global → its shadow global. */
@@ -109,6 +113,11 @@ export function tempIn(func: number, temps: Map<string, number>, type: number, k
     temps.set(k, t);
   }
   return t;
+}
+
+/** The current control label, or null when only loops carry control dependence (it stays 0 then). */
+export function controlLabel(c: FunctionTaint): Expr | null {
+  return c.m.branchFlow ? c.m.module.local.get(c.control.label, binaryen.i32) : null;
 }
 
 /** Label of an operand in flat IR (a local.get or a constant); null means "no label". */

@@ -16,8 +16,15 @@ export const SHADOW_GLOBAL_PREFIX = 'taintlens$shadow$';
 export const SITE_SINK_BYTES = 8;
 export type { TaintLoopSite, TaintContextLayout };
 
-export type PointerLabels = 'data' | 'join';
-export const POINTER_LABELS: readonly PointerLabels[] = ['data', 'join'];
+export {
+  DEFAULT_IMPLICIT_FLOW,
+  DEFAULT_POINTER_LABELS,
+  IMPLICIT_FLOWS,
+  POINTER_LABELS,
+  type ImplicitFlow,
+  type PointerLabels,
+} from './taint-semantics.js';
+import type { ImplicitFlow, PointerLabels } from './taint-semantics.js';
 
 /** How a host import propagates labels (the library database, already validated). */
 export interface ImportRule {
@@ -52,10 +59,10 @@ export interface TaintOptions {
   granularity?: ShadowGranularity;
   /** Bytes reserved for the calling-context tree holding the loop sinks (default 16 MiB). */
   contextBytes?: number;
-  /** Control (implicit) flow as well as data flow (default true); false: data flow only, as DFSan. */
-  implicitFlow?: boolean;
+  /** Control (implicit) flow besides data flow (default DEFAULT_IMPLICIT_FLOW). */
+  implicitFlow?: ImplicitFlow;
   /**
-   * A load's label: 'data' (default) the labels of the bytes read; 'join' also the address's label
+   * A load's label: 'data' the labels of the bytes read; 'join' (default) also the address's label
    * (DFSan's default, -dfsan-combine-pointer-labels-on-load).
    */
   pointerLabels?: PointerLabels;

@@ -1,7 +1,6 @@
 // Memory shadow of the taint pass: the labels a load reads from shadow memory, and the shadow
 // updates after a store, a SIMD lane store and memory.copy/fill/init (a store writes its value's
 // label joined with the control label). The layout of shadow memory itself is shadow-memory.ts.
-import binaryen from 'binaryen';
 import {
   Id,
   Load,
@@ -25,6 +24,7 @@ import {
   programAddress,
   programOffset,
   type FunctionTaint,
+  controlLabel,
 } from './taint-function.js';
 
 /** Statements that write linear memory. */
@@ -63,8 +63,6 @@ function bytesOfSimdLoad(op: number): number {
 /** A memory-writing statement (one of MEMORY_STATEMENTS) followed by its shadow update. */
 export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
   const id = idOf(s);
-  const { module } = c.m;
-  const i32 = binaryen.i32;
   if (id === Id.Store) {
     const ptr = Store.getPtr(s);
     const value = Store.getValue(s);
@@ -72,14 +70,10 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
     // A frame slot is a local in memory: no control label (taint-frame.ts).
     const frameSlot = idOf(ptr) === Id.LocalGet && c.frame.pointers.has(LocalGet.getIndex(ptr));
     // A counter indexed by a value counts what the index selected (taint-counters.ts).
-    const counter = !frameSlot && c.m.implicitFlow && c.m.options.pointerLabels !== 'join' && c.counters.has(s);
+    const counter = !frameSlot && c.m.loopFlow && !c.m.joinPointers && c.counters.has(s);
     const label = orZero(
       c,
-      orAll(c, [
-        operandLabel(c, value),
-        frameSlot ? null : module.local.get(c.control.label, i32),
-        counter ? operandLabel(c, ptr) : null,
-      ]),
+      orAll(c, [operandLabel(c, value), frameSlot ? null : controlLabel(c), counter ? operandLabel(c, ptr) : null]),
     );
     return [
       s,
@@ -98,7 +92,7 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
             : op === SimdOp.Store32LaneVec128
               ? 4
               : 8;
-      const label = orZero(c, orAll(c, [operandLabel(c, api.getVec(s)), module.local.get(c.control.label, i32)]));
+      const label = orZero(c, orAll(c, [operandLabel(c, api.getVec(s)), controlLabel(c)]));
       return [s, ...c.m.shadowMemory.store(c.codegen, api.getPtr(s), programOffset(c, api.getOffset(s)), bytes, label)];
     }
     return [s];
@@ -117,7 +111,7 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
   }
   if (id === Id.MemoryFill && !isDead(s)) {
     const api = MemoryFill;
-    const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), module.local.get(c.control.label, i32)]));
+    const label = orZero(c, orAll(c, [operandLabel(c, api.getValue(s)), controlLabel(c)]));
     return [
       s,
       c.m.shadowMemory.fill(c.codegen, programAddress(c, api.getDest(s)), label, copyOperand(c, api.getSize(s))),
@@ -130,7 +124,7 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
       c.m.shadowMemory.fill(
         c.codegen,
         programAddress(c, api.getDest(s)),
-        module.local.get(c.control.label, i32),
+        orZero(c, controlLabel(c)),
         copyOperand(c, api.getSize(s)),
       ),
     ];
@@ -144,7 +138,7 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
  */
 export function loadLabel(c: FunctionTaint, value: Expr): Expr | null {
   const label = dataLabel(c, value);
-  if (c.m.options.pointerLabels !== 'join') return label;
+  if (!c.m.joinPointers) return label;
   const id = idOf(value);
   const ptr =
     id === Id.Load ? Load.getPtr(value) : id === Id.SIMDLoad ? SIMDLoad.getPtr(value) : SIMDLoadStoreLane.getPtr(value);

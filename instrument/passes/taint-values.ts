@@ -1,9 +1,8 @@
 // Value flow of the taint pass: a local or global written from a value takes the union of its
 // operands' labels (a load: the labels of the bytes it reads; a call: the callee's result label,
 // taint-calls.ts); a global write also joins the control label.
-import binaryen from 'binaryen';
 import { GlobalSet, Id, LocalSet, childSlots, idOf, type Expr } from '../ir.js';
-import { isDead, operandLabel, orAll, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
+import { controlLabel, isDead, operandLabel, orAll, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
 import { loadLabel, MEMORY_LOADS } from './taint-memory.js';
 import { callShadow } from './taint-calls.js';
 
@@ -34,7 +33,7 @@ export function globalSetStmt(c: FunctionTaint, s: Expr): Expr[] {
   const { module } = c.m;
   const shadow = c.m.globalsShadow.get(GlobalSet.getName(s));
   if (!shadow) return [s];
-  const label = orAll(c, [operandLabel(c, GlobalSet.getValue(s)), module.local.get(c.control.label, binaryen.i32)]);
+  const label = orAll(c, [operandLabel(c, GlobalSet.getValue(s)), controlLabel(c)]);
   return [s, module.global.set(shadow, orZero(c, label))];
 }
 

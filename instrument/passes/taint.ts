@@ -13,7 +13,8 @@
 //   - taint-control.ts: control dependence (implicit flow) from the function's CFG: a value merging
 //     definitions selected by a tainted condition carries the condition's label; loop exit
 //     conditions never enter the control label, so a constant loop nested in an n-loop stays
-//     constant. `implicitFlow: false` drops all of this;
+//     constant. `implicitFlow: 'loops'` keeps only the loop part (exit labels into values carried
+//     to the next iteration), `'off'` drops all of this;
 //   - taint-sink-records.ts and taint-sinks.ts: sinks: per loop and calling context the labels of
 //     each exit condition and its header executions; per other conditional branch its labels and
 //     whether it ran; per import call with a library cost the labels of the named arguments;
@@ -42,6 +43,8 @@ import {
   SITE_SINK_BYTES,
   TAINT_SCHEMA,
   taintRegions,
+  DEFAULT_IMPLICIT_FLOW,
+  DEFAULT_POINTER_LABELS,
   type TaintLayout,
   type TaintOptions,
 } from './taint-layout.js';
@@ -123,8 +126,11 @@ function addLabelGlobals(
   module.addGlobal(RET_GLOBAL, i32, true, module.i32.const(0));
   module.addGlobal(CTL_GLOBAL, i32, true, module.i32.const(0));
 
-  // Shadow globals for mutable globals (ours excluded).
+  // Shadow globals for mutable globals (ours excluded). The stack pointer has none: stack addresses
+  // carry no label (DFSan's allocas are unlabelled), so a prologue run under a tainted branch does
+  // not put that branch's label on every later frame access when loads join address labels.
   const globalsShadow = new Map<string, string>();
+  const stackPointer = stackPointerGlobal(module);
   const exportedGlobals = new Map<string, string>();
   for (let i = 0; i < module.getNumExports(); i++) {
     const info = binaryen.getExportInfo(module.getExportByIndex(i));
@@ -133,7 +139,8 @@ function addLabelGlobals(
   const globalCount = module.getNumGlobals();
   for (let i = 0; i < globalCount; i++) {
     const info = binaryen.getGlobalInfo(module.getGlobalByIndex(i));
-    if (info.name.startsWith('taintlens$') || info.name === PROGRAM_PAGES_GLOBAL) continue;
+    if (info.name.startsWith('taintlens$') || info.name === PROGRAM_PAGES_GLOBAL || info.name === stackPointer)
+      continue;
     const exportName = exportedGlobals.get(info.name);
     if (!info.mutable && !exportName) continue;
     const shadowName = `${SHADOW_GLOBAL_PREFIX}${i}`;
@@ -202,7 +209,9 @@ export function applyTaint(
     shadowMemory: shadow,
     programBase: layout.programBase,
     options,
-    implicitFlow: options.implicitFlow !== false,
+    branchFlow: (options.implicitFlow ?? DEFAULT_IMPLICIT_FLOW) === 'on',
+    loopFlow: (options.implicitFlow ?? DEFAULT_IMPLICIT_FLOW) !== 'off',
+    joinPointers: (options.pointerLabels ?? DEFAULT_POINTER_LABELS) === 'join',
     nameBits,
     ...globals,
     sinkCursor: { value: sinkRegion.base + 64 },

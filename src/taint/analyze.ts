@@ -21,7 +21,12 @@ import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
-import type { PointerLabels } from '../../instrument/passes/taint-layout.js';
+import {
+  DEFAULT_IMPLICIT_FLOW,
+  DEFAULT_POINTER_LABELS,
+  type ImplicitFlow,
+  type PointerLabels,
+} from '../../instrument/passes/taint-layout.js';
 
 export const MAX_LABELS = 32;
 
@@ -72,9 +77,9 @@ export interface TaintRunOptions extends Pick<
   noOptimize?: boolean;
   /** Shadow memory granularity (default: byte when argv, environment or file bytes are marked, exact for their narrow labels; else word). */
   granularity?: ShadowGranularity;
-  /** Control (implicit) flow as well as data flow (default true). */
-  implicitFlow?: boolean;
-  /** A load's label: its bytes' labels ('data', default) or also its address's ('join', DFSan's default). */
+  /** How far control dependence carries labels: every branch, loops only (default) or nowhere. */
+  implicitFlow?: ImplicitFlow;
+  /** A load's label: its bytes' labels ('data') or also its address's ('join', default, as DFSan's). */
   pointerLabels?: PointerLabels;
   /** More host plugins (e.g. one supplying an MPI-like API), loaded before the taint plugin. */
   extraPlugins?: HostPluginSpec[];
@@ -164,6 +169,11 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     }
   }
   const fixed = [...new Set(params.map((p) => p.name))];
+  const semantics = {
+    implicitFlow: options.implicitFlow ?? DEFAULT_IMPLICIT_FLOW,
+    pointerLabels: options.pointerLabels ?? DEFAULT_POINTER_LABELS,
+    shadow: options.granularity ?? defaultGranularity(params),
+  };
   const instrumented = instrumentCached(options.bytes, file, ['taint'], {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
@@ -171,9 +181,9 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
       library: options.library?.imports ?? {},
       names: fixed,
       noOptimize: options.noOptimize,
-      granularity: options.granularity ?? defaultGranularity(params),
-      implicitFlow: options.implicitFlow,
-      pointerLabels: options.pointerLabels,
+      granularity: semantics.shadow,
+      implicitFlow: semantics.implicitFlow,
+      pointerLabels: semantics.pointerLabels,
     },
   });
   const layout = instrumented.sites.passes.taint as TaintLayout;
@@ -238,7 +248,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const decoded = outcome.ranks
     ? mergeRankReports(outcome.ranks.map((r) => decodeRank(r.repetitions[0]!)))
     : decodeRank(rep);
-  const report: TaintReport = { ...decoded, ...guestStreams(rep) };
+  const report: TaintReport = { ...decoded, semantics, ...guestStreams(rep) };
   return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
 }
 

@@ -9,6 +9,8 @@
 import type { InstrumentedSites } from '../../instrument/pipeline.js';
 import type { CallSite } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
+import type { ImplicitFlow, PointerLabels } from '../../instrument/passes/taint-layout.js';
+import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 import { schemaId } from '../util/schema.js';
 import { decodeContextNodes, type TaintContextNode } from './context-nodes.js';
 import { formatPoly } from './poly.js';
@@ -132,6 +134,14 @@ export interface TaintReport {
   timing: { medianMs: number; runs: number };
   /** Where source lines came from, or how to get them. */
   sources?: { origin: string | null; note: string };
+  /** The propagation rules of the run (reports written before they were recorded lack it). */
+  semantics?: TaintSemantics;
+}
+
+export interface TaintSemantics {
+  implicitFlow: ImplicitFlow;
+  pointerLabels: PointerLabels;
+  shadow: ShadowGranularity;
 }
 
 export interface DecodeInput {

@@ -31,6 +31,11 @@ export function renderTaintReport(
       );
   };
   out.push(`parameters: ${list(report.parameters)}`);
+  const semantics = report.semantics;
+  if (semantics)
+    out.push(
+      `semantics: --implicit-flow ${semantics.implicitFlow} --pointer-labels ${semantics.pointerLabels} --shadow ${semantics.shadow}`,
+    );
   // Library code (wasi-libc, libc++, AS runtime) only with --all: its cost is in its callers' dependency.
   const library = new Set(report.functions.filter((f) => f.library).map((f) => f.name));
   const withSources = report.functions.some((f) => f.source) || report.loops.some((l) => l.source);

@@ -1,6 +1,7 @@
 // The four control-flow failure classes of issue #10 on hand-written WAT, independent of a
 // compiler: a forward br_if over an unconditional exit, a syntactically nested but sequential
 // loop, an if/else diamond made of blocks before a call, and a float-to-int range-check diamond.
+import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
 import { expect, test } from 'vitest';
 import { wat } from '../helpers/wat.js';
 import { FLOAT_TO_INT_DIAMOND, SEQUENTIAL_NEST } from '../helpers/loop-shapes.js';
@@ -9,7 +10,8 @@ import { runModule } from '../../src/runtime/run.js';
 
 const T = { timeout: 60_000 };
 
-async function analyze(text: string, args: string[], params: string[], implicitFlow?: boolean) {
+// Every branch's control dependence (`--implicit-flow on`) unless a test says otherwise.
+async function analyze(text: string, args: string[], params: string[], implicitFlow: ImplicitFlow = 'on') {
   const bytes = wat(text);
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke: 'run', args });
   const result = await analyzeTaint({
@@ -87,7 +89,7 @@ test(
       (local.get $i)))`;
     const on = await analyze(text, ['5'], ['n=arg0']);
     expect(on.loops[0]).toMatchObject({ params: ['n'], iterations: 7 });
-    const off = await analyze(text, ['5'], ['n=arg0'], false);
+    const off = await analyze(text, ['5'], ['n=arg0'], 'off');
     expect(off.loops[0]).toMatchObject({ params: ['n'], iterations: 7 });
     expect(off.branches.map((b) => b.params)).toEqual([['n']]);
   },

@@ -7,7 +7,7 @@ import { expect, test } from 'vitest';
 import { wat } from '../helpers/wat.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
-import type { PointerLabels } from '../../instrument/passes/taint-layout.js';
+import type { ImplicitFlow, PointerLabels } from '../../instrument/passes/taint-semantics.js';
 
 const T = { timeout: 60_000 };
 
@@ -27,7 +27,11 @@ const counted = (step: string) => `(module (memory (export "memory") 1)
       (br $use)))
     (local.get $j)))`;
 
-async function useLoopParams(text: string, implicitFlow: boolean, pointerLabels: PointerLabels): Promise<string[]> {
+async function useLoopParams(
+  text: string,
+  implicitFlow: ImplicitFlow,
+  pointerLabels: PointerLabels,
+): Promise<string[]> {
   const bytes = wat(text);
   const args = ['4', '3', '1'];
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke: 'run', args });
@@ -46,7 +50,7 @@ async function useLoopParams(text: string, implicitFlow: boolean, pointerLabels:
 }
 
 test('count[r]++: the loop to the count depends on r (implicit flow, data pointer labels)', T, async () => {
-  expect(await useLoopParams(counted('(i32.const 1)'), true, 'data')).toEqual(['r']);
+  expect(await useLoopParams(counted('(i32.const 1)'), 'on', 'data')).toEqual(['r']);
 });
 
 test('count[r] -= 1 and 2 + count[r] are counters too', T, async () => {
@@ -54,19 +58,19 @@ test('count[r] -= 1 and 2 + count[r] are counters too', T, async () => {
     '(i32.add (i32.load (local.get $cell)) (i32.const -1))',
     '(i32.sub (i32.load (local.get $cell)) (i32.const 1))',
   );
-  expect(await useLoopParams(down, true, 'data')).toEqual(['r']);
+  expect(await useLoopParams(down, 'on', 'data')).toEqual(['r']);
   const swapped = counted('(i32.const 2)').replace(
     '(i32.add (i32.load (local.get $cell)) (i32.const 2))',
     '(i32.add (i32.const 2) (i32.load (local.get $cell)))',
   );
-  expect(await useLoopParams(swapped, true, 'data')).toEqual(['r']);
+  expect(await useLoopParams(swapped, 'on', 'data')).toEqual(['r']);
 });
 
 test('a[r] += x is not a counter: the value carries x, not the index', T, async () => {
-  expect(await useLoopParams(counted('(local.get $x)'), true, 'data')).toEqual(['x']);
+  expect(await useLoopParams(counted('(local.get $x)'), 'on', 'data')).toEqual(['x']);
 });
 
 test('data flow alone is unchanged (no index label); join semantics carry the index on the load', T, async () => {
-  expect(await useLoopParams(counted('(i32.const 1)'), false, 'data')).toEqual([]);
-  expect(await useLoopParams(counted('(i32.const 1)'), false, 'join')).toEqual(['r']);
+  expect(await useLoopParams(counted('(i32.const 1)'), 'off', 'data')).toEqual([]);
+  expect(await useLoopParams(counted('(i32.const 1)'), 'off', 'join')).toEqual(['r']);
 });

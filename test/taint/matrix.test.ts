@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { analyzeTaint } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
+import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
 import type { TaintReport } from '../../src/taint/report.js';
 
 const T = { timeout: 120_000 };
@@ -92,7 +93,7 @@ function functionOf(report: TaintReport, name: string) {
   return report.functions.find((f) => f.name === name);
 }
 
-async function analyzeLevel(level: string, implicitFlow?: boolean): Promise<TaintReport> {
+async function analyzeLevel(level: string, implicitFlow?: ImplicitFlow): Promise<TaintReport> {
   const file = `native/wasm/taint_matrix_${level}.wasm`;
   const bytes = readFileSync(file);
   const plain = await runModule({ file, bytes, invoke: 'run', args: ARGS });
@@ -141,7 +142,7 @@ test(
   '--implicit-flow off: data flow only; the out-of-range conversion result still carries n (a conversion)',
   T,
   async () => {
-    const report = await analyzeLevel('O2_nounroll', false);
+    const report = await analyzeLevel('O2_nounroll', 'off');
     expect(functionOf(report, 'float_out_of_range')!.dependency).toBe('n');
     expect(functionOf(report, 'float_in_range')!.dependency).toBe('m');
     expect(functionOf(report, 'for_loop')!.dependency).toBe('n');

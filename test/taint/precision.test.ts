@@ -77,7 +77,7 @@ test('cause 9: a program built without -g against a libc with debug info keeps i
   expect(fn('atoi')?.library).toBe(true);
 });
 
-test('cause 6: pointer labels: data (default) keeps a table lookup at a marked index label-free; join adds the index', async () => {
+test('cause 6: pointer labels: join (the default, as in DFSan) adds the index to a table lookup at a marked index; data keeps it label-free', async () => {
   const { wat } = await import('../helpers/wat.js');
   const { analyzeTaint } = await import('../../src/taint/analyze.js');
   // The bound of the loop is read from a table at an address computed from n (the table holds 3s).

@@ -10,6 +10,7 @@ import { validateLibrary } from '../../src/taint/library.js';
 import { runModule } from '../../src/runtime/run.js';
 import { formatPoly } from '../../src/taint/report.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
+import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
 import { tempDir } from '../helpers/temp.js';
 
 const T = { timeout: 60_000 };
@@ -21,6 +22,7 @@ async function analyze(
   params: string[],
   library?: unknown,
   granularity?: ShadowGranularity,
+  implicitFlow?: ImplicitFlow,
 ) {
   const bytes = wat(text);
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
@@ -31,6 +33,7 @@ async function analyze(
     args,
     params: params.map(parseParamSpec),
     library: library ? validateLibrary(library, 'lib.json') : undefined,
+    implicitFlow,
     granularity,
   });
   expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
@@ -157,11 +160,10 @@ test('--param NAME=global:EXPORT labels an exported global', T, async () => {
 });
 
 test(
-  'implicit flow: a value chosen under a tainted condition carries it; a bottom-tested loop exit does not taint its body',
+  'implicit flow: a value chosen under a tainted condition carries it with --implicit-flow on (not by default); a bottom-tested loop exit does not taint its body',
   T,
   async () => {
-    const report = await analyze(
-      `(module (memory (export "memory") 1)
+    const text = `(module (memory (export "memory") 1)
     (func (export "run") (param $c i32) (param $n i32) (result i32) (local $i i32) (local $j i32) (local $r i32) (local $acc i32)
       (local.set $r (i32.const 3))
       (if (i32.gt_s (local.get $c) (i32.const 0)) (then (local.set $r (i32.const 5))))
@@ -175,17 +177,64 @@ test(
           (br_if $inner (i32.lt_s (local.get $j) (i32.const 4))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br_if $outer (i32.lt_s (local.get $i) (local.get $n))))
-      (local.get $acc)))`,
-      'run',
-      ['1', '6'],
-      ['c=arg0', 'n=arg1'],
-    );
-    const [first, outer, inner] = report.loops;
-    expect(first!.params).toEqual(['c']);
-    expect(outer!.params).toEqual(['n']);
-    expect(inner!.params).toEqual([]);
-    expect(inner!.iterations).toBe(24);
-    expect(report.functions[0]!.dependency).toBe('c + n');
+      (local.get $acc)))`;
+    for (const [mode, chosen, dependency] of [
+      ['on', ['c'], 'c + n'],
+      [undefined, [], 'n'],
+    ] as const) {
+      const report = await analyze(text, 'run', ['1', '6'], ['c=arg0', 'n=arg1'], undefined, undefined, mode);
+      const [first, outer, inner] = report.loops;
+      expect(first!.params, `--implicit-flow ${mode ?? 'default'}`).toEqual(chosen);
+      expect(outer!.params).toEqual(['n']);
+      expect(inner!.params).toEqual([]);
+      expect(inner!.iterations).toBe(24);
+      expect(report.functions[0]!.dependency).toBe(dependency);
+    }
+  },
+);
+
+test(
+  "by default only the counters of a nest's outer loops take exit labels: a search loop's result stays data",
+  T,
+  async () => {
+    // k = the first k with k*k >= n (an innermost loop), then a loop to k; then a triangular nest.
+    const text = `(module (memory (export "memory") 1)
+    (func (export "run") (param $n i32) (result i32) (local $i i32) (local $j i32) (local $k i32) (local $acc i32)
+      (block $found (loop $search
+        (br_if $found (i32.ge_s (i32.mul (local.get $k) (local.get $k)) (local.get $n)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $search)))
+      (block $done (loop $upto
+        (br_if $done (i32.ge_s (local.get $i) (local.get $k)))
+        (local.set $acc (i32.add (local.get $acc) (local.get $i)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $upto)))
+      (local.set $i (i32.const 0))
+      (block $outer_done (loop $outer
+        (br_if $outer_done (i32.ge_s (local.get $i) (local.get $n)))
+        (local.set $j (i32.const 0))
+        (block $inner_done (loop $inner
+          (br_if $inner_done (i32.ge_s (local.get $j) (local.get $i)))
+          (local.set $acc (i32.add (local.get $acc) (local.get $j)))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $inner)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $outer)))
+      (local.get $acc)))`;
+    for (const [mode, upto, dependency] of [
+      [undefined, [], 'n*n'],
+      ['on', ['n'], 'n*n'],
+      ['off', [], 'n'],
+    ] as const) {
+      const report = await analyze(text, 'run', ['10'], ['n=arg0'], undefined, undefined, mode);
+      const [search, uptoLoop, outer, inner] = report.loops;
+      const context = `--implicit-flow ${mode ?? 'default'}`;
+      expect(search!.params, context).toEqual(['n']);
+      expect(uptoLoop!.params, context).toEqual(upto);
+      expect(outer!.params, context).toEqual(['n']);
+      expect(inner!.params, context).toEqual(mode === 'off' ? [] : ['n']);
+      expect(report.functions[0]!.dependency, context).toBe(dependency);
+    }
   },
 );
 

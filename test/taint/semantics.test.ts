@@ -80,10 +80,12 @@ test(
       invoke: 'run',
       args: ['6', '9'],
       params: ['n=arg0', 'm=arg1'].map(parseParamSpec),
+      implicitFlow: 'on',
+      pointerLabels: 'data',
     });
     const loop = report.loops.find((l) => l.function === 'search')!;
     expect(loop.exits).toHaveLength(2);
-    // The counter is carried into the next iteration, so it takes the labels of both exits (implicit flow).
+    // The counter is carried into the next iteration, so it takes the labels of both exits (every branch's control flow).
     expect(loop.contexts.map((c) => c.exits)).toEqual([
       [['n', 'm'], ['m']],
       [['n'], []],

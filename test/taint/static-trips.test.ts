@@ -6,13 +6,27 @@ import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
 import { siteTableOf } from '../../instrument/pipeline.js';
 import type { TaintReport } from '../../src/taint/report.js';
+import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
 
 const T = { timeout: 60_000 };
 
-async function analyze(text: string, invoke: string, args: string[], params: string[]): Promise<TaintReport> {
+async function analyze(
+  text: string,
+  invoke: string,
+  args: string[],
+  params: string[],
+  implicitFlow?: ImplicitFlow,
+): Promise<TaintReport> {
   const bytes = wat(text);
   const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
-  const result = await analyzeTaint({ file: 'fixture.wasm', bytes, invoke, args, params: params.map(parseParamSpec) });
+  const result = await analyzeTaint({
+    file: 'fixture.wasm',
+    bytes,
+    invoke,
+    args,
+    params: params.map(parseParamSpec),
+    implicitFlow,
+  });
   expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
   return result.report;
 }
@@ -218,8 +232,8 @@ describe('static pruning in the report', () => {
     'the run wins over the proof: a constant init chosen under a tainted if carries its label (with a warning)',
     T,
     async () => {
-      // Both arms store 0, so the loop runs 10 times whatever n is; the taint pass's if-join still
-      // gives i the condition's label, so the exit condition carries n in the run.
+      // Both arms store 0, so the loop runs 10 times whatever n is; with every branch's control flow
+      // the taint pass's if-join still gives i the condition's label, so the exit condition carries n.
       const report = await analyze(
         `(module
       (func (export "run") (param $n i32) (result i32) (local $i i32) (local $j i32) (local $acc i32)
@@ -229,6 +243,7 @@ describe('static pruning in the report', () => {
         'run',
         ['5'],
         ['n=arg0'],
+        'on',
       );
       const loop = report.loops[0]!;
       expect(loop.staticTrips).toBe(10);

@@ -11,16 +11,22 @@ import { renderTaintReport, renderTaintSummary } from '../../taint/text.js';
 import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { proseWidth } from '../../report/terminal.js';
 import { parseShadowOption } from '../shadow-option.js';
-import { POINTER_LABELS, type PointerLabels } from '../../../instrument/passes/taint-layout.js';
+import {
+  IMPLICIT_FLOWS,
+  POINTER_LABELS,
+  type ImplicitFlow,
+  type PointerLabels,
+} from '../../../instrument/passes/taint-layout.js';
 import { UserError } from '../../util/errors.js';
 import { rankNote } from '../../taint/rank-note.js';
 import { topInForce } from '../top-option.js';
 import { analyzeTaint, parseParamSpec } from '../../taint/analyze.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 
-function parseImplicitFlow(text: string): boolean {
-  if (text !== 'on' && text !== 'off') throw new UserError(`--implicit-flow must be on or off, got '${text}'`, 2);
-  return text === 'on';
+function parseImplicitFlow(text: string): ImplicitFlow {
+  const found = IMPLICIT_FLOWS.find((f) => f === text);
+  if (!found) throw new UserError(`--implicit-flow must be ${IMPLICIT_FLOWS.join(', ')}, got '${text}'`, 2);
+  return found;
 }
 
 function parsePointerLabels(text: string): PointerLabels {

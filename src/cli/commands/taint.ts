@@ -8,6 +8,7 @@ import { DEFAULT_TOP, parseTopCount } from '../top-option.js';
 import { onDemand } from '../on-demand.js';
 import { addWideOption } from '../layout-options.js';
 import { addShadowOption } from '../shadow-option.js';
+import { DEFAULT_IMPLICIT_FLOW, DEFAULT_POINTER_LABELS } from '../../../instrument/passes/taint-semantics.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -51,13 +52,13 @@ export function registerTaint(program: Command): void {
             )
             .option(
               '--implicit-flow <mode>',
-              'on: data and control flow (values chosen under a tainted branch carry its label); off: data flow only (DFSan); loop exit conditions are sinks in both',
-              'on',
+              "control dependence: loops (values carried to a loop's next iteration take its exit conditions' labels: nests bounded by an outer counter); on: every tainted branch too (values chosen, stores and calls under it; Perf-Taint's control-flow mode); off: data flow only (DFSan); exit conditions and branches are sinks in all three",
+              DEFAULT_IMPLICIT_FLOW,
             )
             .option(
               '--pointer-labels <mode>',
-              "a load's label: data (the labels of the bytes read) or join (also its address's label, DFSan's default)",
-              'data',
+              "a load's label: join (its bytes' labels and its address's, DFSan's default) or data (its bytes' labels only)",
+              DEFAULT_POINTER_LABELS,
             ),
         ),
       ),
