@@ -6,17 +6,16 @@
 // say) and that no other access overlaps behaves as a local, so the abstract execution can follow
 // `for (int i = 0; i < 10; i++)` with `i` in memory as it follows it in a register.
 //
-// A frame address computed in place (`frame + c` as an access's address rather than a memarg offset)
-// is the same slot as the offset. A frame address escapes when it is used other than as the address
-// of a frame access, to derive
-// another frame pointer, to restore the stack pointer or as the base of an indexed access (`&i`
-// passed to a call or stored; restoring the stack pointer is not a use): then a call or a store
-// through another pointer may write any slot,
-// so those clobber every slot. An indexed access — `frame + c + x` used as a load or store address,
-// a local array `a[i]` — does not let the address out: a call or another pointer still cannot
-// reach the frame. An indexed store writes the frame at `c + x`: the abstract execution forgets the
-// slots it overlaps when x is known there (`for (i = 0; i < 4; i++) a[i] = …` keeps `i`), every slot
-// when it is not.
+// A frame address computed in place (`frame + c` as an access's address rather than a memarg
+// offset) is the same slot as the offset. A frame address escapes when it is used other than as
+// the address of a frame access, to derive another frame pointer, to restore the stack pointer
+// (clang's epilogue, `frame + 80` included) or as the base of an indexed access — `&i` passed to a
+// call or stored: then a call or a store through another pointer may write any slot, so those
+// clobber every slot. An indexed access (`frame + c + x` used as a load or store address: a local
+// array `a[i]`) does not let the address out: a call or another pointer still cannot reach the
+// frame. An indexed store writes the frame at `c + x`: the abstract execution forgets the slots it
+// overlaps when x is known there (`for (i = 0; i < 4; i++) a[i] = …` keeps `i`), every slot when
+// it is not.
 // A function that reads the stack pointer into more than one frame pointer root (alloca) has no
 // slots: two roots could address the same bytes.
 import binaryen from 'binaryen';
