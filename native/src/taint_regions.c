@@ -31,7 +31,7 @@ __attribute__((noinline)) void region_work(const int *reg_elem_size, int r) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: taint_regions elements regions\n");
+    fputs("usage: taint_regions elements regions\n", stderr);
     return 1;
   }
   int elems = atoi(argv[1]), regions = atoi(argv[2]);
@@ -45,7 +45,6 @@ int main(int argc, char **argv) {
   assign_regions(region_of, elems, regions);
   count_elements(reg_elem_size, region_of, elems);
   for (int r = 0; r < regions; r++) region_work(reg_elem_size, r);
-  printf("%ld\n", sink);
   free(reg_elem_size);
   free(region_of);
   return 0;

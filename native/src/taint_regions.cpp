@@ -33,7 +33,7 @@ __attribute__((noinline)) void region_work(const std::vector<int> &regElemSize, 
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: taint_regions elements regions\n");
+    std::fputs("usage: taint_regions elements regions\n", stderr);
     return 1;
   }
   int elems = std::atoi(argv[1]), regions = std::atoi(argv[2]);
@@ -45,6 +45,5 @@ int main(int argc, char **argv) {
   assign_regions(regNumList, elems, regions);
   count_elements(regElemSize, regNumList, elems);
   for (int r = 0; r < regions; r++) region_work(regElemSize, r);
-  std::printf("%ld\n", sink);
   return 0;
 }
