@@ -6,9 +6,16 @@
 // say) and that no other access overlaps behaves as a local, so the abstract execution can follow
 // `for (int i = 0; i < 10; i++)` with `i` in memory as it follows it in a register.
 //
-// A frame address escapes when it is used other than as the address of a frame access, to derive
-// another frame pointer or to restore the stack pointer (`&i` passed to a call, array indexing):
-// then a call or a store through another pointer may write any slot, so those clobber every slot.
+// A frame address computed in place (`frame + c` as an access's address rather than a memarg
+// offset) is the same slot as the offset. A frame address escapes when it is used other than as
+// the address of a frame access, to derive another frame pointer, to restore the stack pointer
+// (clang's epilogue, `frame + 80` included) or as the base of an indexed access — `&i` passed to a
+// call or stored: then a call or a store through another pointer may write any slot, so those
+// clobber every slot. An indexed access (`frame + c + x` used as a load or store address: a local
+// array `a[i]`) does not let the address out: a call or another pointer still cannot reach the
+// frame. An indexed store writes the frame at `c + x`: the abstract execution forgets the slots it
+// overlaps when x is known there (`for (i = 0; i < 4; i++) a[i] = …` keeps `i`), every slot when
+// it is not.
 // A function that reads the stack pointer into more than one frame pointer root (alloca) has no
 // slots: two roots could address the same bytes.
 import binaryen from 'binaryen';
@@ -28,9 +35,22 @@ import {
   type Expr,
 } from './ir.js';
 
+/** A store at `frame + at + index` (the frame address relative to the root, plus the memarg offset). */
+export interface IndexedStore {
+  at: number;
+  /** The frame-address operand of the address's add, and the index operand, in evaluation order. */
+  base: Expr;
+  index: Expr;
+  indexFirst: boolean;
+}
+
 export interface FrameSlots {
   /** The slot (0-based) of each load and store of a tracked slot. */
   slotOf: Map<Expr, number>;
+  /** Each tracked slot's frame address (relative to the root) and width. */
+  slots: Array<{ address: number; bytes: number }>;
+  /** Stores through an indexed frame address (a local array). */
+  indexed: Map<Expr, IndexedStore>;
   /**
    * Loads and stores that neither read nor write a tracked slot: frame accesses that are not
    * tracked slots, and accesses at a constant address (a C global, never in the frame).
@@ -41,10 +61,19 @@ export interface FrameSlots {
   escapes: boolean;
 }
 
+const plus = (at: number | undefined, c: number) => (at === undefined ? undefined : (at + c) | 0);
+
 /** The load or store API of a memory access. */
 const accessApi = (e: Expr) => (idOf(e) === Id.Store ? Store : Load);
 
-const NONE: FrameSlots = { slotOf: new Map(), untracked: new Set(), count: 0, escapes: false };
+const NONE: FrameSlots = {
+  slotOf: new Map(),
+  slots: [],
+  indexed: new Map(),
+  untracked: new Set(),
+  count: 0,
+  escapes: false,
+};
 
 interface Access {
   expr: Expr;
@@ -62,6 +91,7 @@ export function frameSlots(body: Expr, params: number, stackPointer: string | nu
   const valueOf = new Map<number, Expr>();
   const uses: Array<{ get: Expr; parent: Expr | null }> = [];
   const accesses: Expr[] = [];
+  const restores: Expr[] = [];
   const visit = (e: Expr, parent: Expr | null) => {
     const id = idOf(e);
     if (id === Id.LocalSet) {
@@ -70,6 +100,7 @@ export function frameSlots(body: Expr, params: number, stackPointer: string | nu
       valueOf.set(index, LocalSet.getValue(e));
     } else if (id === Id.LocalGet) uses.push({ get: e, parent });
     else if (id === Id.Load || id === Id.Store) accesses.push(e);
+    else if (id === Id.GlobalSet && GlobalSet.getName(e) === stackPointer) restores.push(GlobalSet.getValue(e));
     for (const slot of childSlots(e)) visit(slot.expr, e);
   };
   visit(body, null);
@@ -113,6 +144,53 @@ export function frameSlots(body: Expr, params: number, stackPointer: string | nu
     }
   }
   if (delta.size === 0 || roots !== 1) return NONE;
+  // A frame address: a frame pointer, a copy of one being made (`local.tee`), or one plus or minus a constant.
+  const frameAddress = (e: Expr, depth = 0): number | undefined => {
+    const id = idOf(e);
+    if (id === Id.LocalGet) return pointerOf(e);
+    if (id === Id.LocalSet) return LocalSet.isTee(e) ? delta.get(LocalSet.getIndex(e)) : undefined;
+    if (id !== Id.Binary || depth >= 4) return undefined;
+    const op = Binary.getOp(e);
+    const [left, right] = [Binary.getLeft(e), Binary.getRight(e)];
+    if (op === binaryen.AddInt32) {
+      const [cl, cr] = [constant(left), constant(right)];
+      if (cr !== null) return plus(frameAddress(left, depth + 1), cr);
+      if (cl !== null) return plus(frameAddress(right, depth + 1), cl);
+    } else if (op === binaryen.SubInt32) {
+      const cr = constant(right);
+      if (cr !== null) return plus(frameAddress(left, depth + 1), -cr);
+    }
+    return undefined;
+  };
+  // The adds and subtracts of a frame address computed in place (`frame + c` as a load's address).
+  const addressParts = new Set<Expr>();
+  const addChain = (start: Expr) => {
+    for (let part: Expr | undefined = start; part && idOf(part) === Id.Binary;) {
+      addressParts.add(part);
+      const [l, r]: [Expr, Expr] = [Binary.getLeft(part), Binary.getRight(part)];
+      part = constant(r) !== null ? l : r;
+    }
+  };
+  // The epilogue restoring the stack pointer (`global.set $__stack_pointer (frame + 80)`).
+  for (const value of restores) if (frameAddress(value) !== undefined) addChain(value);
+  // Indexed accesses (`frame + c + x`, x not a frame address).
+  const indexed = new Map<Expr, IndexedStore>();
+  for (const e of accesses) {
+    const ptr = accessApi(e).getPtr(e);
+    if (frameAddress(ptr) !== undefined) {
+      addChain(ptr);
+      continue;
+    }
+    if (idOf(ptr) !== Id.Binary || Binary.getOp(ptr) !== binaryen.AddInt32) continue;
+    const [left, right] = [Binary.getLeft(ptr), Binary.getRight(ptr)];
+    const [al, ar] = [frameAddress(left), frameAddress(right)];
+    if ((al === undefined) === (ar === undefined)) continue;
+    const [base, index, at] = al !== undefined ? [left, right, al] : [right, left, ar!];
+    if (constant(index) !== null) continue;
+    addressParts.add(ptr);
+    addChain(base);
+    if (idOf(e) === Id.Store) indexed.set(e, { at: at + Store.getOffset(e), base, index, indexFirst: base === right });
+  }
   const isPointerGet = (e: Expr) => pointerOf(e) !== undefined;
   const derivesPointer = (parent: Expr) => {
     // The value of a frame pointer's definition (a copy or the add/sub defining it).
@@ -127,14 +205,15 @@ export function frameSlots(body: Expr, params: number, stackPointer: string | nu
       ((id === Id.Load || id === Id.Store) && accessApi(parent).getPtr(parent) === get) ||
       (id === Id.LocalSet && delta.has(LocalSet.getIndex(parent))) ||
       (id === Id.Binary && derivesPointer(parent)) ||
-      (id === Id.GlobalSet && GlobalSet.getName(parent) === stackPointer);
+      (id === Id.GlobalSet && GlobalSet.getName(parent) === stackPointer) ||
+      addressParts.has(parent);
     if (!allowed) escapes = true;
   }
   const frame: Access[] = [];
   const fixed: Expr[] = [];
   for (const e of accesses) {
     const api = accessApi(e);
-    const at = pointerOf(api.getPtr(e));
+    const at = frameAddress(api.getPtr(e));
     if (at === undefined) {
       if (constant(api.getPtr(e)) !== null) fixed.push(e);
       continue;
@@ -148,6 +227,7 @@ export function frameSlots(body: Expr, params: number, stackPointer: string | nu
   const slotOf = new Map<Expr, number>();
   const untracked = new Set<Expr>(fixed);
   const slots = new Map<number, number>();
+  const ranges: FrameSlots['slots'] = [];
   for (const a of frame) {
     const same = (b: Access) => b.address === a.address && b.bytes === a.bytes && b.type === a.type && !b.partial;
     const overlaps = (b: Access) => b.address < a.address + a.bytes && a.address < b.address + b.bytes;
@@ -156,8 +236,11 @@ export function frameSlots(body: Expr, params: number, stackPointer: string | nu
       continue;
     }
     let slot = slots.get(a.address);
-    if (slot === undefined) slots.set(a.address, (slot = slots.size));
+    if (slot === undefined) {
+      slots.set(a.address, (slot = slots.size));
+      ranges.push({ address: a.address, bytes: a.bytes });
+    }
     slotOf.set(a.expr, slot);
   }
-  return { slotOf, untracked, count: slots.size, escapes };
+  return { slotOf, slots: ranges, indexed, untracked, count: slots.size, escapes };
 }

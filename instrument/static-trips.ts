@@ -65,6 +65,22 @@ type Node =
   | { t: 'exit'; kids: Node[] }
   /** Evaluates its kids, then forgets the frame slots (state entries from `from` on): a call or store may write them. */
   | { t: 'clobber'; kids: Node[]; from: number }
+  /**
+   * A store through an indexed frame address (`a[i]` of a local array): evaluates `first`, `second`
+   * (the address's operands) and `value`, then forgets the slots (state entries `from` + slot) that
+   * the bytes at `at` + index may overlap — all of them when the index is unknown.
+   */
+  | {
+      t: 'frameStore';
+      first: Node;
+      second: Node;
+      indexFirst: boolean;
+      value: Node;
+      at: number;
+      bytes: number;
+      from: number;
+      slots: FrameSlots['slots'];
+    }
   | { t: 'trap' }
   | { t: 'other'; kids: Node[] };
 
@@ -354,6 +370,22 @@ class Interp {
         if (cur) cur.fill(TOP, n.from);
         return { s: cur, v: TOP };
       }
+      case 'frameStore': {
+        const a = this.eval(n.first, s);
+        if (!a.s) return a;
+        const b = this.eval(n.second, a.s);
+        if (!b.s) return b;
+        const v = this.eval(n.value, b.s);
+        if (!v.s) return v;
+        const index = n.indexFirst ? a.v : b.v;
+        const lo = typeof index === 'number' ? (n.at + index) | 0 : null;
+        n.slots.forEach((slot, k) => {
+          // Unsigned distances: the ranges [lo, lo + bytes) and [address, address + width) meet (mod 2^32).
+          if (lo === null || (lo - slot.address) >>> 0 < slot.bytes || (slot.address - lo) >>> 0 < n.bytes)
+            v.s![n.from + k] = TOP;
+        });
+        return { s: v.s, v: TOP };
+      }
       case 'other': {
         let cur: State | null = s;
         for (const kid of n.kids) {
@@ -373,6 +405,8 @@ function kidsOf(n: Node): Node[] {
     case 'clobber':
     case 'other':
       return n.kids;
+    case 'frameStore':
+      return [n.first, n.second, n.value];
     case 'loop':
       return [n.body];
     case 'if':
@@ -420,6 +454,22 @@ function lower(root: Expr, globals: Map<string, Val>, frame: FrameSlots, locals:
         return slot !== undefined ? { t: 'get', index: locals + slot } : { t: 'other', kids: kids() };
       case Id.Store:
         if (slot !== undefined) return { t: 'set', index: locals + slot, value: go(Store.getValue(e)), tee: false };
+        if (frame.indexed.has(e)) {
+          const { at, base, index, indexFirst } = frame.indexed.get(e)!;
+          const [first, second] = indexFirst ? [go(index), go(base)] : [go(base), go(index)];
+          const bytes = Store.getBytes(e);
+          return {
+            t: 'frameStore',
+            first,
+            second,
+            indexFirst,
+            value: go(Store.getValue(e)),
+            at,
+            bytes,
+            from: locals,
+            slots: frame.slots,
+          };
+        }
         return frame.untracked.has(e) ? { t: 'other', kids: kids() } : clobbering(kids());
       case Id.Block:
         return { t: 'block', label: Block.getName(e) || null, kids: kids() };

@@ -64,8 +64,9 @@ link() {
   for name in "$@"; do
     flags+=("-Wl,--export=$name")
   done
-  # No -O here on purpose (see above).
-  "$CLANG" "${flags[@]}" "$object" -o "$output"
+  # No -O here on purpose (see above). LINK_LIBS: libraries after the object (libc++ for std::vector).
+  # shellcheck disable=SC2086
+  "$CLANG" "${flags[@]}" "$object" ${LINK_LIBS:-} -o "$output"
 }
 
 # Fails unless the binary has a "name" custom section with function names.
@@ -164,14 +165,14 @@ build_levels() {
 # build_command_levels NAME SOURCE: a command at -O0 (counters in memory) and at plain -O2
 # (counters in registers, loops rotated), as a user builds an unmodified program.
 build_command_levels() {
-  local name="$1" source="$2" level object output lang=()
-  [[ "$source" == *.cpp ]] && lang=(-x c++ "${cxxflags[@]}") || lang=("${cflags[@]}")
+  local name="$1" source="$2" level object output lang=() libs=""
+  [[ "$source" == *.cpp ]] && lang=(-x c++ "${cxxflags[@]}") libs="-lc++ -lc++abi" || lang=("${cflags[@]}")
   for level in O0 O2; do
     object="$tmp/${name}_$level.o"
     output="$out/${name}_$level.wasm"
     "$CLANG" --target=wasm32-wasi "-$level" -Wall -Wextra -Werror -I "$here/include" "${lang[@]}" \
       ${WASI_SYSROOT:+--sysroot "$WASI_SYSROOT"} -c "$src/$source" -o "$object"
-    link "$object" "$output" command
+    LINK_LIBS="$libs" link "$object" "$output" command
     check_names "$output"
     printf '  %-32s %7d bytes  (-%s)\n' "native/wasm/${name}_$level.wasm" "$(wc -c < "$output")" "$level"
   done
@@ -220,6 +221,8 @@ build_command_levels taint_precision_cpp taint_precision.cpp
 build_libc_debug taint_precision_nog taint_precision.c
 build_command_levels taint_proven taint_proven.c
 build_command_levels taint_proven_cpp taint_proven.cpp
+build_command_levels taint_regions taint_regions.c
+build_command_levels taint_regions_cpp taint_regions.cpp
 build_plain gemm gemm.c reactor run
 build_plain trmm trmm.c reactor run
 build_plain jacobi2d jacobi2d.c reactor run

@@ -189,6 +189,40 @@ describe('constant trip counts (site table, original module)', () => {
     expect(trips(asFor('(i32.const 0)', lt10, step, `${body} (br_if $l (local.get $n))`))).toEqual([null]);
   });
 
+  test('counters in frame slots (clang -O0) beside a local array written at the counter (a[i] = …)', () => {
+    const frame = '(global $__stack_pointer (mut i32) (i32.const 4096)) (func $g (param i32))';
+    const locals = '(local $fp i32) (local $acc i32)';
+    // for (i = 0; i < 4; i++) a[i] = n; with i at fp+12 and a at fp+16 (STORE), SLOT: how i is
+    // addressed; clang's epilogue restores the stack pointer from the frame pointer.
+    const loop = (store: string, slot = 'offset=12 (local.get $fp)', before = '', inside = '') => `
+      (local.set $fp (i32.sub (global.get $__stack_pointer) (i32.const 32)))
+      ${before}
+      (i32.store ${slot} (i32.const 0))
+      (block $done (loop $l
+        (br_if $done (i32.ge_s (i32.load ${slot}) (i32.const 4)))
+        ${store} ${inside}
+        (i32.store ${slot} (i32.add (i32.load ${slot}) (i32.const 1)))
+        (br $l)))
+      (global.set $__stack_pointer (i32.add (local.get $fp) (i32.const 32)))`;
+    const at = (base: number, index: string) =>
+      `(i32.store (i32.add (i32.add (local.get $fp) (i32.const ${base})) (i32.shl ${index} (i32.const 2))) (local.get $n))`;
+    const i = '(i32.load offset=12 (local.get $fp))';
+    // The array's address is used only to index it: it does not escape, and each a[i] is known.
+    expect(trips(loop(at(16, i)), locals, frame)).toEqual([4]);
+    // The slot addressed in place (fp + 12 as the address, not a memarg offset) is the same slot.
+    const inPlace = '(i32.add (local.get $fp) (i32.const 12))';
+    expect(trips(loop(at(16, `(i32.load ${inPlace})`), inPlace), locals, frame)).toEqual([4]);
+    // Not constant: a[i] at fp+8 reaches the counter at i = 1; a[n] may be anywhere in the frame.
+    expect(trips(loop(at(8, i)), locals, frame)).toEqual([null]);
+    expect(trips(loop(at(16, '(local.get $n)')), locals, frame)).toEqual([null]);
+    // Not constant: the array's address is passed to a call, and the loop calls a function.
+    const escape = '(call $g (i32.add (local.get $fp) (i32.const 16)))';
+    expect(trips(loop(at(16, i), undefined, escape, '(call $g (i32.const 0))'), locals, frame)).toEqual([null]);
+    // Still constant without the escape (restoring the stack pointer is none): a call cannot reach
+    // a frame whose address never left it.
+    expect(trips(loop(at(16, i), undefined, '', '(call $g (i32.const 0))'), locals, frame)).toEqual([4]);
+  });
+
   test('still constant: a write that never happens, a parameter-dependent branch that does not decide the exit, a call, a trap check', () => {
     const step = '(i32.add (local.get $i) (i32.const 1))';
     const lt10 = '(i32.lt_s (local.get $i) (i32.const 10))';
