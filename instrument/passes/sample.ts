@@ -8,7 +8,7 @@
 // do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
 // memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
-// Per call (issue 27, docs/blame.md "Cost"): a function keeps its node with the tree's inline
+// Per call (issue 27, docs/blame.md "Measured"): a function keeps its node with the tree's inline
 // lookup; one without calls and loops keeps none (its sample path finds it); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
 // carries no code at all (its callers count its instructions).
