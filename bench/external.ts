@@ -7,7 +7,9 @@
 // per variant the median over rounds of its median-of-`repeat` time), and the loop profiler's exact
 // count of the original instructions per call, which says how call-heavy the kernel is, and the
 // loop profiler's and the sampler's instructions executed per original instruction (bench/instruction-ratio.ts), for
-// the whole run and the hottest loop: exact where the wall time of a loaded machine is not. Geometric
+// the whole run and the hottest loop, and the taint analysis's for the whole run (its innermost loops
+// are versioned, so the original's loop ids do not name them): exact where the wall time of a
+// loaded machine is not. Geometric
 // means per mode close the table. A variant whose result differs from the original fails the run.
 // --only a,b keeps the named kernels; --rounds R, --repeat K.
 import { instrumentModule } from '../instrument/pipeline.js';
@@ -101,6 +103,7 @@ interface Row {
   instructionsPerCall: number;
   loopsInstructions: InstructionRatio;
   sampleInstructions: InstructionRatio;
+  taintInstructions: InstructionRatio;
   selected: number;
   same: boolean;
 }
@@ -136,6 +139,7 @@ for (const kernel of loadKernels(externalSuite)) {
     same,
     loopsInstructions: await instructionRatio(kernel, 'loops'),
     sampleInstructions: await instructionRatio(kernel, 'sample'),
+    taintInstructions: await instructionRatio(kernel, 'taint'),
     instructionsPerCall: profile.totalInstructions / Math.max(1, calls),
     ratios: {
       loops: at('loops') / at('plain'),
@@ -163,6 +167,7 @@ console.log(
     { header: 'hot instr', value: (r) => ratio(r.loopsInstructions.hotLoop), align: 'right' },
     { header: 'sample instr', value: (r) => ratio(r.sampleInstructions.whole), align: 'right' },
     { header: 'sample hot', value: (r) => ratio(r.sampleInstructions.hotLoop), align: 'right' },
+    { header: 'taint instr', value: (r) => ratio(r.taintInstructions.whole), align: 'right' },
     { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
   ]),
 );
@@ -173,6 +178,9 @@ console.log(
 const sampleWhole = geomean(rows.map((r) => r.sampleInstructions.whole));
 console.log(
   `geomean sample instructions (exact counts): whole run ${ratio(sampleWhole)} (target <= ${TARGETS.sample}×: ${sampleWhole <= TARGETS.sample ? 'met' : 'NOT met'}), hot loops ${ratio(geomean(rows.map((r) => r.sampleInstructions.hotLoop)))}`,
+);
+console.log(
+  `geomean taint instructions (exact counts, no parameter marked): whole run ${ratio(geomean(rows.map((r) => r.taintInstructions.whole)))}`,
 );
 console.log('wall-time ratios (noisy on a loaded machine; the instruction counts above are exact):');
 for (const mode of MODES) {

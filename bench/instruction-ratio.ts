@@ -38,7 +38,7 @@ const inclusiveOf = (profile: LoopProfile, fn: string, loop: string) =>
     .filter((l) => l.function === fn && l.loop === loop)
     .reduce((sum, l) => sum + l.inclusiveInstructions, 0);
 
-/** `mode`'s instruction ratios on `kernel` (a mode whose module needs a host plugin to run is not supported). */
+/** `mode`'s instruction ratios on `kernel` (taint runs without its plugin: no parameter marked, as in bench/harness.ts; a mode whose module needs a host plugin to run is not supported). */
 export async function instructionRatio(
   kernel: BenchKernel & { bytes: Uint8Array },
   mode: string,

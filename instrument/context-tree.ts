@@ -131,6 +131,25 @@ export class ContextTree {
     );
   }
 
+  /**
+   * The node the prologue of function number `functionIndex` (0-based) would find or create for
+   * the running call, computed later in that call instead: valid while the caller's node is current
+   * and its announcement stands, i.e. anywhere in a callee that calls nothing and keeps no node.
+   */
+  currentCallNode(functionIndex: number, nodeBytes: number): Expr {
+    const m = this.module;
+    return m.call(
+      this.names.enter,
+      [
+        m.global.get(this.names.ctx, binaryen.i32),
+        m.global.get(this.names.site, binaryen.i32),
+        m.i32.const(functionIndex + 1),
+        m.i32.const(nodeBytes),
+      ],
+      binaryen.i32,
+    );
+  }
+
   /** Whether `node` is a scratch node (handed out when the tree was full: its calls are lost). */
   isScratch(node: Expr): Expr {
     return this.module.i32.ge_u(node, this.module.i32.const(this.scratchStart));

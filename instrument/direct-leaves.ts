@@ -52,7 +52,7 @@ function straightLineInstructions(body: Expr): number | null {
 }
 
 /** Names of functions a table, an export, the start, ref.func or a tail call can reach without a caller that counts the call. */
-function reachableIndirectly(module: binaryen.Module, functions: FunctionAnalysis[]): Set<string> {
+export function reachableIndirectly(module: binaryen.Module, functions: FunctionAnalysis[]): Set<string> {
   const names = new Set<string>();
   for (let i = 0; i < module.getNumExports(); i++) {
     const info = binaryen.getExportInfo(module.getExportByIndex(i));

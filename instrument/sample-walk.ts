@@ -85,6 +85,8 @@ export interface WalkInput {
   /** The shadow stack pointer global (wasi-libc's __stack_pointer), if any. */
   stackPointer: string | null;
   tempOf: (type: number) => number;
+  /** Direct-call leaves that carry no code of their own: a call to one counts its instructions here. */
+  foldedCallees?: ReadonlyMap<string, number>;
 }
 
 export function walkFunction(input: WalkInput): WalkedFunction {
@@ -193,7 +195,8 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     const escapes = new Set<string>();
     const merge = (inner: Set<string>) => inner.forEach((label) => escapes.add(label));
     const count = () => {
-      if (current && isCountedInstruction(expr)) current.instructions++;
+      if (current && isCountedInstruction(expr))
+        current.instructions += 1 + (id === Id.Call ? (input.foldedCallees?.get(Call.getTarget(expr)) ?? 0) : 0);
     };
     const nested = (run: () => void) => {
       const outerSet = setInside;

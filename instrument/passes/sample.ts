@@ -8,6 +8,10 @@
 // do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
 // memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
+// Per call (issue 27, docs/blame.md "Measured"): a function keeps its node with the tree's inline
+// lookup; one without calls and loops keeps none (its sample path finds it); one without loops
+// counts down the global instead of a local; a straight-line leaf shorter than a checked region
+// carries no code at all (its callers count its instructions).
 import binaryen from 'binaryen';
 import { Block, Call, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
@@ -26,6 +30,7 @@ import { walkFunction } from '../sample-walk.js';
 import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
+import { directCallLeaves } from '../direct-leaves.js';
 import type { PassDescriptor } from '../pass-contract.js';
 
 export const DEFAULT_PERIOD = 4999;
@@ -151,6 +156,7 @@ export function applySampling(
   const grows: SampleLayout['grows'] = [];
   const allocators: SampleLayout['allocators'] = [];
   const nodeBytes: number[] = [];
+  const folded = foldedLeaves(module, analysis);
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
     nodeBytes.push(size);
@@ -183,6 +189,7 @@ export function applySampling(
       programBase,
       stackPointer: stack?.global ?? null,
       tempOf,
+      foldedCallees: folded,
     });
     facts.facts = walked.facts;
     facts.stackLocals = walked.stackLocals;
@@ -198,10 +205,14 @@ export function applySampling(
       ...facts,
       regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })),
     });
+    const allocator = allocatorOf(fn.site.name, binaryen.expandType(Func.getParams(fn.func)), Func.getResults(fn.func));
+    // A function without calls and loops keeps no node: the caller's node stays current, and the rare
+    // sample path finds this call's node (the one a prologue would have made) when it needs it.
+    const leaf = fn.callExprs.length === 0 && fn.loopExprs.length === 0 && walked.growCalls.length === 0 && !allocator;
+    const node = (): Expr =>
+      leaf ? tree.currentCallNode(fn.site.index, size) : module.global.get(TREE_NAMES.ctx, binaryen.i32);
     const checks: Expr[] = [];
-    // The countdown lives in a local while the function runs (a register, not a global's memory
-    // cell): loaded at entry, stored around every call and at exit, reloaded after a sample.
-    const countdown = addVar(fn.func, binaryen.i32);
+    const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
     for (const region of walked.regions) {
       const id = layoutRegions.length;
@@ -212,19 +223,19 @@ export function applySampling(
         region.instructions === 0
           ? module.nop()
           : region.header || region.instructions >= MIN_CHECKED
-            ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling)
-            : module.local.set(
-                countdown,
-                module.i32.sub(module.local.get(countdown, binaryen.i32), module.i32.const(region.instructions)),
-              ),
+            ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling, node)
+            : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
       );
     }
+    // A folded leaf keeps its regions (and their facts) but no code: its callers count it.
+    if (folded.has(name)) continue;
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
+    const direct = (call: Expr) => binaryen.getExpressionId(call) === binaryen.CallId;
     for (const [call, slot] of walked.callSlots) {
-      const own =
-        binaryen.getExpressionId(call) === binaryen.CallId && Call.getTarget(call).startsWith(RESERVED_PREFIX);
-      callSlots.set(call, own ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
+      if (direct(call) && folded.has(Call.getTarget(call))) continue;
+      const own = direct(call) && Call.getTarget(call).startsWith(RESERVED_PREFIX);
+      callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     fn.callExprs.forEach((call, c) => {
       const slot = callSlots.get(call);
@@ -242,9 +253,20 @@ export function applySampling(
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
-    const allocator = allocatorOf(fn.site.name, binaryen.expandType(Func.getParams(fn.func)), Func.getResults(fn.func));
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
-    finishFunction(module, tree, fn.func, fn.site.index, size, walked.body, checks[0]!, allocator, tempOf, countdown);
+    finishFunction(
+      module,
+      tree,
+      fn.func,
+      fn.site.index,
+      size,
+      walked.body,
+      checks[0]!,
+      allocator,
+      tempOf,
+      countdown,
+      leaf,
+    );
   }
   return {
     period,
@@ -266,6 +288,24 @@ export function applySampling(
   };
 }
 
+/**
+ * Straight-line leaves shorter than a checked region, reached by direct calls only: like a short
+ * region they only count down, and their callers do that (their instructions join the calling
+ * region), so neither they nor their calls carry any code. A sample due inside one is taken at
+ * the caller's next check, as for any short region.
+ */
+function foldedLeaves(module: binaryen.Module, analysis: ModuleAnalysis): Map<string, number> {
+  const skip = new Set<string>();
+  for (const fn of analysis.functions) {
+    const name = Func.getName(fn.func);
+    const params = binaryen.expandType(Func.getParams(fn.func));
+    if (name.startsWith(RESERVED_PREFIX) || allocatorOf(fn.site.name, params, Func.getResults(fn.func))) skip.add(name);
+  }
+  const leaves = directCallLeaves(module, analysis.functions, skip);
+  for (const [name, instructions] of leaves) if (instructions >= MIN_CHECKED) leaves.delete(name);
+  return leaves;
+}
+
 interface SamplePath {
   period: number;
   /** End of the sample buffer. */
@@ -284,16 +324,17 @@ function countdownCheck(
   instructions: number,
   recorded: Array<{ ptr: AddressAst; offset: number }>,
   programBase: number,
-  t: number,
+  t: Countdown,
   cur: number,
   path: SamplePath,
+  node: () => Expr,
 ): Expr {
   const i32 = binaryen.i32;
   const at = () => module.local.get(cur, i32);
   const store = (offset: number, value: Expr) => module.i32.store(offset, 4, at(), value);
   const record: Expr[] = [
     store(SAMPLE_RECORD.region, module.i32.const(region)),
-    store(SAMPLE_RECORD.node, module.global.get(TREE_NAMES.ctx, i32)),
+    store(SAMPLE_RECORD.node, node()),
     store(SAMPLE_RECORD.allocs, module.global.get(NAMES.allocCursor, i32)),
     store(SAMPLE_RECORD.stack, path.stackPointer ? module.global.get(path.stackPointer, i32) : module.i32.const(0)),
   ];
@@ -309,12 +350,15 @@ function countdownCheck(
     record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.const(0)));
   record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
   const seed = () => module.global.get(NAMES.seed, i32);
+  // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
+  const decremented = module.i32.sub(t.get(), module.i32.const(instructions));
+  const tee = t.local !== null;
   return module.block(
     null,
     [
-      module.local.set(t, module.i32.sub(module.local.get(t, i32), module.i32.const(instructions))),
+      ...(tee ? [] : [t.set(decremented)]),
       module.if(
-        module.i32.lt_s(module.local.get(t, i32), module.i32.const(0)),
+        module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
         module.block(null, [
           module.local.set(cur, module.global.get(NAMES.cursor, i32)),
           module.if(
@@ -330,10 +374,9 @@ function countdownCheck(
             module.i32.add(module.i32.mul(seed(), module.i32.const(1664525)), module.i32.const(1013904223)),
           ),
           // Next sample after period/2 + [0, period) instructions: mean `period`, no aliasing with loop lengths.
-          module.local.set(
-            t,
+          t.set(
             module.i32.add(
-              module.local.get(t, i32),
+              t.get(),
               module.i32.add(
                 module.i32.const(path.period >>> 1),
                 module.i32.rem_u(module.i32.shr_u(seed(), module.i32.const(8)), module.i32.const(path.period)),
@@ -347,17 +390,41 @@ function countdownCheck(
   );
 }
 
+/** Where a function keeps the countdown while it runs; `local` is the local's index, null for the global. */
+interface Countdown {
+  local: number | null;
+  get(): Expr;
+  set(value: Expr): Expr;
+}
+
+/**
+ * A function with loops keeps the countdown in a local (a register, not a global's memory cell):
+ * loaded at entry, stored around every call and at exit, reloaded after a sample. One without
+ * loops runs each check about once per call, and the syncs around its calls and at entry and exit
+ * would cost more than the checks: it counts down the global itself.
+ */
+function countdownOf(module: binaryen.Module, func: number, inLocal: boolean): Countdown {
+  const i32 = binaryen.i32;
+  if (!inLocal)
+    return {
+      local: null,
+      get: () => module.global.get(NAMES.countdown, i32),
+      set: (value) => module.global.set(NAMES.countdown, value),
+    };
+  const local = addVar(func, i32);
+  return { local, get: () => module.local.get(local, i32), set: (value) => module.local.set(local, value) };
+}
+
 /** The callee (and whatever it calls) counts down the global: store the local before, reload after. */
 function syncAroundCall(
   module: binaryen.Module,
   slot: ChildSlot,
   call: Expr,
-  countdown: number,
+  countdown: Countdown,
   tempOf: (type: number) => number,
 ): ChildSlot {
-  const i32 = binaryen.i32;
-  const store = () => module.global.set(NAMES.countdown, module.local.get(countdown, i32));
-  const load = () => module.local.set(countdown, module.global.get(NAMES.countdown, i32));
+  const store = () => module.global.set(NAMES.countdown, countdown.get());
+  const load = () => countdown.set(module.global.get(NAMES.countdown, binaryen.i32));
   const type = binaryen.getExpressionType(call);
   if (type === binaryen.unreachable) return slot;
   // After the operands ran (they may run region checks and calls of their own).
@@ -437,18 +504,19 @@ function finishFunction(
   entryCheck: Expr,
   allocator: ReturnType<typeof allocatorOf>,
   tempOf: (type: number) => number,
-  countdown: number,
+  countdown: Countdown,
+  leaf: boolean,
 ): void {
   const i32 = binaryen.i32;
   const parent = addVar(func, i32);
   const node = addVar(func, i32);
   const resultType = Func.getResults(func);
   const prologue = [
-    ...tree.prologue(parent, node, index, size),
-    module.local.set(countdown, module.global.get(NAMES.countdown, i32)),
+    ...(leaf ? [] : tree.inlinePrologue(parent, node, index, size)),
+    ...(countdown.local === null ? [] : [countdown.set(module.global.get(NAMES.countdown, i32))]),
     entryCheck,
   ];
-  const epilogue: Expr[] = [module.global.set(NAMES.countdown, module.local.get(countdown, i32))];
+  const epilogue: Expr[] = countdown.local === null ? [] : [module.global.set(NAMES.countdown, countdown.get())];
   if (allocator) {
     // Sizes and the old block are read at entry: an allocator may reuse its parameters as locals.
     const param = (k: number | undefined) => (k === undefined ? module.i32.const(0) : module.local.get(k, i32));
@@ -504,21 +572,17 @@ function finishFunction(
     return;
   }
   const exitBlock = module.block(EXIT_LABEL, [body], resultType);
+  // A leaf leaves what a prologue would have: its caller's node current, no call site announced.
+  const leave = leaf ? tree.external() : tree.epilogue(parent);
   if (resultType === binaryen.none) {
-    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue, tree.epilogue(parent)], binaryen.none));
+    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue, leave], binaryen.none));
   } else {
     const result = tempOf(resultType);
     Func.setBody(
       func,
       module.block(
         null,
-        [
-          ...prologue,
-          module.local.set(result, exitBlock),
-          ...epilogue,
-          tree.epilogue(parent),
-          module.local.get(result, resultType),
-        ],
+        [...prologue, module.local.set(result, exitBlock), ...epilogue, leave, module.local.get(result, resultType)],
         resultType,
       ),
     );

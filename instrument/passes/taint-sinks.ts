@@ -154,7 +154,7 @@ export class FunctionSinks {
     }
     return {
       nodeBytes,
-      prologue: this.tree.prologue(this.parent, this.node, functionIndex, nodeBytes),
+      prologue: this.tree.inlinePrologue(this.parent, this.node, functionIndex, nodeBytes),
       epilogue: [this.tree.epilogue(this.parent)],
     };
   }

@@ -31,6 +31,7 @@ import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
+import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
 import { versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
@@ -237,6 +238,10 @@ export function applyTaint(
     );
   }
   if (m.sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
+  if (!options.noOptimize) {
+    const written = new Set([...out.argGlobals, CTL_GLOBAL, TREE_NAMES.site]);
+    dropDeadCallLabels(module, analysis.functions, written, TREE_NAMES.site);
+  }
   return out;
 }
 

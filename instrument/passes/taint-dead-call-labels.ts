@@ -1,0 +1,105 @@
+// Label writes a direct call does not need (issue 27). Before a call between defined functions
+// the taint pass writes every argument's label, the caller's control label and the call site into
+// globals (taint-calls.ts); a callee whose instrumented code never reads one of them leaves that
+// write dead: an accessor that uses its pointer argument only as an address never reads that
+// argument's label, a function without stores, calls or branches never reads the control label, a
+// function that keeps no context node and calls nothing never reads the call site. Once every
+// function is instrumented and optimised, such a `global.set` right before a direct call to such a
+// callee (earlier statements of the same block, only label writes between) is removed.
+//
+// Only callees that direct calls alone reach qualify, and only in modules whose imports cannot
+// call back into an export (WASI and taintlens' own), so no function entry reads a global an
+// elided write would have set: every caller of a callee that reads the global still writes it.
+import binaryen from 'binaryen';
+import {
+  Binary,
+  Block,
+  Call,
+  Drop,
+  Func,
+  GlobalGet,
+  GlobalSet,
+  Id,
+  LocalSet,
+  idOf,
+  walkPostOrder,
+  type Expr,
+} from '../ir.js';
+import { reachableIndirectly } from '../direct-leaves.js';
+import type { FunctionAnalysis } from '../sites.js';
+
+/** Import modules whose functions never call into the program. */
+const NO_CALLBACK_MODULES = new Set(['wasi_snapshot_preview1', 'wasi_unstable', 'taintlens', 'taintlens_mp']);
+
+/**
+ * Removes the dead label writes before direct calls; `globals` are the names written
+ * before a call (argument labels, control label, call site), `site` the call site's global.
+ */
+export function dropDeadCallLabels(
+  module: binaryen.Module,
+  functions: FunctionAnalysis[],
+  globals: ReadonlySet<string>,
+  site: string,
+): void {
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    if (info.module && !NO_CALLBACK_MODULES.has(info.module)) return;
+  }
+  const indirect = reachableIndirectly(module, functions);
+  const reads = new Map<string, Set<string>>();
+  for (const fn of functions) {
+    const name = Func.getName(fn.func);
+    const body = Func.getBody(fn.func);
+    if (!body || indirect.has(name)) continue;
+    const read = new Set<string>();
+    walkPostOrder(body, (expr) => {
+      const id = idOf(expr);
+      if (id === Id.GlobalGet) read.add(GlobalGet.getName(expr));
+      // A callee without a node of its own passes the call site on to what it calls.
+      if (id === Id.Call || id === Id.CallIndirect) read.add(site);
+    });
+    reads.set(name, read);
+  }
+  for (const fn of functions) {
+    const body = Func.getBody(fn.func);
+    if (!body) continue;
+    let dropped = false;
+    walkPostOrder(body, (expr) => {
+      if (idOf(expr) !== Id.Block) return;
+      const count = Block.getNumChildren(expr);
+      for (let k = 0; k < count; k++) {
+        const target = directTarget(Block.getChildAt(expr, k));
+        const read = target === null ? undefined : reads.get(target);
+        if (read === undefined) continue;
+        for (let j = k - 1; j >= 0; j--) {
+          const before = Block.getChildAt(expr, j);
+          if (idOf(before) !== Id.GlobalSet || !globals.has(GlobalSet.getName(before))) break;
+          if (!isPure(GlobalSet.getValue(before))) break;
+          if (read.has(GlobalSet.getName(before))) continue;
+          Block.setChildAt(expr, j, module.nop());
+          dropped = true;
+        }
+      }
+    });
+    if (dropped) module.runPassesOnFunction(fn.func, ['vacuum']);
+  }
+}
+
+/** The target of a direct call statement (`call`, `local.set`/`drop` of one), else null. */
+function directTarget(stmt: Expr): string | null {
+  const id = idOf(stmt);
+  const call = id === Id.LocalSet ? LocalSet.getValue(stmt) : id === Id.Drop ? Drop.getValue(stmt) : stmt;
+  if (idOf(call) !== Id.Call || Call.isReturn(call)) return null;
+  return Call.getTarget(call);
+}
+
+/** Locals, constants and their `or`s: a value whose computation can be dropped. */
+function isPure(value: Expr): boolean {
+  let pure = true;
+  walkPostOrder(value, (expr) => {
+    const id = idOf(expr);
+    if (id === Id.LocalGet || id === Id.Const) return;
+    if (id !== Id.Binary || Binary.getOp(expr) !== binaryen.OrInt32) pure = false;
+  });
+  return pure;
+}
