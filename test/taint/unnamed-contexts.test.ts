@@ -5,26 +5,12 @@
 // entered from the stale site, writing into the smaller node of the indirect call's thunk
 // ("corrupt context tree" when the tree was read back).
 import { test, expect } from 'vitest';
-import createWabt from 'wabt';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
-
-const wabt = await createWabt();
-
-/** WebAssembly text to binary without a name section: functions are known only by number. */
-function unnamedWat(text: string): Uint8Array {
-  const parsed = wabt.parseWat('unnamed.wat', text);
-  try {
-    parsed.resolveNames();
-    parsed.validate();
-    return new Uint8Array(parsed.toBinary({ write_debug_names: false }).buffer);
-  } finally {
-    parsed.destroy();
-  }
-}
+import { wat } from '../helpers/wat.js';
 
 /** Counts to its argument (a node of its own: it has a loop). */
-const COUNT = (name: string) => `(func ${name} (param $bound i32) (result i32) (local $i i32)
+const COUNT = `(func $count (param $bound i32) (result i32) (local $i i32)
       (block $exit (loop $l
         (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
@@ -33,10 +19,11 @@ const COUNT = (name: string) => `(func ${name} (param $bound i32) (result i32) (
 
 test('a loop-free function that calls functions with loops keeps its node in a module without names', async () => {
   // run → (call_indirect) thunk → $caller (no loop) → $three_calls (a loop, three calls of a leaf) then $count.
-  const bytes = unnamedWat(`(module (memory (export "memory") 1)
+  const bytes = wat(
+    `(module (memory (export "memory") 1)
     (type $t (func (param i32) (result i32)))
     (table 1 funcref) (elem (i32.const 0) $caller)
-    ${COUNT('$count')}
+    ${COUNT}
     (func $leaf (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
     (func $three_calls (param $n i32) (result i32) (local $i i32) (local $s i32)
       (block $exit (loop $l
@@ -50,7 +37,9 @@ test('a loop-free function that calls functions with loops keeps its node in a m
     (func $caller (param $n i32) (result i32)
       (i32.add (call $three_calls (local.get $n)) (call $count (local.get $n))))
     (func $thunk (param $n i32) (result i32) (call_indirect (type $t) (local.get $n) (i32.const 0)))
-    (func (export "run") (param $n i32) (result i32) (call $thunk (local.get $n))))`);
+    (func (export "run") (param $n i32) (result i32) (call $thunk (local.get $n))))`,
+    { names: false },
+  );
   const plain = await runModule({ file: 'unnamed.wasm', bytes, invoke: 'run', args: ['4'] });
   const { report, outcome } = await analyzeTaint({
     file: 'unnamed.wasm',
@@ -66,7 +55,11 @@ test('a loop-free function that calls functions with loops keeps its node in a m
   for (const loop of paths) {
     expect(loop.iterations).toBe(4);
     expect(loop.paths).toHaveLength(1);
-    expect(loop.paths[0]!.slice(0, 3)).toEqual(['run', expect.stringMatching(/^func\d+$/), expect.stringMatching(/^func\d+$/)]);
+    expect(loop.paths[0]!.slice(0, 3)).toEqual([
+      'run',
+      expect.stringMatching(/^func\d+$/),
+      expect.stringMatching(/^func\d+$/),
+    ]);
     expect(loop.paths[0]).toHaveLength(4);
   }
   for (const loop of report.loops) expect(loop.params).toEqual(['n']);
