@@ -18,10 +18,11 @@ function randomFacts(seed: number): FunctionFacts {
   const regions: FunctionFacts['regions'] = [];
   const open: number[] = [];
   for (let r = 0; r < regionCount; r++) {
-    if (next() < 0.15) {
+    const step = next();
+    if (step < 0.15) {
       loopParents.push(open.at(-1) ?? -1);
       open.push(loopParents.length - 1);
-    } else if (open.length > 0 && next() < 0.15) open.pop();
+    } else if (open.length > 0 && step < 0.3) open.pop();
     regions.push({ id: r, loop: open.at(-1) ?? -1, instructions: 1 });
   }
   const locals = 2 + pick(6);
