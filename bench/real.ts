@@ -213,6 +213,8 @@ function modes(timeoutS: number): ModeSpec[] {
     runMs: timing,
     stdout: stdoutOf,
   });
+  // argvK counts as C does: argv1 is the first word after --.
+  const varied = (p: Program) => `n=argv${p.argv.indexOf('{n}') + 1}`;
   const measure = (mode: 'full' | 'selective'): ModeSpec => ({
     mode: `measure ${mode}`,
     instrument: 'measure',
@@ -222,8 +224,8 @@ function modes(timeoutS: number): ModeSpec[] {
       '--mode',
       mode,
       '--vary',
-      `n=argv${p.argv.indexOf('{n}')}:${p.values[0]}`,
-      ...(mode === 'selective' ? ['--param', `n=argv${p.argv.indexOf('{n}')}`] : []),
+      `${varied(p)}:${p.values[0]}`,
+      ...(mode === 'selective' ? ['--param', varied(p)] : []),
       '--repeat',
       '1',
       ...limit,
