@@ -213,6 +213,8 @@ function modes(timeoutS: number): ModeSpec[] {
     runMs: timing,
     stdout: stdoutOf,
   });
+  // Measurements and analyses go to a fresh folder: an existing measurements file would be resumed (no run).
+  const outputDir = () => mkdtempSync(join(tmpdir(), 'taintlens-real-output-'));
   // argvK counts as C does: argv1 is the first word after --.
   const varied = (p: Program) => `n=argv${p.argv.indexOf('{n}') + 1}`;
   const measure = (mode: 'full' | 'selective'): ModeSpec => ({
@@ -230,7 +232,7 @@ function modes(timeoutS: number): ModeSpec[] {
       '1',
       ...limit,
       '-o',
-      join(work, '..', `${p.name}-${mode}.jsonl`),
+      join(outputDir(), `${p.name}-${mode}.jsonl`),
       ...hostArgs(p, work),
       '--json',
       '--',
@@ -250,7 +252,8 @@ function modes(timeoutS: number): ModeSpec[] {
       mode: 'analyze',
       instrument: null,
       command: (p, work) => {
-        const config = join(work, '..', `${p.name}-analysis.json`);
+        const output = outputDir();
+        const config = join(output, `${p.name}-analysis.json`);
         writeFileSync(
           config,
           JSON.stringify({
@@ -269,7 +272,7 @@ function modes(timeoutS: number): ModeSpec[] {
           '--config',
           config,
           '--out',
-          join(work, '..', `${p.name}-analysis`),
+          join(output, `${p.name}-analysis`),
           ...hostArgs(p, work),
           '--json',
         ];
