@@ -213,6 +213,10 @@ function modes(timeoutS: number): ModeSpec[] {
     runMs: timing,
     stdout: stdoutOf,
   });
+  // Measurements and analyses go to a fresh folder: an existing measurements file would be resumed (no run).
+  const outputDir = () => mkdtempSync(join(tmpdir(), 'taintlens-real-output-'));
+  // argvK counts as C does: argv1 is the first word after --.
+  const varied = (p: Program) => `n=argv${p.argv.indexOf('{n}') + 1}`;
   const measure = (mode: 'full' | 'selective'): ModeSpec => ({
     mode: `measure ${mode}`,
     instrument: 'measure',
@@ -222,13 +226,13 @@ function modes(timeoutS: number): ModeSpec[] {
       '--mode',
       mode,
       '--vary',
-      `n=argv${p.argv.indexOf('{n}')}:${p.values[0]}`,
-      ...(mode === 'selective' ? ['--param', `n=argv${p.argv.indexOf('{n}')}`] : []),
+      `${varied(p)}:${p.values[0]}`,
+      ...(mode === 'selective' ? ['--param', varied(p)] : []),
       '--repeat',
       '1',
       ...limit,
       '-o',
-      join(work, '..', `${p.name}-${mode}.jsonl`),
+      join(outputDir(), `${p.name}-${mode}.jsonl`),
       ...hostArgs(p, work),
       '--json',
       '--',
@@ -248,7 +252,8 @@ function modes(timeoutS: number): ModeSpec[] {
       mode: 'analyze',
       instrument: null,
       command: (p, work) => {
-        const config = join(work, '..', `${p.name}-analysis.json`);
+        const output = outputDir();
+        const config = join(output, `${p.name}-analysis.json`);
         writeFileSync(
           config,
           JSON.stringify({
@@ -267,7 +272,7 @@ function modes(timeoutS: number): ModeSpec[] {
           '--config',
           config,
           '--out',
-          join(work, '..', `${p.name}-analysis`),
+          join(output, `${p.name}-analysis`),
           ...hostArgs(p, work),
           '--json',
         ];

@@ -7,6 +7,8 @@
 // addresses of) and the blame analysis at analysis time, so they sit in instrument/, the lower layer.
 import type { AddressAst, FlowFact, FlowTarget, FunctionFacts } from './flow-facts.js';
 import { localSource } from './flow-facts.js';
+import { FlowGraph } from './flow-graph.js';
+import { RecordedStoreFinder } from './recorded-stores.js';
 
 export type Sink =
   | { kind: 'store'; ptr: AddressAst; offset: number; bytes: number }
@@ -26,33 +28,26 @@ export class FunctionRelations {
   /** Facts by the source they read. */
   private readonly bySource = new Map<string, FlowFact[]>();
   private readonly closures = new Map<string, Terminal[]>();
-  /** Per local: positions (fact indices) of definitions that do not read the local itself. */
-  private readonly freshDefs = new Map<number, number[]>();
-  private readonly position = new Map<FlowFact, number>();
   private readonly callResults = new Set<string>();
-  /** Facts by the region they belong to, in order. */
-  private readonly byRegion = new Map<number, FlowFact[]>();
+  /** Fact positions by the region they belong to, in order. */
+  private readonly byRegion = new Map<number, number[]>();
+  private readonly graph: FlowGraph;
+  private readonly finders = new Map<number, RecordedStoreFinder>();
+  private readonly seen = new Set<number>();
 
   constructor(readonly facts: FunctionFacts) {
     facts.facts.forEach((fact, i) => {
-      this.position.set(fact, i);
       let inRegion = this.byRegion.get(fact.region);
       if (!inRegion) this.byRegion.set(fact.region, (inRegion = []));
-      inRegion.push(fact);
-      if (fact.target.kind === 'local' && !fact.sources.includes(localSource(fact.target.local))) {
-        let list = this.freshDefs.get(fact.target.local);
-        if (!list) this.freshDefs.set(fact.target.local, (list = []));
-        list.push(i);
-      }
-      for (const source of fact.sources) if (source.startsWith('c')) this.callResults.add(source);
-    });
-    for (const fact of facts.facts) {
+      inRegion.push(i);
       for (const source of fact.sources) {
+        if (source.startsWith('c')) this.callResults.add(source);
         let list = this.bySource.get(source);
         if (!list) this.bySource.set(source, (list = []));
         list.push(fact);
       }
-    }
+    });
+    this.graph = new FlowGraph(facts, this.callResults);
   }
 
   /**
@@ -69,76 +64,30 @@ export class FunctionRelations {
     const key = `${start}:${from}`;
     const cached = this.closures.get(key);
     if (cached) return cached;
-    const seen = new Set<string>([key]);
-    const out = new Map<string, Terminal>();
-    const queue: Array<[string, number, number]> = [[start, from, -1]];
-    while (queue.length > 0) {
-      const [source, region, at] = queue.pop()!;
-      const l = source.startsWith('l') ? Number(source.slice(1)) : -1;
-      for (const fact of this.bySource.get(source) ?? []) {
-        if (!this.mayFollow(region, fact.region)) continue;
-        if (l >= 0 && this.killedBetween(l, region, at, fact)) continue;
-        const t = fact.target;
-        const position = this.position.get(fact)!;
-        if (t.kind === 'local') {
-          const next = `${t.local}:${fact.region}`;
-          if (!seen.has(next)) {
-            seen.add(next);
-            queue.push([localSource(t.local), fact.region, position]);
-          }
-        } else if (t.kind === 'arg' && this.callResults.has(`c${t.call}`)) {
-          // Without the callee's own relations here, a value passed in is assumed to come back in
-          // its result (the paper's heuristic for calls without a transfer function).
-          const next = `c${t.call}:${fact.region}`;
-          if (!seen.has(next)) {
-            seen.add(next);
-            queue.push([`c${t.call}`, fact.region, position]);
-          }
-        } else if (t.kind !== 'cond') out.set(this.targetKey(position), t);
-      }
-    }
-    const result = [...out.values()];
+    const result = this.walk(this.graph.node(start, from));
     this.closures.set(key, result);
     return result;
   }
 
-  /**
-   * A forward flow (no loop shared) is cut by a fresh definition of the local between the two
-   * regions that the use's region cannot bypass: at the outer level, or in a loop enclosing the use.
-   */
-  private killedBetween(local: number, from: number, fromPosition: number, use: FlowFact): boolean {
-    if (use.region <= from || this.shareLoop(from, use.region)) return false;
-    const usePosition = this.position.get(use)!;
-    for (const position of this.freshDefs.get(local) ?? []) {
-      const def = this.facts.facts[position]!;
-      if (def.region < from || def.region > use.region || (def.region === from && position < fromPosition)) continue;
-      if (def.region === use.region && position > usePosition) continue;
-      if (def.region === from) continue;
-      const loop = this.facts.regions[def.region]?.loop ?? -1;
-      if (loop === -1 || this.insideLoop(this.facts.regions[use.region]?.loop ?? -1, loop)) return true;
+  /** The terminals reached from a node, in the order of a depth-first walk that marks nodes when it first sees them. */
+  private walk(start: number): Terminal[] {
+    const seen = this.seen;
+    seen.clear();
+    const out = new Map<string, Terminal>();
+    const stack = [start];
+    seen.add(start);
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      for (const child of this.graph.children(node)) {
+        if (!seen.has(child)) {
+          seen.add(child);
+          stack.push(child);
+        }
+      }
+      for (const position of this.graph.terminals(node))
+        out.set(this.targetKey(position), this.facts.facts[position]!.target as Terminal);
     }
-    return false;
-  }
-
-  /** Whether some loop encloses both regions: loops nest as a forest, so whether their outermost loops are one. */
-  private shareLoop(a: number, b: number): boolean {
-    const la = this.facts.regions[a]?.loop ?? -1;
-    const lb = this.facts.regions[b]?.loop ?? -1;
-    return la >= 0 && lb >= 0 && this.outermostLoop(la) === this.outermostLoop(lb);
-  }
-
-  /** Per loop: its outermost enclosing loop plus one (0: not computed yet). */
-  private outermost: Int32Array = new Int32Array(0);
-
-  private outermostLoop(loop: number): number {
-    if (this.outermost.length === 0) this.outermost = new Int32Array(this.facts.loopParents.length + 1);
-    let top = (this.outermost[loop] ?? 0) - 1;
-    if (top < 0) {
-      top = loop;
-      for (let l = loop; l >= 0; l = this.facts.loopParents[l] ?? -1) top = l;
-      if (loop < this.outermost.length) this.outermost[loop] = top + 1;
-    }
-    return top;
+    return [...out.values()];
   }
 
   private readonly targetKeys: Array<string | undefined> = [];
@@ -152,7 +101,7 @@ export class FunctionRelations {
 
   /** Whether code of region `later` can run after code of region `earlier` (walk order, or a shared loop). */
   mayFollow(earlier: number, later: number): boolean {
-    return later >= earlier || this.shareLoop(earlier, later);
+    return this.graph.mayFollow(earlier, later);
   }
 
   private readonly blames = new Map<number, RegionBlame>();
@@ -182,16 +131,9 @@ export class FunctionRelations {
   recordedStores(index: number, max: number): Array<{ ptr: AddressAst; offset: number }> {
     const cached = this.blames.get(index);
     if (cached) return recordedStores(cached, max);
-    const explicit = this.explicitSinks(index);
-    const sinks = explicit.length > 0 ? explicit : this.implicitSinks(index);
-    const out = new Map<string, { ptr: AddressAst; offset: number }>();
-    for (const [, sink] of sinks) {
-      if (out.size >= max) break;
-      if (sink.kind !== 'store' || sink.ptr === null) continue;
-      const key = JSON.stringify([sink.ptr, sink.offset]);
-      if (!out.has(key)) out.set(key, { ptr: sink.ptr, offset: sink.offset });
-    }
-    return [...out.values()];
+    let finder = this.finders.get(max);
+    if (!finder) this.finders.set(max, (finder = new RecordedStoreFinder(this.graph, this.facts, this.byRegion, max)));
+    return finder.recorded(index);
   }
 
   /**
@@ -267,8 +209,8 @@ export class FunctionRelations {
     const cached = this.explicit.get(index);
     if (cached) return cached;
     const out = new Map<string, Sink>();
-    for (const fact of this.byRegion.get(index) ?? []) {
-      const t = fact.target;
+    for (const position of this.byRegion.get(index) ?? []) {
+      const t = this.facts.facts[position]!.target;
       if (t.kind === 'cond') continue;
       const terminals =
         t.kind === 'local'

@@ -9,7 +9,7 @@
 // or call (directly or through a table) functions that keep a node, keep one: a leaf helper
 // without loops costs nothing, and its callers' paths stay exact.
 import binaryen from 'binaryen';
-import { Block, Call, Id, addVar, i64Const, idOf, type Expr } from '../ir.js';
+import { Block, Call, Func, Id, addVar, i64Const, idOf, type Expr } from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree } from '../context-tree.js';
 import { NODE_HEADER, TAINT_LOOP_RECORD, align8, type ContextTreeLayout } from '../layouts.js';
@@ -46,23 +46,29 @@ export interface TaintContextLayout extends ContextTreeLayout {
   callSlots: number;
 }
 
-/** Functions that keep a context node: they have loops, make indirect calls, or call one that does. */
+/**
+ * Functions that keep a context node, by Binaryen name: they have loops, make indirect calls, or
+ * call one that does. A call names its target by Binaryen name; the site table's name differs for
+ * a module without a name section (`func12` for Binaryen's `12`), so that name is only for `skipped`.
+ */
 export function functionsWithNodes(analysis: ModuleAnalysis, skipped: (name: string) => boolean): Set<string> {
   const withNodes = new Set<string>();
-  const byName = new Map(analysis.functions.map((f) => [f.site.name, f]));
-  for (const f of analysis.functions) {
-    if (!skipped(f.site.name) && (f.loopExprs.length > 0 || f.callExprs.some((e) => idOf(e) === Id.CallIndirect)))
-      withNodes.add(f.site.name);
+  const candidates = analysis.functions.filter((f) => !skipped(f.site.name));
+  const defined = new Set(analysis.functions.map((f) => Func.getName(f.func)));
+  for (const f of candidates) {
+    if (f.loopExprs.length > 0 || f.callExprs.some((e) => idOf(e) === Id.CallIndirect))
+      withNodes.add(Func.getName(f.func));
   }
   for (let changed = true; changed;) {
     changed = false;
-    for (const f of analysis.functions) {
-      if (withNodes.has(f.site.name) || skipped(f.site.name)) continue;
+    for (const f of candidates) {
+      const name = Func.getName(f.func);
+      if (withNodes.has(name)) continue;
       const callsNode = f.callExprs.some(
-        (e) => idOf(e) === Id.Call && withNodes.has(Call.getTarget(e)) && byName.has(Call.getTarget(e)),
+        (e) => idOf(e) === Id.Call && withNodes.has(Call.getTarget(e)) && defined.has(Call.getTarget(e)),
       );
       if (callsNode) {
-        withNodes.add(f.site.name);
+        withNodes.add(name);
         changed = true;
       }
     }

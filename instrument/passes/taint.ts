@@ -228,7 +228,7 @@ export function applyTaint(
     // Locals that exist before flattening are the program's own; flatten only appends temporaries.
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
-    const sinks = new FunctionSinks(module, fn.func, tree, withNodes.has(fn.site.name), fn.callExprs.length);
+    const sinks = new FunctionSinks(module, fn.func, tree, withNodes.has(Func.getName(fn.func)), fn.callExprs.length);
     contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(
       m,
       fn,

@@ -1,9 +1,10 @@
-// Compiles WebAssembly text to binary for test fixtures (wabt's parser, with the name section kept).
+// Compiles WebAssembly text to binary for test fixtures (wabt's parser; the name section is kept unless asked otherwise).
 import createWabt from 'wabt';
 
 const wabt = await createWabt();
 
-export function wat(text: string): Uint8Array {
+/** `names: false` leaves the name section out (functions known only by number, as in a stripped build). */
+export function wat(text: string, options: { names?: boolean } = {}): Uint8Array {
   const parsed = wabt.parseWat('fixture.wat', text, {
     multi_value: true,
     bulk_memory: true,
@@ -16,7 +17,7 @@ export function wat(text: string): Uint8Array {
   try {
     parsed.resolveNames();
     parsed.validate();
-    return new Uint8Array(parsed.toBinary({ write_debug_names: true }).buffer);
+    return new Uint8Array(parsed.toBinary({ write_debug_names: options.names !== false }).buffer);
   } finally {
     parsed.destroy();
   }
