@@ -24,3 +24,11 @@ export const FLOAT_TO_INT_DIAMOND = `
           (local.set $r (i32.const -2147483648))
           (br $done))
         (local.set $r (i32.trunc_f64_s (local.get $x))))`;
+
+/** `$count`: counts to its argument, so its loop's exit condition carries the argument's labels. */
+export const COUNT = `(func $count (param $bound i32) (result i32) (local $i i32)
+      (block $exit (loop $l
+        (br_if $exit (i32.ge_s (local.get $i) (local.get $bound)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+      (local.get $i))`;

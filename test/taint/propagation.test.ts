@@ -4,10 +4,10 @@ import { test, expect } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
+import { taintWat } from '../helpers/taint.js';
 import { cli } from '../helpers/cli.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { validateLibrary } from '../../src/taint/library.js';
-import { runModule } from '../../src/runtime/run.js';
 import { formatPoly } from '../../src/taint/report.js';
 import type { ShadowGranularity } from '../../instrument/passes/shadow-placement.js';
 import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
@@ -24,20 +24,11 @@ async function analyze(
   granularity?: ShadowGranularity,
   implicitFlow?: ImplicitFlow,
 ) {
-  const bytes = wat(text);
-  const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
-  const result = await analyzeTaint({
-    file: 'fixture.wasm',
-    bytes,
-    invoke,
-    args,
-    params: params.map(parseParamSpec),
+  return taintWat(text, invoke, args, params, {
     library: library ? validateLibrary(library, 'lib.json') : undefined,
     implicitFlow,
     granularity,
   });
-  expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
-  return result.report;
 }
 
 const loopOver = (bound: string, label = 'l') => `

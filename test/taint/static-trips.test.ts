@@ -2,8 +2,7 @@
 // and the candidate callees of indirect calls (dependency expressions through call_indirect).
 import { describe, test, expect } from 'vitest';
 import { wat } from '../helpers/wat.js';
-import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
-import { runModule } from '../../src/runtime/run.js';
+import { taintWat } from '../helpers/taint.js';
 import { siteTableOf } from '../../instrument/pipeline.js';
 import type { TaintReport } from '../../src/taint/report.js';
 import type { ImplicitFlow } from '../../instrument/passes/taint-semantics.js';
@@ -17,18 +16,7 @@ async function analyze(
   params: string[],
   implicitFlow?: ImplicitFlow,
 ): Promise<TaintReport> {
-  const bytes = wat(text);
-  const plain = await runModule({ file: 'fixture.wasm', bytes, invoke, args });
-  const result = await analyzeTaint({
-    file: 'fixture.wasm',
-    bytes,
-    invoke,
-    args,
-    params: params.map(parseParamSpec),
-    implicitFlow,
-  });
-  expect(result.outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
-  return result.report;
+  return taintWat(text, invoke, args, params, { implicitFlow });
 }
 
 /** staticTrips of every loop of a one-function fixture, in order. */
