@@ -62,19 +62,31 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
     const report = JSON.parse(stdout) as {
       stdout: string;
       coverage: Record<string, { loops: string[] }>;
-      loops: Array<{ id: string; params: string[] }>;
+      loops: Array<{ id: string; params: string[]; contexts: Array<{ params: string[] }> }>;
     };
     expect(report.stdout).toBe(reference);
     const { fin, fout } = report.coverage;
     expect(fin!.loops.length).toBeGreaterThan(0);
     expect(fout!.loops.length).toBeGreaterThan(0);
-    // Parsing "-i 12" loops over fin's digits alone; the search over divider settings depends on both.
-    expect(report.loops.some((l) => l.params.join() === 'fin')).toBe(true);
+    // Parsing "-i 12" loops over fin's digits alone (in that call's context: the same loop parses
+    // fout's "-o 48" in another); the search over divider settings depends on both.
+    expect(report.loops.some((l) => l.contexts.some((c) => c.params.join() === 'fin'))).toBe(true);
     expect(report.loops.some((l) => l.params.join() === 'fin,fout')).toBe(true);
   });
 
   test('taint --top N keeps the N rows of each table that matter most', async () => {
-    const top = await cli(['taint', icepll, '--param', 'fin=argv2', '--param', 'fout=argv4', '--top', '3', ...pllArgv]);
+    const top = await cli([
+      'taint',
+      icepll,
+      '--param',
+      'fin=argv2',
+      '--param',
+      'fout=argv4',
+      '--top',
+      '3',
+      '--wide', // one line per row
+      ...pllArgv,
+    ]);
     expect(top.code).toBe(0);
     const section = (text: string, title: string) => {
       const lines = text.split('\n');
