@@ -5,7 +5,8 @@
 // `npm run test:system` (TAINTLENS_TEST_SET=system): the tests that run the whole system end to end
 // — every README example as printed, real third-party programs under every mode, a SLURM cluster,
 // the fuzz corpus and its regressions, composed modes on a real WASI program, MPI proxy
-// applications, LULESH against Perf-Taint — which took 400 of the suite's 645 test-seconds.
+// applications, LULESH against Perf-Taint, Perf-Taint's unit programs, the LULESH-shaped region
+// programs — which took 400 of the suite's 645 test-seconds (before the last two moved).
 // CI runs both (.ci/run).
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -19,6 +20,8 @@ export const SYSTEM_TESTS = [
   'test/spmd/proxy-apps.test.ts',
   'test/taint/static-trips-fuzz.test.ts',
   'test/taint/lulesh-perftaint.test.ts',
+  'test/taint/regions.test.ts',
+  'test/taint/perf-taint-units.test.ts',
 ];
 
 const system = process.env.TAINTLENS_TEST_SET === 'system';
