@@ -1,6 +1,6 @@
 // Taint precision (issue 24, causes 5, 7 and 10) on a command, no marking in the source: argv words
 // read with atoi/atof. Built at -O0 (locals and counters in the stack frame) and -O2 (counters in
-// registers), see native/build.sh; native/src/taint_proven.cpp is the same in C++.
+// registers), see native/build.sh; native/src/taint_proven.cpp compiles it as C++.
 //   - cause 5: loops whose trip count is a compile-time constant are proven so before the run, with
 //     counters in memory as well as in registers, and a function made only of them is pruned;
 //   - cause 7: one loop over a product of a parameter with itself (a flattened n*n*n grid) depends
