@@ -111,6 +111,7 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
   }
   const ordinary = [...branches.values()].filter((b) => b.exits.length === 0);
   const carriedCache = new Map<number, number[]>();
+  const nestCountersCache = new Map<number, number[]>();
   const plan: ControlPlan = {
     cfg,
     branches,
@@ -135,10 +136,14 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
       return list;
     },
     nestCounters: (k) => {
-      const loop = cfg.loops[k]!;
-      if (!cfg.loops.some((l) => l.parent === k && l.nodes.size > 0)) return [];
-      const carried = new Set(plan.carried(k));
-      return loopCounters(loop.expr, ownLocals).filter((x) => carried.has(x));
+      let list = nestCountersCache.get(k);
+      if (!list) {
+        const holdsLoop = cfg.loops.some((l) => l.parent === k && l.nodes.size > 0);
+        const carried = new Set(plan.carried(k));
+        list = holdsLoop ? loopCounters(cfg.loops[k]!.expr, ownLocals).filter((x) => carried.has(x)) : [];
+        nestCountersCache.set(k, list);
+      }
+      return list;
     },
   };
   return plan;

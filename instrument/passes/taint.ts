@@ -204,14 +204,15 @@ export function applyTaint(
   }
   const globals = addLabelGlobals(module, out);
   shadow.addHelpers(module);
+  const implicitFlow = options.implicitFlow ?? DEFAULT_IMPLICIT_FLOW;
   const m: ModuleTaint = {
     module,
     layout: out,
     shadowMemory: shadow,
     programBase: layout.programBase,
     options,
-    branchFlow: (options.implicitFlow ?? DEFAULT_IMPLICIT_FLOW) === 'on',
-    loopFlow: (options.implicitFlow ?? DEFAULT_IMPLICIT_FLOW) !== 'off',
+    branchFlow: implicitFlow === 'on',
+    loopFlow: implicitFlow !== 'off',
     joinPointers: (options.pointerLabels ?? DEFAULT_POINTER_LABELS) === 'join',
     nameBits,
     ...globals,
