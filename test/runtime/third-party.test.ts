@@ -12,6 +12,8 @@ const gen = 'node_modules/@yowasp/nextpnr-ice40/gen';
 const icepll = join(gen, 'icepll.core.wasm');
 const icepack = join(gen, 'icepack.core.wasm');
 const pllArgv = ['--', '-i', '12', '-o', '48'];
+/** icepll's input frequency (`-i 12`) and output frequency (`-o 48`) as taint parameters. */
+const pllMarks = ['--param', 'fin=argv2', '--param', 'fout=argv4'];
 
 let scratch: string;
 beforeAll(() => {
@@ -48,16 +50,7 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
   );
 
   test('taint with argv parameters finishes, prints what the uninstrumented run prints and names the loops each drives', async () => {
-    const { code, stdout } = await cli([
-      'taint',
-      icepll,
-      '--param',
-      'fin=argv2',
-      '--param',
-      'fout=argv4',
-      '--json',
-      ...pllArgv,
-    ]);
+    const { code, stdout } = await cli(['taint', icepll, ...pllMarks, '--json', ...pllArgv]);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as {
       stdout: string;
@@ -75,18 +68,8 @@ describe('icepll (PLL configuration search, 61 KB)', () => {
   });
 
   test('taint --top N keeps the N rows of each table that matter most', async () => {
-    const top = await cli([
-      'taint',
-      icepll,
-      '--param',
-      'fin=argv2',
-      '--param',
-      'fout=argv4',
-      '--top',
-      '3',
-      '--wide', // one line per row
-      ...pllArgv,
-    ]);
+    // --wide: one line per row.
+    const top = await cli(['taint', icepll, ...pllMarks, '--top', '3', '--wide', ...pllArgv]);
     expect(top.code).toBe(0);
     const section = (text: string, title: string) => {
       const lines = text.split('\n');

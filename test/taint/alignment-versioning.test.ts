@@ -4,8 +4,7 @@
 import { test, expect } from 'vitest';
 import binaryen from 'binaryen';
 import { wat } from '../helpers/wat.js';
-import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
-import { runModule } from '../../src/runtime/run.js';
+import { taintWat } from '../helpers/taint.js';
 import { instrumentModule } from '../../instrument/pipeline.js';
 
 const T = { timeout: 60_000 };
@@ -39,17 +38,7 @@ const strided = `(module (memory (export "memory") 1)
     (local.get $acc)))`;
 
 async function loopParams(base: number, stride: number): Promise<string[][]> {
-  const bytes = wat(strided);
-  const args = ['5', String(base), String(stride)];
-  const plain = await runModule({ file: 'fixture.wasm', bytes, invoke: 'run', args });
-  const { report, outcome } = await analyzeTaint({
-    file: 'fixture.wasm',
-    bytes,
-    invoke: 'run',
-    args,
-    params: [parseParamSpec('n=arg0')],
-  });
-  expect(outcome.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+  const report = await taintWat(strided, 'run', ['5', String(base), String(stride)], ['n=arg0']);
   return report.loops.map((loop) => loop.params);
 }
 
