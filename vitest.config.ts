@@ -7,7 +7,7 @@
 // the fuzz corpus and its regressions, composed modes on a real WASI program, MPI proxy
 // applications, LULESH against Perf-Taint, Perf-Taint's unit programs, the LULESH-shaped region
 // programs — which took 400 of the suite's 645 test-seconds (before the last two moved).
-// CI runs both (.ci/run).
+// TAINTLENS_TEST_SET=all runs both in one run (CI: .ci/run).
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export const SYSTEM_TESTS = [
@@ -24,11 +24,20 @@ export const SYSTEM_TESTS = [
   'test/taint/perf-taint-units.test.ts',
 ];
 
-const system = process.env.TAINTLENS_TEST_SET === 'system';
+const testSet = process.env.TAINTLENS_TEST_SET || undefined;
+if (testSet !== undefined && testSet !== 'system' && testSet !== 'all') {
+  throw new Error(`TAINTLENS_TEST_SET=${testSet}: expected 'system' or 'all'`);
+}
+const files =
+  testSet === 'system'
+    ? { include: SYSTEM_TESTS }
+    : testSet === 'all'
+      ? {}
+      : { exclude: [...configDefaults.exclude, ...SYSTEM_TESTS] };
 
 export default defineConfig({
   test: {
-    ...(system ? { include: SYSTEM_TESTS } : { exclude: [...configDefaults.exclude, ...SYSTEM_TESTS] }),
+    ...files,
     testTimeout: 120_000,
     // vitest's default leaves one of our two cores idle (files ran one after another: 3m24s);
     // two workers: 2m44s on a clean clone, every test within its limit.
