@@ -57,6 +57,7 @@ export interface CallApi extends OperandsApi {
   getTarget(e: Expr): string;
   setTarget(e: Expr, t: string): void;
   isReturn(e: Expr): boolean;
+  setReturn(e: Expr, isReturn: boolean): void;
   appendOperand(e: Expr, o: Expr): number;
 }
 export interface CallIndirectApi extends OperandsApi {
@@ -64,6 +65,7 @@ export interface CallIndirectApi extends OperandsApi {
   setTarget(e: Expr, c: Expr): void;
   getTable(e: Expr): string;
   isReturn(e: Expr): boolean;
+  setReturn(e: Expr, isReturn: boolean): void;
   getParams(e: Expr): Type;
   getResults(e: Expr): Type;
 }
@@ -143,6 +145,9 @@ export interface SelectApi {
   getIfFalse(e: Expr): Expr;
   getCondition(e: Expr): Expr;
 }
+export interface ExpressionApi {
+  setType(e: Expr, type: Type): void;
+}
 export interface FunctionApi {
   getName(f: number): string;
   getParams(f: number): Type;
@@ -187,6 +192,7 @@ interface BinaryenRuntime {
   Select: SelectApi;
   TupleMake: OperandsApi;
   Function: FunctionApi;
+  Expression: ExpressionApi;
   /** binaryen.js has the C call but no wrapper for it. */
   _BinaryenFunctionAddVar(func: number, type: Type): number;
   _BinaryenGetStart(module: number): number;
@@ -203,6 +209,7 @@ export const Call = runtime.Call;
 export const CallIndirect = runtime.CallIndirect;
 export const Drop = runtime.Drop;
 export const Return = runtime.Return;
+export const Expression = runtime.Expression;
 export const LocalGet = runtime.LocalGet;
 export const LocalSet = runtime.LocalSet;
 export const GlobalGet = runtime.GlobalGet;

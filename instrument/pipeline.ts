@@ -15,6 +15,7 @@ import { programExpressions, type InstrumentationLocals } from './program-expres
 import type { InstrumentOptions } from './pass-contract.js';
 import { passRegistry } from './pass-registry.js';
 import { fitEngineLimits, type FittedFunction } from './engine-limits.js';
+import { isTailCall, lowerTailCalls } from './tail-calls.js';
 
 export type { InstrumentOptions, PassContext, PassDescriptor } from './pass-contract.js';
 
@@ -30,6 +31,8 @@ export interface InstrumentedSites extends SiteTable {
   passes: { loops?: LoopProfileLayout; measure?: MeasureLayout; [mode: string]: unknown };
   /** Functions whose locals were merged to stay inside the engine's limit (absent when none). */
   fitted?: FittedFunction[];
+  /** Tail calls run as a call and a return under instrumentation (tail-calls.ts; absent when none). */
+  tailCalls?: number;
 }
 
 export interface InstrumentResult {
@@ -65,7 +68,10 @@ export function instrumentModule(
   const chosen = passRegistry.compose(modes);
   const module = readModule(bytes, file);
   try {
-    const analysis = analyzeModule(module);
+    let analysis = analyzeModule(module);
+    const withTailCalls = analysis.functions.filter((f) => f.callExprs.some(isTailCall)).map((f) => f.func);
+    const tailCalls = withTailCalls.length > 0 ? lowerTailCalls(module, withTailCalls) : 0;
+    if (tailCalls > 0) analysis = analyzeModule(module);
     attachSourceLocations(analysis.table, bytes, file, options.sourceMap, analysis.functions);
     // The program's own accesses and calls, recorded before any pass, for a pass that runs after others.
     const wantsProgram = (index: number) => index > 0 && chosen[index]!.requires.includes('program-expressions');
@@ -109,6 +115,7 @@ export function instrumentModule(
         ...analysis.table,
         passes: results,
         ...(fitted.length > 0 ? { fitted } : {}),
+        ...(tailCalls > 0 ? { tailCalls } : {}),
       },
     };
   } catch (error) {

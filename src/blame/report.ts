@@ -62,12 +62,19 @@ export function sampleTable(profile: SampledProfile, width: number, top: number 
   const lines = [
     `${profile.totalSamples.toLocaleString('en-US')} samples, one per ~${profile.period} instructions (${profile.totalInstructions.toLocaleString('en-US')} executed); exact shares from the loop profiler`,
     renderTable(rows, columns, { width }),
-    `largest difference sampled vs exact: ${profile.maxErrorPoints.toFixed(2)} percentage points`,
+    sampledVsExact(profile),
   ];
   if (rows.length < profile.callpaths.length)
     lines.push(`(${profile.callpaths.length - rows.length} more call paths in --json)`);
   if (profile.droppedSamples > 0) lines.push(droppedSamplesWarning(profile.droppedSamples));
   return lines.join('\n');
+}
+
+/** The comparison line, with the difference that chance alone gives at this many samples. */
+function sampledVsExact(profile: SampledProfile): string {
+  if (profile.maxErrorPoints === null || profile.expectedErrorPoints === null)
+    return `no samples (${profile.totalInstructions.toLocaleString('en-US')} instructions executed, one sample per ~${profile.period}): a smaller --period samples the run`;
+  return `largest difference sampled vs exact: ${profile.maxErrorPoints.toFixed(2)} percentage points (chance alone: up to ±${profile.expectedErrorPoints.toFixed(2)} at 95% with ${profile.totalSamples.toLocaleString('en-US')} samples)`;
 }
 
 /** The loud line for samples the buffer could not keep even after growing (their call paths are missing). */

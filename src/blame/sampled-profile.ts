@@ -22,8 +22,13 @@ export interface SampledProfile {
   totalSamples: number;
   droppedSamples: number;
   totalInstructions: number;
-  /** Largest |sampled - exact| over the call paths, in percentage points. */
-  maxErrorPoints: number;
+  /** Largest |sampled - exact| over the call paths, in percentage points; null without samples. */
+  maxErrorPoints: number | null;
+  /**
+   * The sampling error to expect for that path's share at 95% (1.96 standard errors of a share
+   * estimated from totalSamples samples), in percentage points; null without samples.
+   */
+  expectedErrorPoints: number | null;
   callpaths: SampledCallpath[];
   /** The sampled run's time (ms, instrumented). */
   timing: { ms: number };
@@ -42,6 +47,14 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
   const exactShare = new Map(exact.callpaths.map((c) => [c.callpath, c.instructions]));
   const paths = new Set([...counts.keys(), ...[...exactShare].filter(([, n]) => n > 0).map(([p]) => p)]);
   const round = (n: number) => Math.round(n * 100) / 100;
+  const worst = (callpaths: SampledCallpath[]) =>
+    callpaths.reduce<SampledCallpath | null>(
+      (most, c) =>
+        most === null || Math.abs(c.sampledPercent - c.exactPercent) > Math.abs(most.sampledPercent - most.exactPercent)
+          ? c
+          : most,
+      null,
+    );
   const callpaths = [...paths]
     .map((callpath) => ({
       callpath,
@@ -52,6 +65,8 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
         : 0,
     }))
     .sort((a, b) => b.exactPercent - a.exactPercent || b.samples - a.samples);
+  const largest = total > 0 ? worst(callpaths) : null;
+  const share = (largest?.exactPercent ?? 0) / 100;
   return {
     schema: 'taintlens/sample@1',
     module: file,
@@ -61,7 +76,8 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
     totalSamples: total,
     droppedSamples: sampled.dropped,
     totalInstructions: exact.totalInstructions,
-    maxErrorPoints: round(Math.max(0, ...callpaths.map((c) => Math.abs(c.sampledPercent - c.exactPercent)))),
+    maxErrorPoints: largest ? round(Math.abs(largest.sampledPercent - largest.exactPercent)) : total > 0 ? 0 : null,
+    expectedErrorPoints: total > 0 ? round(100 * 1.96 * Math.sqrt((share * (1 - share)) / total)) : null,
     callpaths,
     timing: { ms: Math.round(sampled.ms * 1000) / 1000 },
     ...(sampled.stdout ? { stdout: sampled.stdout } : {}),

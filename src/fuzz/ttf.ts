@@ -21,6 +21,7 @@ export const TTF_FEATURES = [
   '--enable-nontrapping-float-to-int',
   '--enable-simd',
   '--enable-multivalue',
+  '--enable-tail-call',
 ];
 
 export interface WasmOpt {

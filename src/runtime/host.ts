@@ -13,7 +13,8 @@ export function detectKind(module: WebAssembly.Module): ModuleKind {
     return exports.has('_start') ? 'wasi-command' : 'wasi-reactor';
   }
   if (imports.some((i) => i.module === 'env' && i.name === 'abort')) return 'assemblyscript';
-  return 'plain';
+  // A command that needs nothing from WASI is still a command.
+  return exports.has('_start') ? 'wasi-command' : 'plain';
 }
 
 /** Reads an AssemblyScript string (UTF-16, byte length stored just before it). */

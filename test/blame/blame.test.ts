@@ -177,6 +177,8 @@ describe('taintlens blame / sample', () => {
     expect(profile.schema).toBe('taintlens/sample@1');
     expect(profile.totalSamples).toBeGreaterThan(1000);
     expect(profile.maxErrorPoints).toBeLessThan(2);
+    // Chance alone allows more than that at this many samples (every ~4999th instruction is sampled).
+    expect(profile.expectedErrorPoints).toBeGreaterThan(profile.maxErrorPoints);
     expect(profile.callpaths[0].callpath).toMatch(/computeForces|updateRegions/);
   }, 60_000);
 });

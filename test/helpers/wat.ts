@@ -13,6 +13,7 @@ export function wat(text: string, options: { names?: boolean } = {}): Uint8Array
     sign_extension: true,
     mutable_globals: true,
     sat_float_to_int: true,
+    tail_call: true,
   });
   try {
     parsed.resolveNames();
