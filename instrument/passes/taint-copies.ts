@@ -2,8 +2,8 @@
 // (`local.set $t (local.get $x)`) and shadow code copies labels the same way; Binaryen's
 // coalesce-locals merges only copies whose live ranges do not overlap. Here a read of a copy is
 // rewritten to read its source while both still hold the same value, in straight-line code (facts
-// flow into blocks and `if` arms; they are dropped at loop headers and at the end of any construct
-// a branch can reach), so the copy becomes dead and the optimizer's coalesce-locals drops it.
+// flow into blocks and `if` arms, and into loops when the loop writes neither local; they are
+// dropped at the end of any construct a branch can reach), so the copy becomes dead and is dropped.
 // Only `local.get` indices change: no value is recomputed or moved, so no trap, NaN bit or effect
 // order of the program changes.
 import binaryen from 'binaryen';
@@ -58,6 +58,10 @@ class CopyFacts {
     copies.add(copy);
   }
 
+  get size(): number {
+    return this.copyOf.size;
+  }
+
   clear(): void {
     this.copyOf.clear();
     this.copiesFrom.clear();
@@ -71,6 +75,16 @@ class CopyFacts {
     this.clear();
     for (const [copy, source] of pairs) this.record(copy, source);
   }
+}
+
+const MAX_FACTS_PER_ARM = 256;
+
+function writtenLocals(root: Expr): Set<number> {
+  const written = new Set<number>();
+  walkPostOrder(root, (expr) => {
+    if (idOf(expr) === Id.LocalSet) written.add(LocalSet.getIndex(expr));
+  });
+  return written;
 }
 
 function propagate(expr: Expr, facts: CopyFacts): void {
@@ -92,13 +106,18 @@ function propagate(expr: Expr, facts: CopyFacts): void {
     return;
   }
   if (id === Id.Loop) {
-    facts.clear();
+    // Back edges reach the header with whatever the body left: only copies the loop writes neither side of stay.
+    const written = writtenLocals(expr);
+    const entry = facts.snapshot().filter(([copy, source]) => !written.has(copy) && !written.has(source));
+    facts.restore(entry);
     propagate(Loop.getBody(expr), facts);
-    facts.clear();
+    facts.restore(entry);
     return;
   }
   if (id === Id.If) {
     propagate(If.getCondition(expr), facts);
+    // Each arm starts from the facts before it: past this many, start both from none (keeps it linear).
+    if (facts.size > MAX_FACTS_PER_ARM) facts.clear();
     const before = facts.snapshot();
     propagate(If.getIfTrue(expr), facts);
     const ifFalse = If.getIfFalse(expr);

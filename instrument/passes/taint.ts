@@ -34,6 +34,7 @@ import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
 import { foldCleanLabels } from './taint-clean.js';
+import { hoistInvariantJoins } from './taint-hoist.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
@@ -342,6 +343,7 @@ function instrumentFunction(
     foldCleanLabels(module, func);
     propagateCopies(module, func);
     sinkTemporaries(module, func, m.shadowMemory);
+    hoistInvariantJoins(module, Func.getBody(func));
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
   if (!m.options.noVersioning) versionAlignedLoops(module, func, m.shadowMemory);

@@ -1,11 +1,13 @@
 // The taint pass's own cleanup before Binaryen's optimizer (issue 27): labels proven 0 throughout
 // folded away (instrument/passes/taint-clean.ts), reads of copies redirected to their sources and
-// single-read temporaries sunk into their readers (instrument/passes/taint-copies.ts). Each rewrite
+// single-read temporaries sunk into their readers (instrument/passes/taint-copies.ts), invariant joins
+// hoisted in front of their loop (instrument/passes/taint-hoist.ts). Each rewrite
 // must keep what the function computes, and must not move a value past a trap or an effect.
 import { test, expect } from 'vitest';
 import binaryen from 'binaryen';
 import { foldCleanLabels } from '../../instrument/passes/taint-clean.js';
 import { propagateCopies, sinkTemporaries } from '../../instrument/passes/taint-copies.js';
+import { hoistInvariantJoins } from '../../instrument/passes/taint-hoist.js';
 import { shadowMemory, placeShadow } from '../../instrument/passes/shadow-memory.js';
 
 function withModule(text: string, rewrite: (module: binaryen.Module, func: number) => void): string {
@@ -77,4 +79,27 @@ test('a temporary read once sinks into its reader past inert code, never past a 
     (error: Error) => error.message,
   );
   await expect(run(out, [0, 3])).rejects.toThrow(trap);
+});
+
+test('an invariant join and an accumulator of it run once before their loop; a join read before it in the loop stays', async () => {
+  const text = `(module (func $f (export "f") (param $a i32) (param $b i32) (param $n i32) (result i32)
+    (local $inv i32) (local $acc i32) (local $late i32) (local $i i32)
+    (loop $l
+      (local.set $inv (i32.or (local.get $a) (local.get $b)))
+      (local.set $acc (i32.or (local.get $acc) (local.get $inv)))
+      (local.set $i (i32.add (local.get $i) (i32.add (local.get $late) (i32.const 1))))
+      (local.set $late (i32.or (local.get $a) (i32.const 0)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+    (i32.add (local.get $acc) (local.get $i))))`;
+  const out = withModule(text, (module, func) => hoistInvariantJoins(module, binaryen.Function.getBody(func)));
+  const loop = out.slice(out.indexOf('(loop'));
+  expect(loop).not.toContain('local.set $inv');
+  expect(loop).not.toContain('local.set $acc');
+  expect(loop).toContain('local.set $late');
+  for (const args of [
+    [1, 2, 5],
+    [4, 0, 0],
+    [3, 8, 40],
+  ])
+    expect(await run(out, args)).toBe(await run(text, args));
 });
