@@ -15,6 +15,7 @@ export interface BlockApi {
   getChildAt(e: Expr, i: number): Expr;
   setChildAt(e: Expr, i: number, c: Expr): void;
   appendChild(e: Expr, c: Expr): number;
+  insertChildAt(e: Expr, i: number, c: Expr): void;
 }
 export interface LoopApi {
   getName(e: Expr): string;

@@ -22,8 +22,10 @@
 //   - taint-counters.ts: counters in memory indexed by a value (`count[r]++`) take the index's label;
 //   - taint-statements.ts: the walk that puts each statement's shadow code next to it.
 // Every function is first flattened by Binaryen (three-address form: operands are local.get/const,
-// blocks carry no values); after the rewrite Binaryen's function optimizer removes the copies
-// flattening introduced.
+// blocks carry no values). After the rewrite our own cleanup, which never reorders a trap or an
+// effect, folds labels proven 0 (taint-clean.ts), redirects reads of copies and sinks single-read
+// temporaries back into expression trees (taint-copies.ts); then Binaryen's function optimizer
+// drops what became dead.
 import binaryen from 'binaryen';
 import type { PassDescriptor } from '../pass-contract.js';
 import { Drop, Func, Id, addVar, childSlots, idOf, type Expr } from '../ir.js';
@@ -31,6 +33,9 @@ import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
+import { foldCleanLabels } from './taint-clean.js';
+import { hoistInvariantJoins } from './taint-hoist.js';
+import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
 import { versionAlignedLoops } from './shadow-versioning.js';
@@ -332,6 +337,14 @@ function instrumentFunction(
   }
   const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...atExit, ...tail], resultType));
+  // Before versioning: its copy of a loop would double every temporary's reads, and it checks
+  // at loop entry every local a pointer is copied through.
+  if (!m.options.noOptimize) {
+    foldCleanLabels(module, func);
+    propagateCopies(module, func);
+    sinkTemporaries(module, func, m.shadowMemory);
+    hoistInvariantJoins(module, Func.getBody(func));
+  }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
   if (!m.options.noVersioning) versionAlignedLoops(module, func, m.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
