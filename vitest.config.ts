@@ -22,6 +22,7 @@ export const SYSTEM_TESTS = [
   'test/taint/lulesh-perftaint.test.ts',
   'test/taint/regions.test.ts',
   'test/taint/perf-taint-units.test.ts',
+  'test/instrument/sample-trips.test.ts',
 ];
 
 const system = process.env.TAINTLENS_TEST_SET === 'system';
