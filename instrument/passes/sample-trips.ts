@@ -13,6 +13,7 @@ import {
   Binary,
   Block,
   Break,
+  Call,
   Const,
   Id,
   LocalGet,
@@ -36,8 +37,8 @@ export interface CountedLoop {
   bound: { constant: number } | { local: number };
   continues: Continues;
   signed: boolean;
-  /** Which operand of the back edge's comparison is the stepped induction (0 left, 1 right). */
-  side: 0 | 1;
+  /** Which operand of the back edge's comparison is the stepped induction (0 left, 1 right; null: the condition is the induction, compared with 0). */
+  side: 0 | 1 | null;
 }
 
 /** Expressions a straight-line body may hold (no branch but the back edge, no call, no nested block label). */
@@ -78,8 +79,12 @@ const COMPARES = new Map<number, { left: Continues; right: Continues; signed: bo
   [binaryen.GeUInt32, { left: 'ge', right: 'le', signed: false }],
 ]);
 
-/** `loop`'s counted form, or null when its trip count is not known on entry. */
-export function countedLoopOf(loop: Expr): CountedLoop | null {
+/**
+ * `loop`'s counted form, or null when its trip count is not known on entry. `folded` names the
+ * callees that carry no code (their instructions are counted in the calling region): a call of one
+ * is straight-line code.
+ */
+export function countedLoopOf(loop: Expr, folded: ReadonlyMap<string, number>): CountedLoop | null {
   const label = Loop.getName(loop);
   if (!label || typeOf(loop) !== binaryen.none) return null;
   const body = Loop.getBody(loop);
@@ -87,20 +92,22 @@ export function countedLoopOf(loop: Expr): CountedLoop | null {
   const last = isBlock ? Block.getChildAt(body, Block.getNumChildren(body) - 1) : body;
   if (!last || idOf(last) !== Id.Break || Break.getName(last) !== label || Break.getValue(last)) return null;
   const condition = Break.getCondition(last);
-  if (!condition || idOf(condition) !== Id.Binary) return null;
+  if (!condition) return null;
   const written = new Set<number>();
   let straight = true;
   walkPostOrder(body, (expr) => {
     const id = idOf(expr);
     if (id === Id.LocalSet) written.add(LocalSet.getIndex(expr));
-    if (id === Id.Break ? expr !== last : !STRAIGHT.has(id)) straight = false;
+    if (id === Id.Call ? !folded.has(Call.getTarget(expr)) : id === Id.Break ? expr !== last : !STRAIGHT.has(id))
+      straight = false;
     if (id === Id.Block && Block.getName(expr)) straight = false;
   });
-  const compare = COMPARES.get(Binary.getOp(condition));
-  if (!straight || !compare) return null;
+  if (!straight) return null;
   const within = new Set<Expr>();
   walkPostOrder(condition, (expr) => within.add(expr));
-  const sides = [Binary.getLeft(condition), Binary.getRight(condition)] as const;
+  // `br_if $loop (i ⋈ n)`, or `br_if $loop i` (clang's count-down: i ≠ 0).
+  const compare = idOf(condition) === Id.Binary ? COMPARES.get(Binary.getOp(condition)) : undefined;
+  const sides = compare ? ([Binary.getLeft(condition), Binary.getRight(condition)] as const) : null;
   for (const induction of inductionCandidates(body)) {
     // The induction's value after its step: its tee in the comparison, or a read after the step.
     const stepped = (e: Expr) =>
@@ -113,6 +120,10 @@ export function countedLoopOf(loop: Expr): CountedLoop | null {
       const local = LocalGet.getIndex(e);
       return written.has(local) ? null : { local };
     };
+    if (!sides || !compare) {
+      if (!stepped(condition)) continue;
+      return { loop, induction, bound: { constant: 0 }, continues: 'ne', signed: false, side: null };
+    }
     for (const side of [0, 1] as const) {
       const bound = boundOf(sides[1 - side]!);
       if (!stepped(sides[side]) || !bound) continue;
@@ -248,7 +259,8 @@ export function uncheckedCopy(module: binaryen.Module, counted: CountedLoop, lab
   const last = idOf(body) === Id.Block ? Block.getChildAt(body, Block.getNumChildren(body) - 1) : body;
   Break.setName(last, label);
   const condition = Break.getCondition(last);
-  const stepped = counted.side === 0 ? Binary.getLeft(condition) : Binary.getRight(condition);
+  const stepped =
+    counted.side === null ? condition : counted.side === 0 ? Binary.getLeft(condition) : Binary.getRight(condition);
   Break.setCondition(last, module.i32.ne(stepped, module.local.get(boundLocal, binaryen.i32)));
   return copy;
 }

@@ -272,7 +272,7 @@ export function applySampling(
     const scratch = new TripScratch(fn.func);
     const fastLoops: Array<{ loop: Expr; counted: CountedLoop; copy: Expr; perIteration: number; exit: string }> = [];
     fn.loopExprs.forEach((loop, j) => {
-      const counted = countdown.local === null || options.countedLoops === false ? null : countedLoopOf(loop);
+      const counted = countdown.local === null || options.countedLoops === false ? null : countedLoopOf(loop, folded);
       const header = walked.regions.find((r) => r.header && r.loop === j);
       const slot = walked.loopSlots.get(loop);
       if (!counted || !header || !slot) return;
