@@ -86,7 +86,7 @@ const sampled = (period: number, countedLoops: boolean, n: number): Promise<Samp
   runSampled(
     'fixture.wasm',
     MODULE,
-    { invoke: 'run', args: [String(n)], argv: [], timeoutMs: 20_000 },
+    { invoke: 'run', args: [String(n)], argv: [], repeat: 1, timeoutMs: 20_000 },
     { period, instrument: { sample: { countedLoops } } },
   );
 
