@@ -11,7 +11,8 @@
 // Per call (issue 27, docs/blame.md "Measured"): a function keeps its node with the tree's inline
 // lookup; one without calls and loops keeps none (its sample path finds it); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
-// carries no code at all (its callers count its instructions).
+// carries no code at all (its callers count its instructions). A counted innermost loop runs the
+// iterations the countdown covers in an unchecked copy, charged at once (passes/sample-trips.ts).
 import binaryen from 'binaryen';
 import {
   Block,
