@@ -23,6 +23,7 @@ export const SYSTEM_TESTS = [
   'test/taint/regions.test.ts',
   'test/taint/perf-taint-units.test.ts',
   'test/taint/cleanup.test.ts',
+  'test/instrument/sample-trips.test.ts',
 ];
 
 const testSet = process.env.TAINTLENS_TEST_SET || undefined;

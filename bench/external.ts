@@ -9,8 +9,11 @@
 // loop profiler's and the sampler's instructions executed per original instruction (bench/instruction-ratio.ts), for
 // the whole run and the hottest loop, and the taint analysis's for the whole run (its innermost loops
 // are versioned, so the original's loop ids do not name them): exact where the wall time of a
-// loaded machine is not. Geometric
-// means per mode close the table. A variant whose result differs from the original fails the run.
+// loaded machine is not. Selective measurement gets its exact instruction ratio too (÷ the
+// measurement pass without regions; its clock calls count one instruction each, their host time
+// shows only in the wall time) and its per-round time ratios with their spread. A closing table
+// holds every issue-27 geometric mean of the run beside its target. A variant whose result
+// differs from the original fails the run.
 // --only a,b keeps the named kernels; --rounds R, --repeat K.
 import { instrumentModule } from '../instrument/pipeline.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
@@ -22,7 +25,7 @@ import { renderTable } from '../src/report/table.js';
 import { median } from '../src/util/stats.js';
 import type { BenchKernel } from './suite.js';
 import { geomean, loadKernels, repeatFromArgs, timeModule, timeTaint, type Timed } from './harness.js';
-import { instructionRatio, type InstructionRatio } from './instruction-ratio.js';
+import { instructionRatio, instructionRatioOf, type InstructionRatio } from './instruction-ratio.js';
 
 const O0_AND_O2: Array<{ name: string; source: string; args: string[] }> = [
   { name: 'gemm', source: 'gemm', args: ['200'] },
@@ -53,7 +56,7 @@ interface Variant {
 /** The variants of one kernel; `none` is the measurement pass with no region (selective's baseline, as in `taintlens overhead`). */
 async function variantsOf(
   kernel: BenchKernel & { bytes: Uint8Array },
-): Promise<{ variants: Variant[]; selected: number }> {
+): Promise<{ variants: Variant[]; selected: number; selectiveBytes: Uint8Array; noneBytes: Uint8Array }> {
   const time = (bytes: Uint8Array) => () => timeModule(kernel, bytes, repeat);
   const loops = instrumentModule(kernel.bytes, kernel.file, ['loops']).bytes;
   const sample = instrumentModule(kernel.bytes, kernel.file, ['sample']).bytes;
@@ -85,6 +88,8 @@ async function variantsOf(
   const selective = instrumentRegions(kernel.file, kernel.bytes, selection.functions ?? []);
   return {
     selected: selective.instrumentedFunctions,
+    selectiveBytes: selective.bytes,
+    noneBytes: none.bytes,
     variants: [
       { name: 'plain', time: time(kernel.bytes) },
       { name: 'loops', time: time(loops) },
@@ -104,12 +109,16 @@ interface Row {
   loopsInstructions: InstructionRatio;
   sampleInstructions: InstructionRatio;
   taintInstructions: InstructionRatio;
+  /** Exact instruction ratios of selective measurement: ÷ the measurement pass without regions, ÷ uninstrumented. */
+  selectiveInstructions: { none: number; plain: number };
+  /** Per round, selective ms ÷ the same round's no-region ms. */
+  selectiveRounds: number[];
   selected: number;
   same: boolean;
 }
 const rows: Row[] = [];
 for (const kernel of loadKernels(externalSuite)) {
-  const { variants, selected } = await variantsOf(kernel);
+  const { variants, selected, selectiveBytes, noneBytes } = await variantsOf(kernel);
   const times = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   let reference: string | null = null;
   let same = true;
@@ -132,7 +141,12 @@ for (const kernel of loadKernels(externalSuite)) {
     timeoutMs: 600_000,
   });
   const calls = profile.functions.reduce((sum, f) => sum + f.calls, 0);
+  const selectiveWhole = (await instructionRatioOf(kernel, selectiveBytes)).whole;
+  const noneWhole = (await instructionRatioOf(kernel, noneBytes)).whole;
+  const noneTimes = times.get('none')!;
   rows.push({
+    selectiveInstructions: { none: selectiveWhole / noneWhole, plain: selectiveWhole },
+    selectiveRounds: times.get('selective')!.map((ms, round) => ms / noneTimes[round]!),
     kernel: kernel.name,
     plainMs: at('plain'),
     selected,
@@ -152,6 +166,11 @@ for (const kernel of loadKernels(externalSuite)) {
 }
 
 const ratio = (v: number) => `${v.toFixed(3)}×`;
+const spread = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return '-';
+  return `${ratio(median(sorted))} [${sorted[0]!.toFixed(3)}–${sorted.at(-1)!.toFixed(3)}]`;
+};
 console.log(
   `overhead on third-party-shaped kernels: time ÷ uninstrumented (selective: ÷ the measurement pass without regions); median over ${rounds} alternating rounds of median-of-${repeat}; sampling period ${DEFAULT_PERIOD}`,
 );
@@ -168,23 +187,79 @@ console.log(
     { header: 'sample instr', value: (r) => ratio(r.sampleInstructions.whole), align: 'right' },
     { header: 'sample hot', value: (r) => ratio(r.sampleInstructions.hotLoop), align: 'right' },
     { header: 'taint instr', value: (r) => ratio(r.taintInstructions.whole), align: 'right' },
+    { header: 'selective instr', value: (r) => `${r.selectiveInstructions.none.toFixed(5)}×`, align: 'right' },
+    { header: 'selective rounds [min–max]', value: (r) => spread(r.selectiveRounds), align: 'right' },
     { header: 'same result', value: (r) => (r.same ? 'yes' : 'NO') },
   ]),
 );
-const loopsWhole = geomean(rows.map((r) => r.loopsInstructions.whole));
+const judged = (figure: number, target: number, digits = 3) =>
+  `${figure.toFixed(digits)}× (target <= ${target}×: ${figure <= target ? 'met' : 'NOT met'})`;
+const geo = (pick: (r: Row) => number) => geomean(rows.map(pick));
+// Every issue-27 figure of this run, side by side with its target: the exact instruction counts
+// are the figures to judge (wall time on a shared 2-core machine moves by tens of percent between
+// identical modules); the wall-time ratios follow for reference.
+console.log(`issue 27 targets, geometric means over the ${rows.length} kernel builds of this run:`);
 console.log(
-  `geomean loops instructions (exact counts, instrumented ÷ original): whole run ${ratio(loopsWhole)} (target <= ${TARGETS.loops}×: ${loopsWhole <= TARGETS.loops ? 'met' : 'NOT met'}), hot loops ${ratio(geomean(rows.map((r) => r.loopsInstructions.hotLoop)))}`,
+  renderTable(
+    [
+      {
+        mode: 'loops',
+        exact: judged(
+          geo((r) => r.loopsInstructions.whole),
+          TARGETS.loops,
+        ),
+        hot: ratio(geo((r) => r.loopsInstructions.hotLoop)),
+        time: judged(
+          geo((r) => r.ratios.loops),
+          TARGETS.loops,
+        ),
+      },
+      {
+        mode: 'sample',
+        exact: judged(
+          geo((r) => r.sampleInstructions.whole),
+          TARGETS.sample,
+        ),
+        hot: ratio(geo((r) => r.sampleInstructions.hotLoop)),
+        time: judged(
+          geo((r) => r.ratios.sample),
+          TARGETS.sample,
+        ),
+      },
+      {
+        mode: 'selective (÷ no regions)',
+        exact: judged(
+          geo((r) => r.selectiveInstructions.none),
+          TARGETS.selective,
+          5,
+        ),
+        hot: `÷ uninstrumented ${geo((r) => r.selectiveInstructions.plain).toFixed(5)}×`,
+        time: `${judged(
+          geo((r) => r.ratios.selective),
+          TARGETS.selective,
+        )}; per-round geomean ${spread(
+          (rows[0]?.selectiveRounds ?? []).map((_, round) => geomean(rows.map((r) => r.selectiveRounds[round]!))),
+        )}`,
+      },
+      {
+        mode: 'taint (no parameter marked)',
+        exact: judged(
+          geo((r) => r.taintInstructions.whole),
+          TARGETS.taint,
+        ),
+        hot: '-',
+        time: judged(
+          geo((r) => r.ratios.taint),
+          TARGETS.taint,
+        ),
+      },
+    ],
+    [
+      { header: 'mode', value: (r) => r.mode },
+      { header: 'instructions, exact: whole run', value: (r) => r.exact },
+      { header: 'hot loops', value: (r) => r.hot },
+      { header: 'wall time (median of rounds)', value: (r) => r.time },
+    ],
+  ),
 );
-const sampleWhole = geomean(rows.map((r) => r.sampleInstructions.whole));
-console.log(
-  `geomean sample instructions (exact counts): whole run ${ratio(sampleWhole)} (target <= ${TARGETS.sample}×: ${sampleWhole <= TARGETS.sample ? 'met' : 'NOT met'}), hot loops ${ratio(geomean(rows.map((r) => r.sampleInstructions.hotLoop)))}`,
-);
-console.log(
-  `geomean taint instructions (exact counts, no parameter marked): whole run ${ratio(geomean(rows.map((r) => r.taintInstructions.whole)))}`,
-);
-console.log('wall-time ratios (noisy on a loaded machine; the instruction counts above are exact):');
-for (const mode of MODES) {
-  const g = geomean(rows.map((r) => r.ratios[mode]));
-  console.log(`geomean ${mode}: ${ratio(g)} (target <= ${TARGETS[mode]}×: ${g <= TARGETS[mode] ? 'met' : 'NOT met'})`);
-}
 if (rows.some((r) => !r.same)) process.exitCode = 1;

@@ -6,6 +6,7 @@
 import binaryen from 'binaryen';
 import { instrumentModule } from '../instrument/pipeline.js';
 import { RESERVED_PREFIX } from '../instrument/reserved-names.js';
+import type { SampleLayout } from '../instrument/passes/sample.js';
 import { profileLoops } from '../src/profile/profile-run.js';
 import type { LoopProfile } from '../src/profile/loop-profile.js';
 import type { BenchKernel } from './suite.js';
@@ -20,10 +21,12 @@ export interface InstructionRatio {
 function renameReserved(bytes: Uint8Array): Uint8Array {
   const module = binaryen.readBinary(bytes);
   try {
-    module.setFeatures(binaryen.Features.All);
+    // The module's own features: with all of them Binaryen writes the measurement pass's clock
+    // import in a form the run's module reader refuses.
+    const features = module.getFeatures();
     const renamed = binaryen.parseText(module.emitText().replaceAll(RESERVED_PREFIX, 'counted$'));
     try {
-      renamed.setFeatures(binaryen.Features.All);
+      renamed.setFeatures(features);
       return renamed.emitBinary();
     } finally {
       renamed.dispose();
@@ -38,21 +41,45 @@ const inclusiveOf = (profile: LoopProfile, fn: string, loop: string) =>
     .filter((l) => l.function === fn && l.loop === loop)
     .reduce((sum, l) => sum + l.inclusiveInstructions, 0);
 
+/**
+ * Where the original's loop `id` sits in a module whose sample pass put an unchecked copy after
+ * each of `countedLoops` (instrument/passes/sample-trips.ts): loop ids count every loop in module
+ * order, so each copy before it shifts it by one; the copy nests in its original, so the
+ * original's inclusive count holds both.
+ */
+function shiftedLoopId(id: string, countedLoops: readonly string[]): string {
+  const index = Number(id.slice(1));
+  return `L${index + countedLoops.filter((c) => Number(c.slice(1)) < index).length}`;
+}
+
 /** `mode`'s instruction ratios on `kernel` (taint runs without its plugin: no parameter marked, as in bench/harness.ts; a mode whose module needs a host plugin to run is not supported). */
 export async function instructionRatio(
   kernel: BenchKernel & { bytes: Uint8Array },
   mode: string,
 ): Promise<InstructionRatio> {
+  const { bytes, sites } = instrumentModule(kernel.bytes, kernel.file, [mode]);
+  const counted = (sites.passes.sample as SampleLayout | undefined)?.countedLoops ?? [];
+  return instructionRatioOf(kernel, bytes, counted);
+}
+
+/** The instruction ratios of an already instrumented module of `kernel` (countedLoops: the sample pass's, if it ran). */
+export async function instructionRatioOf(
+  kernel: BenchKernel & { bytes: Uint8Array },
+  instrumentedBytes: Uint8Array,
+  countedLoops: readonly string[] = [],
+): Promise<InstructionRatio> {
   const run = { invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat: 1, timeoutMs: 600_000 };
   const original = await profileLoops(kernel.file, kernel.bytes, run);
   const hot = [...original.loops].sort((a, b) => b.instructions - a.instructions)[0];
-  const instrumented = renameReserved(instrumentModule(kernel.bytes, kernel.file, [mode]).bytes);
-  const counted = await profileLoops(kernel.file, instrumented, run);
+  const counted = await profileLoops(kernel.file, renameReserved(instrumentedBytes), run);
   if (JSON.stringify(counted.result) !== JSON.stringify(original.result))
-    throw new Error(`${kernel.file}: ${mode} changed the result`);
+    throw new Error(`${kernel.file}: instrumentation changed the result`);
   return {
     whole: counted.totalInstructions / original.totalInstructions,
-    hotLoop: hot ? inclusiveOf(counted, hot.function, hot.loop) / inclusiveOf(original, hot.function, hot.loop) : NaN,
+    hotLoop: hot
+      ? inclusiveOf(counted, hot.function, shiftedLoopId(hot.loop, countedLoops)) /
+        inclusiveOf(original, hot.function, hot.loop)
+      : NaN,
     hot: hot ? `${hot.function.replaceAll('(anonymous namespace)::', '').replace(/\(.*$/, '')}/${hot.loop}` : '-',
   };
 }

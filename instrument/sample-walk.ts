@@ -58,6 +58,8 @@ export interface WalkedFunction {
   returns: Array<{ slot: ChildSlot; value: Expr | null }>;
   /** The slot of every call, as found by the walk. */
   callSlots: Map<Expr, ChildSlot>;
+  /** The slot of every loop, as found by the walk. */
+  loopSlots: Map<Expr, ChildSlot>;
   stackLocals: number[];
   /** The body after the walk (a region placed after the whole body replaces it). */
   body: Expr;
@@ -100,6 +102,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   const growCalls: Expr[] = [];
   const returns: WalkedFunction['returns'] = [];
   const callSlots = new Map<Expr, ChildSlot>();
+  const loopSlots = new Map<Expr, ChildSlot>();
   const stackLocals = new Set<number>();
   const naturalLoopAt = (node: number | undefined, fallback: number) =>
     node === undefined ? fallback : cfg.innermost[node]!;
@@ -214,6 +217,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     };
     if (id === Id.Loop) {
       count();
+      loopSlots.set(expr, slot);
       const k = loopIndex.get(expr)!;
       const entry = current;
       const entryDefs = defs;
@@ -331,6 +335,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     growCalls,
     returns,
     callSlots,
+    loopSlots,
     stackLocals: [...stackLocals],
     get body() {
       return root;

@@ -11,9 +11,20 @@
 // Per call (issue 27, docs/blame.md "Measured"): a function keeps its node with the tree's inline
 // lookup; one without calls and loops keeps none (its sample path finds it); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
-// carries no code at all (its callers count its instructions).
+// carries no code at all (its callers count its instructions). A counted innermost loop runs the
+// iterations the countdown covers in an unchecked copy, charged at once (passes/sample-trips.ts).
 import binaryen from 'binaryen';
-import { Block, Call, Func, LocalSet, addVar, childSlots as childSlotsOf, type ChildSlot, type Expr } from '../ir.js';
+import {
+  Block,
+  Call,
+  Func,
+  LocalSet,
+  Loop,
+  addVar,
+  childSlots as childSlotsOf,
+  type ChildSlot,
+  type Expr,
+} from '../ir.js';
 import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree } from '../context-tree.js';
 import {
@@ -32,6 +43,7 @@ import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import { directCallLeaves } from '../direct-leaves.js';
 import type { PassDescriptor } from '../pass-contract.js';
+import { TripScratch, countedLoopOf, fastForward, uncheckedCopy, type CountedLoop } from './sample-trips.js';
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -51,6 +63,8 @@ export interface SampleOptions {
   maxAllocations?: number;
   /** Bytes for the calling-context tree (default 4 MiB). */
   treeBytes?: number;
+  /** Charge counted innermost loops' checks on entry (passes/sample-trips.ts; default true). Off, every iteration checks: the same samples, more instructions. */
+  countedLoops?: boolean;
 }
 
 export interface SampleLayout {
@@ -71,6 +85,8 @@ export interface SampleLayout {
   allocators: Array<{ function: number; kind: AllocatorKind }>;
   /** The shadow stack: its pointer global and the address it starts at (top of the stack). */
   stack: { global: string; top: number } | null;
+  /** Loops (site ids) whose checks are charged on entry when no sample falls due inside (passes/sample-trips.ts); each one's unchecked copy follows it. */
+  countedLoops: string[];
 }
 
 const NAMES = {
@@ -92,6 +108,7 @@ const TREE_NAMES = {
   enter: 'taintlens$senter',
 };
 const EXIT_LABEL = 'taintlens$sexit';
+const FAST_LABEL = 'taintlens$sfast';
 
 export const samplePass: PassDescriptor<SampleLayout> = {
   name: 'sample',
@@ -156,6 +173,7 @@ export function applySampling(
   const grows: SampleLayout['grows'] = [];
   const allocators: SampleLayout['allocators'] = [];
   const nodeBytes: number[] = [];
+  const countedLoops: string[] = [];
   const folded = foldedLeaves(module, analysis);
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
@@ -250,9 +268,28 @@ export function applySampling(
       Call.appendOperand(grow, module.i32.const(grows.length));
       grows.push({ function: fn.site.index });
     }
+    // Counted innermost loops: their unchecked copies are taken before any check goes in, their
+    // fast-forwards put before their header checks.
+    const scratch = new TripScratch(fn.func);
+    const fastLoops: Array<{ loop: Expr; counted: CountedLoop; copy: Expr; perIteration: number; exit: string }> = [];
+    fn.loopExprs.forEach((loop, j) => {
+      const counted = countdown.local === null || options.countedLoops === false ? null : countedLoopOf(loop, folded);
+      const header = walked.regions.find((r) => r.header && r.loop === j);
+      const slot = walked.loopSlots.get(loop);
+      if (!counted || !header || !slot) return;
+      const copy = uncheckedCopy(module, counted, `${FAST_LABEL}${j}`, scratch.locals.bound);
+      const exit = `${FAST_LABEL}exit${j}`;
+      slot.replace(module.block(exit, [loop], binaryen.none));
+      fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit });
+      countedLoops.push(fn.site.loops[j]!);
+    });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
+    for (const { loop, counted, copy, perIteration, exit } of fastLoops) {
+      const forward = fastForward(module, counted, copy, perIteration, countdown.local!, scratch, exit);
+      Loop.setBody(loop, module.block(null, [forward, Loop.getBody(loop)], binaryen.none));
+    }
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
     finishFunction(
       module,
@@ -285,6 +322,7 @@ export function applySampling(
     grows,
     allocators,
     stack,
+    countedLoops,
   };
 }
 

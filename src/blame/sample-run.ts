@@ -117,6 +117,7 @@ async function runSampledOnce(
 ): Promise<SampledRun> {
   const exports = readExports(bytes, file);
   const sample: SampleOptions = {
+    ...options.instrument?.sample,
     ...(options.period !== undefined ? { period: options.period } : {}),
     ...(options.maxSamples !== undefined ? { maxSamples: options.maxSamples } : {}),
   };

@@ -1,0 +1,266 @@
+// Counted innermost loops for the sampling pass (issue 27): a loop whose body is one straight-line
+// region ending in its only back edge, `br_if $loop (i ⋈ n)`, where `i` is stepped once per
+// iteration by ±2^p (passes/loops-induction.ts) and `n` is a constant or a local the loop does not
+// write, runs a number of iterations known on entry. Its countdown checks can then be charged at
+// once: on entry the trip count T is computed, and if the countdown stays non-negative after
+// T · (the body's instructions), no check in the loop would have fired — the countdown is lowered
+// by that much and an unchecked copy of the loop runs. Otherwise (a sample falls due inside, or the
+// count could not be trusted: an `i != n` the step never reaches, an `i < n` whose last step would
+// wrap) the checked loop runs as before. Either way the countdown leaves the loop with the value
+// the checked loop gives it, so the samples are the ones the checked loop alone would take.
+import binaryen from 'binaryen';
+import {
+  Binary,
+  Block,
+  Break,
+  Call,
+  Const,
+  Id,
+  LocalGet,
+  LocalSet,
+  Loop,
+  addVar,
+  i64Const,
+  idOf,
+  typeOf,
+  walkPostOrder,
+  type Expr,
+} from '../ir.js';
+import { inductionCandidates, type Induction } from './loops-induction.js';
+
+/** The loop continues while `i ⋈ bound`, `i` read after its step. */
+type Continues = 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+export interface CountedLoop {
+  loop: Expr;
+  induction: Induction;
+  bound: { constant: number } | { local: number };
+  continues: Continues;
+  signed: boolean;
+  /** Which operand of the back edge's comparison is the stepped induction (0 left, 1 right; null: the condition is the induction, compared with 0). */
+  side: 0 | 1 | null;
+}
+
+/** Expressions a straight-line body may hold (no branch but the back edge, no call, no nested block label). */
+const STRAIGHT = new Set<number>([
+  Id.Block,
+  Id.LocalGet,
+  Id.LocalSet,
+  Id.GlobalGet,
+  Id.GlobalSet,
+  Id.Load,
+  Id.Store,
+  Id.Const,
+  Id.Unary,
+  Id.Binary,
+  Id.Select,
+  Id.Drop,
+  Id.Nop,
+  Id.MemorySize,
+  Id.SIMDExtract,
+  Id.SIMDReplace,
+  Id.SIMDShuffle,
+  Id.SIMDTernary,
+  Id.SIMDShift,
+  Id.SIMDLoad,
+  Id.SIMDLoadStoreLane,
+]);
+
+/** Comparison → what it says with the induction on the left (`signed` per comparison). */
+const COMPARES = new Map<number, { left: Continues; right: Continues; signed: boolean }>([
+  [binaryen.NeInt32, { left: 'ne', right: 'ne', signed: false }],
+  [binaryen.LtSInt32, { left: 'lt', right: 'gt', signed: true }],
+  [binaryen.LtUInt32, { left: 'lt', right: 'gt', signed: false }],
+  [binaryen.LeSInt32, { left: 'le', right: 'ge', signed: true }],
+  [binaryen.LeUInt32, { left: 'le', right: 'ge', signed: false }],
+  [binaryen.GtSInt32, { left: 'gt', right: 'lt', signed: true }],
+  [binaryen.GtUInt32, { left: 'gt', right: 'lt', signed: false }],
+  [binaryen.GeSInt32, { left: 'ge', right: 'le', signed: true }],
+  [binaryen.GeUInt32, { left: 'ge', right: 'le', signed: false }],
+]);
+
+/**
+ * `loop`'s counted form, or null when its trip count is not known on entry. `folded` names the
+ * callees that carry no code (their instructions are counted in the calling region): a call of one
+ * is straight-line code.
+ */
+export function countedLoopOf(loop: Expr, folded: ReadonlyMap<string, number>): CountedLoop | null {
+  const label = Loop.getName(loop);
+  if (!label || typeOf(loop) !== binaryen.none) return null;
+  const body = Loop.getBody(loop);
+  const isBlock = idOf(body) === Id.Block;
+  const last = isBlock ? Block.getChildAt(body, Block.getNumChildren(body) - 1) : body;
+  if (!last || idOf(last) !== Id.Break || Break.getName(last) !== label || Break.getValue(last)) return null;
+  const condition = Break.getCondition(last);
+  if (!condition) return null;
+  const written = new Set<number>();
+  let straight = true;
+  walkPostOrder(body, (expr) => {
+    const id = idOf(expr);
+    if (id === Id.LocalSet) written.add(LocalSet.getIndex(expr));
+    if (id === Id.Call ? !folded.has(Call.getTarget(expr)) : id === Id.Break ? expr !== last : !STRAIGHT.has(id))
+      straight = false;
+    if (id === Id.Block && Block.getName(expr)) straight = false;
+  });
+  if (!straight) return null;
+  const within = new Set<Expr>();
+  walkPostOrder(condition, (expr) => within.add(expr));
+  // `br_if $loop (i ⋈ n)`, or `br_if $loop i` (clang's count-down: i ≠ 0).
+  const compare = idOf(condition) === Id.Binary ? COMPARES.get(Binary.getOp(condition)) : undefined;
+  const sides = compare ? ([Binary.getLeft(condition), Binary.getRight(condition)] as const) : null;
+  for (const induction of inductionCandidates(body)) {
+    // The induction's value after its step: its tee in the comparison, or a read after the step.
+    const stepped = (e: Expr) =>
+      e === induction.set
+        ? LocalSet.isTee(e)
+        : idOf(e) === Id.LocalGet && LocalGet.getIndex(e) === induction.local && !within.has(induction.set);
+    const boundOf = (e: Expr): CountedLoop['bound'] | null => {
+      if (idOf(e) === Id.Const && typeOf(e) === binaryen.i32) return { constant: Const.getValueI32(e) };
+      if (idOf(e) !== Id.LocalGet) return null;
+      const local = LocalGet.getIndex(e);
+      return written.has(local) ? null : { local };
+    };
+    if (!sides || !compare) {
+      if (!stepped(condition)) continue;
+      return { loop, induction, bound: { constant: 0 }, continues: 'ne', signed: false, side: null };
+    }
+    for (const side of [0, 1] as const) {
+      const bound = boundOf(sides[1 - side]!);
+      if (!stepped(sides[side]) || !bound) continue;
+      const continues = side === 0 ? compare.left : compare.right;
+      const upward = continues === 'lt' || continues === 'le';
+      const downward = continues === 'gt' || continues === 'ge';
+      if ((upward && induction.step < 0) || (downward && induction.step > 0)) return null;
+      return { loop, induction, bound, continues, signed: compare.signed, side };
+    }
+  }
+  return null;
+}
+
+interface TripLocals {
+  distance: number;
+  remaining: number;
+  fit: number;
+  /** The induction's value the unchecked copy stops at. */
+  bound: number;
+}
+
+/** Locals of one function its fast-forwards share, made on first use. */
+export class TripScratch {
+  private made: TripLocals | null = null;
+  constructor(private readonly func: number) {}
+  get locals(): TripLocals {
+    const i64 = binaryen.i64;
+    this.made ??= {
+      distance: addVar(this.func, i64),
+      remaining: addVar(this.func, i64),
+      fit: addVar(this.func, i64),
+      bound: addVar(this.func, binaryen.i32),
+    };
+    return this.made;
+  }
+}
+
+/**
+ * The statement that goes first in the checked loop's body, before its header check: at the start
+ * of an iteration, the iterations left (R, from the induction's current value) and the iterations
+ * the countdown covers (Q = countdown ÷ perIteration) are computed; when Q ≥ 1 the unchecked
+ * `copy` runs F = min(R, Q) of them and the countdown is charged F · perIteration at once. If
+ * that was all of them, the loop is left (by `exitLabel`, a block around it); else the header
+ * check that follows fires — a sample is due in this very iteration, as in the checked loop.
+ * So only the iteration a sample falls in, and the fast-forward itself, run in the checked loop.
+ */
+export function fastForward(
+  module: binaryen.Module,
+  counted: CountedLoop,
+  copy: Expr,
+  perIteration: number,
+  countdown: number,
+  scratch: TripScratch,
+  exitLabel: string,
+): Expr {
+  const { i32, i64 } = module;
+  const { distance: A, remaining: R, fit: F, bound: B } = scratch.locals;
+  const get = (local: number) => module.local.get(local, binaryen.i64);
+  const c64 = (value: number) => i64Const(module, value);
+  const { induction, bound, continues, signed } = counted;
+  const now = () => module.local.get(induction.local, binaryen.i32);
+  const limit = () => ('constant' in bound ? i32.const(bound.constant) : module.local.get(bound.local, binaryen.i32));
+  const magnitude = Math.abs(induction.step);
+  const shift = Math.log2(magnitude);
+  const statements: Expr[] = [];
+  let trusted: Expr;
+  if (continues === 'ne') {
+    // A = the distance to cover (mod 2^32); the step reaches it iff it is a multiple of the step.
+    const distance = induction.step > 0 ? i32.sub(limit(), now()) : i32.sub(now(), limit());
+    statements.push(module.local.set(A, i64.extend_u(distance)));
+    const wrapped = () => i32.wrap(get(A));
+    trusted = magnitude === 1 ? i32.const(1) : i32.eqz(i32.and(wrapped(), i32.const(magnitude - 1)));
+    statements.push(
+      module.local.set(
+        R,
+        i64.add(i64.extend_u(i32.shr_u(i32.sub(wrapped(), i32.const(magnitude)), i32.const(shift))), c64(1)),
+      ),
+    );
+  } else {
+    const extend = (value: Expr) => (signed ? i64.extend_s(value) : i64.extend_u(value));
+    const upward = continues === 'lt' || continues === 'le';
+    // A = how far the bound lies ahead in the step's direction; R = the first t ≥ 1 that passes it.
+    const ahead = upward ? i64.sub(extend(limit()), extend(now())) : i64.sub(extend(now()), extend(limit()));
+    statements.push(module.local.set(A, ahead));
+    const strict = continues === 'lt' || continues === 'gt';
+    statements.push(
+      module.local.set(
+        R,
+        strict
+          ? module.select(
+              i64.le_s(get(A), c64(magnitude)),
+              c64(1),
+              i64.shr_u(i64.add(get(A), c64(magnitude - 1)), c64(shift)),
+            )
+          : module.select(i64.lt_s(get(A), c64(0)), c64(1), i64.add(i64.shr_u(get(A), c64(shift)), c64(1))),
+      ),
+    );
+    // The last value the induction takes must not wrap (a wrapped value would keep the loop going).
+    const last = (upward ? i64.add : i64.sub)(extend(now()), i64.mul(get(R), c64(magnitude)));
+    trusted = upward
+      ? i64.le_s(last, signed ? c64(0x7fffffff) : c64(0xffffffff))
+      : i64.ge_s(last, signed ? c64(-0x80000000) : c64(0));
+  }
+  const countdownNow = () => module.local.get(countdown, binaryen.i32);
+  statements.push(module.local.set(F, i64.div_s(i64.extend_s(countdownNow()), c64(perIteration))));
+  statements.push(
+    module.if(
+      i32.and(trusted, i64.ge_s(get(F), c64(1))),
+      module.block(
+        null,
+        [
+          module.local.set(F, module.select(i64.le_u(get(R), get(F)), get(R), get(F))),
+          module.local.set(countdown, i32.sub(countdownNow(), i32.wrap(i64.mul(get(F), c64(perIteration))))),
+          module.local.set(B, i32.add(now(), i32.mul(i32.wrap(get(F)), i32.const(induction.step)))),
+          copy,
+          module.br(exitLabel, i64.eq(get(F), get(R))),
+        ],
+        binaryen.none,
+      ),
+    ),
+  );
+  return module.block(null, statements, binaryen.none);
+}
+
+/**
+ * An unchecked copy of `loop` under `label` that stops when the induction reaches the value in
+ * `boundLocal` (the body holds no other label; the step itself stays in the condition if it was there).
+ */
+export function uncheckedCopy(module: binaryen.Module, counted: CountedLoop, label: string, boundLocal: number): Expr {
+  const copy = module.copyExpression(counted.loop);
+  Loop.setName(copy, label);
+  const body = Loop.getBody(copy);
+  const last = idOf(body) === Id.Block ? Block.getChildAt(body, Block.getNumChildren(body) - 1) : body;
+  Break.setName(last, label);
+  const condition = Break.getCondition(last);
+  const stepped =
+    counted.side === null ? condition : counted.side === 0 ? Binary.getLeft(condition) : Binary.getRight(condition);
+  Break.setCondition(last, module.i32.ne(stepped, module.local.get(boundLocal, binaryen.i32)));
+  return copy;
+}
