@@ -35,16 +35,16 @@ const CLEANUP_PASSES = ['vacuum', 'coalesce-locals', 'vacuum'];
 // coalesce-locals is superlinear in the locals of a flattened function (its interference graph):
 // measured on one instrumented function, 2,534 locals 2.2 s for one round, 10k locals 345 s for
 // the list above. Above this many locals the function keeps its dead label copies (slower
-// instrumented code, same results) and gets only the linear passes.
+// instrumented code, same results) and gets only the linear passes. The limit stays where it is:
+// at 500 (which would halve nextpnr's coalesce-locals time) the -O0 kernels of bench/external.ts
+// execute 5.1-5.4 instructions per original one instead of 2.6-2.9 (their loops' functions have
+// 500-2,000 locals after flattening); the first round is most of the cost, so fewer rounds save
+// little.
 export const COALESCE_LOCALS_LIMIT = 2000;
-const BOUNDED_PASSES = [
-  'vacuum',
-  'reorder-locals',
-  'remove-unused-brs',
-  'merge-blocks',
-  'remove-unused-names',
-  'vacuum',
-];
+// merge-blocks is left out: on a flattened function with over 10,000 locals it took 1-4 s each
+// (nextpnr: 13-30 s for its 80 functions over 2,000 locals, more than the other passes together),
+// and what it saves is mostly block nesting, which costs nothing at run time.
+const BOUNDED_PASSES = ['vacuum', 'reorder-locals', 'remove-unused-brs', 'remove-unused-names', 'vacuum'];
 
 /** Optimizes one instrumented function in place. */
 export function optimizeTainted(module: binaryen.Module, func: number, shadow: ShadowMemory): void {
