@@ -142,42 +142,64 @@ const leaves = new Set<number>([
 
 export class UnsupportedExpression extends Error {}
 
-/** The operand slots of `expr` in evaluation order; empty slots (a `br` without value) are skipped. */
-export function childSlots(expr: Expr): ChildSlot[] {
+/** An expression's operand positions in evaluation order: read or write the k-th (a fixed field may be empty: 0). */
+interface Operands {
+  count: number;
+  get(k: number): Expr;
+  set(k: number, child: Expr): void;
+}
+
+const NO_OPERANDS: Operands = { count: 0, get: () => 0, set: () => undefined };
+
+function operandsOf(expr: Expr): Operands {
   const id = idOf(expr);
-  const slots: ChildSlot[] = [];
   if (id === Id.Block) {
-    const count = Block.getNumChildren(expr);
-    for (let i = 0; i < count; i++) {
-      slots.push({ expr: Block.getChildAt(expr, i), replace: (c) => Block.setChildAt(expr, i, c) });
-    }
-    return slots;
+    return {
+      count: Block.getNumChildren(expr),
+      get: (k) => Block.getChildAt(expr, k),
+      set: (k, child) => Block.setChildAt(expr, k, child),
+    };
   }
   if (id === Id.Call || id === Id.CallIndirect || id === Id.TupleMake) {
     const ops = id === Id.Call ? Call : id === Id.CallIndirect ? CallIndirect : TupleMake;
     const count = ops.getNumOperands(expr);
-    for (let i = 0; i < count; i++) {
-      slots.push({ expr: ops.getOperandAt(expr, i), replace: (c) => ops.setOperandAt(expr, i, c) });
+    if (id !== Id.CallIndirect) {
+      return { count, get: (k) => ops.getOperandAt(expr, k), set: (k, child) => ops.setOperandAt(expr, k, child) };
     }
-    if (id === Id.CallIndirect) {
-      slots.push({ expr: CallIndirect.getTarget(expr), replace: (c) => CallIndirect.setTarget(expr, c) });
-    }
-    return slots;
+    return {
+      count: count + 1,
+      get: (k) => (k < count ? ops.getOperandAt(expr, k) : CallIndirect.getTarget(expr)),
+      set: (k, child) => (k < count ? ops.setOperandAt(expr, k, child) : CallIndirect.setTarget(expr, child)),
+    };
   }
   const fields = fixedFields.get(id);
   if (fields) {
-    for (const [get, set] of fields) {
-      const child = get(expr);
-      if (child) slots.push({ expr: child, replace: (c) => set(expr, c) });
-    }
-    return slots;
+    return { count: fields.length, get: (k) => fields[k]![0](expr), set: (k, child) => fields[k]![1](expr, child) };
   }
-  if (leaves.has(id)) return slots;
+  if (leaves.has(id)) return NO_OPERANDS;
   throw new UnsupportedExpression(`unsupported instruction ${kindName(expr)}`);
 }
 
+/** The operand slots of `expr` in evaluation order; empty slots (a `br` without value) are skipped. */
+export function childSlots(expr: Expr): ChildSlot[] {
+  const ops = operandsOf(expr);
+  const slots: ChildSlot[] = [];
+  for (let k = 0; k < ops.count; k++) {
+    const child = ops.get(k);
+    if (child) slots.push({ expr: child, replace: (c) => ops.set(k, c) });
+  }
+  return slots;
+}
+
+/** The operands of `expr` in evaluation order (no slot objects: the walks' hot path). */
 export function children(expr: Expr): Expr[] {
-  return childSlots(expr).map((slot) => slot.expr);
+  const ops = operandsOf(expr);
+  const out: Expr[] = [];
+  for (let k = 0; k < ops.count; k++) {
+    const child = ops.get(k);
+    if (child) out.push(child);
+  }
+  return out;
 }
 
 /** Labels a branch expression may jump to (br, br_if, br_table). */

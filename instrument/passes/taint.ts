@@ -25,10 +25,10 @@
 // blocks carry no values). After the rewrite our own cleanup, which never reorders a trap or an
 // effect, folds labels proven 0 (taint-clean.ts), redirects reads of copies and sinks single-read
 // temporaries back into expression trees (taint-copies.ts); then Binaryen's function optimizer
-// drops what became dead.
+// drops what became dead (taint-optimize.ts).
 import binaryen from 'binaryen';
 import type { PassDescriptor } from '../pass-contract.js';
-import { Drop, Func, Id, addVar, childSlots, idOf, type Expr } from '../ir.js';
+import { Func, addVar, children, type Expr } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
@@ -40,7 +40,7 @@ import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
 import { versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
-import { placeShadow, shadowMemory, SHADOW_FUNCTIONS, type ShadowMemory } from './shadow-memory.js';
+import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
 import {
   ARG_GLOBAL,
   CTL_GLOBAL,
@@ -62,6 +62,7 @@ import { stackFrame, stackPointerGlobal } from './taint-frame.js';
 import { counterStores } from './taint-counters.js';
 import { allocatorOf } from '../allocators.js';
 import { isFunctionalMath } from '../functional.js';
+import { optimizeTainted } from './taint-optimize.js';
 
 export {
   TAINT_SCHEMA,
@@ -348,12 +349,7 @@ function instrumentFunction(
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
   if (!m.options.noVersioning) versionAlignedLoops(module, func, m.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
-  if (!m.options.noOptimize) {
-    const big = binaryen.getFunctionInfo(func).vars.length > COALESCE_LOCALS_LIMIT;
-    module.runPassesOnFunction(func, big ? BOUNDED_PASSES : OPTIMIZE_PASSES);
-    if (dropUnreadLabelLoads(module, Func.getBody(func), m.shadowMemory))
-      module.runPassesOnFunction(func, big ? ['vacuum'] : CLEANUP_PASSES);
-  }
+  if (!m.options.noOptimize) optimizeTainted(module, func, m.shadowMemory);
   return node.nodeBytes;
 }
 
@@ -401,66 +397,8 @@ function assertTree(root: Expr, where: string): void {
     const expr = stack.pop()!;
     if (seen.has(expr)) throw new Error(`internal: taint pass reused an expression in ${where}`);
     seen.add(expr);
-    for (const slot of childSlots(expr)) stack.push(slot.expr);
+    stack.push(...children(expr));
   }
-}
-
-// Only passes that neither fold values nor move code: Binaryen treats all traps as one and NaN bits
-// as free, so precompute / optimize-instructions / simplify-locals could change which trap fires
-// or a NaN's sign in the program's own code (found by differential fuzzing). The engine's
-// optimizing tier removes the copies flattening leaves behind anyway.
-// coalesce-locals drops a set nobody reads; vacuum then drops its computation, which can leave the
-// set before it unread: three rounds remove the label chains of address arithmetic (pointer labels
-// are never read), 10% of the code of a typical kernel loop.
-const OPTIMIZE_PASSES = [
-  'vacuum',
-  'reorder-locals',
-  'remove-unused-brs',
-  'merge-blocks',
-  'coalesce-locals',
-  'vacuum',
-  'merge-blocks',
-  'remove-unused-brs',
-  'remove-unused-names',
-  'vacuum',
-  'coalesce-locals',
-  'vacuum',
-  'coalesce-locals',
-  'vacuum',
-];
-
-const CLEANUP_PASSES = ['vacuum', 'coalesce-locals', 'vacuum'];
-
-// coalesce-locals is superlinear in the locals of a flattened function (its interference graph):
-// measured on one instrumented function, 2,534 locals 2.2 s for one round, 10k locals 345 s for
-// the list above. Above this many locals the function keeps its dead label copies (slower
-// instrumented code, same results) and gets only the linear passes.
-export const COALESCE_LOCALS_LIMIT = 2000;
-const BOUNDED_PASSES = [
-  'vacuum',
-  'reorder-locals',
-  'remove-unused-brs',
-  'merge-blocks',
-  'remove-unused-names',
-  'vacuum',
-];
-
-/** Replaces `drop(label load)` (a label only a pointer had) by nop; true if any was found. */
-function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: ShadowMemory): boolean {
-  let found = false;
-  const stack = [root];
-  while (stack.length > 0) {
-    const expr = stack.pop()!;
-    for (const slot of childSlots(expr)) {
-      if (idOf(slot.expr) === Id.Drop && shadow.isLabelLoad(Drop.getValue(slot.expr))) {
-        slot.replace(module.nop());
-        found = true;
-      } else {
-        stack.push(slot.expr);
-      }
-    }
-  }
-  return found;
 }
 
 export const taintPass: PassDescriptor<TaintLayout> = {

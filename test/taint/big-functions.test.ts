@@ -5,7 +5,7 @@ import binaryen from 'binaryen';
 import { syntheticModule } from '../../bench/synthetic-module.js';
 import { analyzeTaint, parseParamSpec } from '../../src/taint/analyze.js';
 import { runModule } from '../../src/runtime/run.js';
-import { COALESCE_LOCALS_LIMIT } from '../../instrument/passes/taint.js';
+import { COALESCE_LOCALS_LIMIT } from '../../instrument/passes/taint-optimize.js';
 
 test('a function with thousands of locals after flattening instruments quickly and runs the same', async () => {
   // Two functions: the second calls the first; each a loop over n around 800 statements.
