@@ -13,8 +13,7 @@ import type { FlowFact, FunctionFacts } from './flow-facts.js';
 const NOWHERE = -1;
 
 interface LocalDefinitions {
-  /** Fresh definitions (facts writing the local without reading it), sorted by region, then position. */
-  regions: Int32Array;
+  /** Fresh definitions (facts writing the local without reading it): their positions, sorted. */
   positions: Int32Array;
   /** Per prefix: how many of those sit outside every loop. */
   outsideLoops: Int32Array;
@@ -41,6 +40,12 @@ export class FlowGraph {
   private readonly freshDefs = new Map<number, number[]>();
   /** Per loop: its outermost enclosing loop. */
   private readonly outermost: Int32Array;
+  /**
+   * Per region: the positions of its facts, in order. A region's code need not be contiguous: code
+   * after a construct nothing escapes from continues the region before it, so a region's later
+   * facts can follow regions of higher index (an `if` chain's arms, then the function's tail).
+   */
+  private readonly regionPositions: number[][] = [];
 
   constructor(
     readonly facts: FunctionFacts,
@@ -50,6 +55,7 @@ export class FlowGraph {
     this.targetSource = new Int32Array(list.length).fill(NOWHERE);
     this.terminal = new Uint8Array(list.length);
     list.forEach((fact, i) => {
+      (this.regionPositions[fact.region] ??= []).push(i);
       for (const source of fact.sources) this.readers[this.sourceId(source)]!.push(i);
       const t = fact.target;
       if (t.kind === 'local') {
@@ -109,6 +115,15 @@ export class FlowGraph {
     return later >= earlier || this.shareLoop(earlier, later);
   }
 
+  /**
+   * Whether a value defined in region `from` can reach the fact at `position` in region `region`:
+   * a later region, a shared loop, or code placed after the region's start (its own continuation,
+   * or the continuation of an enclosing region after the construct holding `from`).
+   */
+  private mayReach(from: number, region: number, position: number): boolean {
+    return this.mayFollow(from, region) || position > (this.regionPositions[from]?.[0] ?? Number.MAX_SAFE_INTEGER);
+  }
+
   private sourceId(source: string): number {
     let id = this.sourceIds.get(source);
     if (id === undefined) {
@@ -144,7 +159,7 @@ export class FlowGraph {
     const terminals: number[] = [];
     for (const position of this.readers[source]!) {
       const fact = this.facts.facts[position]!;
-      if (!this.mayFollow(region, fact.region)) continue;
+      if (!this.mayReach(region, fact.region, position)) continue;
       if (local >= 0 && this.killedBetween(local, region, fact, position)) continue;
       const target = this.targetSource[position]!;
       if (target !== NOWHERE) children.push(this.nodeOf(target, fact.region));
@@ -160,11 +175,12 @@ export class FlowGraph {
    * enclosing the use.
    */
   private killedBetween(local: number, from: number, use: FlowFact, usePosition: number): boolean {
-    if (use.region <= from || this.shareLoop(from, use.region)) return false;
+    if (use.region === from || this.shareLoop(from, use.region)) return false;
     const defs = this.definitionsOf(local);
     if (!defs) return false;
-    const lo = upperBound(defs, from, Number.MAX_SAFE_INTEGER);
-    const hi = upperBound(defs, use.region, usePosition);
+    // Between the region's last fact before the use and the use, in placement order.
+    const lo = firstAfter(defs.positions, lastBefore(this.regionPositions[from] ?? [], usePosition));
+    const hi = firstAfter(defs.positions, usePosition);
     if (lo >= hi) return false;
     if (defs.outsideLoops[hi]! - defs.outsideLoops[lo]! > 0) return true;
     for (let loop = this.facts.regions[use.region]?.loop ?? -1; loop >= 0; loop = this.facts.loopParents[loop] ?? -1) {
@@ -180,7 +196,7 @@ export class FlowGraph {
     const positions = this.freshDefs.get(local);
     if (!positions) return null;
     const facts = this.facts.facts;
-    const sorted = [...positions].sort((a, b) => facts[a]!.region - facts[b]!.region || a - b);
+    const sorted = [...positions].sort((a, b) => a - b);
     const outsideLoops = new Int32Array(sorted.length + 1);
     const byLoop = new Map<number, number[]>();
     sorted.forEach((position, i) => {
@@ -193,7 +209,6 @@ export class FlowGraph {
       }
     });
     defs = {
-      regions: Int32Array.from(sorted, (p) => facts[p]!.region),
       positions: Int32Array.from(sorted),
       outsideLoops,
       byLoop,
@@ -214,17 +229,28 @@ export class FlowGraph {
   }
 }
 
-/** The first definition placed after (region, position). */
-function upperBound(defs: LocalDefinitions, region: number, position: number): number {
+/** The index of the first value of a sorted array above `value`. */
+function firstAfter(sorted: Int32Array, value: number): number {
   let lo = 0;
-  let hi = defs.regions.length;
+  let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const r = defs.regions[mid]!;
-    if (r < region || (r === region && defs.positions[mid]! <= position)) lo = mid + 1;
+    if (sorted[mid]! <= value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** The last value of a sorted list below `value`, -1 when none is. */
+function lastBefore(sorted: number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? sorted[lo - 1]! : -1;
 }
 
 /** The first index of a sorted list holding a value of at least `value`. */

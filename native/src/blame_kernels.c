@@ -12,6 +12,9 @@
  *                         parameter: the blame lands on the caller's variable.
  *   struct_fields(n, r)   a struct whose three fields point to arrays (as HPL's PANEL): the work
  *                         on the fields rolls up into the struct variable.
+ *   decode_into(n, r)     a decoder (shaped like flite's G.721 one): a callee keeps its state on its
+ *                         own stack, a quantizer's if chain feeds a void update that stores through
+ *                         the state pointer; the work stays in the callee's frame, below the export.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -135,4 +138,47 @@ __attribute__((noinline)) double struct_fields(int n, int rounds) {
   free(panel);
   free(scratch);
   return sum;
+}
+
+/* A decoder's state, on the stack of the function that decodes a block. */
+typedef struct {
+  int dq[6];
+  int sr;
+} Decoder;
+
+/* An if chain whose arms set a local the function's tail reads. */
+__attribute__((noinline)) int quantize(int v) {
+  int e;
+  if (v < 4)
+    e = v / 3;
+  else if (v < 16)
+    e = v / 5 + 1;
+  else if (v < 64)
+    e = v / 7 + 2;
+  else if (v < 256)
+    e = v / 11 + 3;
+  else
+    e = v / 13 + 4;
+  return (v >> (e & 7)) * 3 + e;
+}
+
+/* Void: the value passed to it goes into the state its pointer parameter points to. */
+__attribute__((noinline)) void update(Decoder *d, int i, int v) {
+  d->dq[i % 6] = v;
+  d->sr = d->sr / 2 + v;
+}
+
+__attribute__((noinline)) void decode_block(int *out, int n, int rounds) {
+  Decoder d = {{0}, 0};
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < n; i++) update(&d, i, quantize((i * 37 + r * 11 + d.sr) & 1023));
+  out[0] = d.sr;
+}
+
+__attribute__((noinline)) double decode_into(int n, int rounds) {
+  int *out = malloc(sizeof(int) * 4);
+  decode_block(out, n, rounds);
+  double result = out[0];
+  free(out);
+  return result;
 }

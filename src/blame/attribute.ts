@@ -1,10 +1,12 @@
 // Instance generation (§2.5): what one sample's work went into, before it is mapped to a blame
 // point's variables. The sampled region's sinks come from the static relations; a store's recorded
 // address picks its mem-container; a value returned bubbles to the caller along the sampled call
-// path (the transfer function of the call site), down to the blame point's frame at most.
+// path (the transfer function of the call site), down to the blame point's frame at most. A value
+// passed to a callee whose result is unused goes where the callee puts it: the objects its pointer
+// parameters point to, or globals (a transfer function computed from the callee's own relations).
 import type { Sample } from './sample-run.js';
 import type { Container, ContainerTimeline } from './containers.js';
-import { baseLocal, type AddressAst } from '../../instrument/flow-facts.js';
+import { baseLoad, baseLocal, type AddressAst } from '../../instrument/flow-facts.js';
 import type { FunctionRelations, Sink } from '../../instrument/blame-relations.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 
@@ -79,7 +81,7 @@ function staticTargets(
   depth: number,
 ): Target[] {
   if (sink.kind === 'global') return [{ kind: 'global', name: sink.name }];
-  if (sink.kind === 'arg') return [{ kind: 'other', why: 'callee argument' }];
+  if (sink.kind === 'arg') return argumentTargets(sink, frame, sample, context);
   if (sink.kind === 'store') {
     const base = baseLocal(sink.ptr);
     return base === null ? [{ kind: 'other', why: 'unknown address' }] : [{ kind: 'var', frame, local: base }];
@@ -98,6 +100,79 @@ function staticTargets(
     if (local !== undefined) out.push({ kind: 'var', frame: frame - 1, local });
   }
   return out.length > 0 ? out : [{ kind: 'other', why: 'control' }];
+}
+
+/** Where a callee puts a value passed to it: the caller's variables it was given as pointers, and globals. */
+function argumentTargets(
+  sink: Extract<Sink, { kind: 'arg' }>,
+  frame: number,
+  sample: Sample,
+  context: AttributionContext,
+): Target[] {
+  const fn = sample.path[frame]!.function;
+  const callee = context.layout.functions[fn]?.callees[sink.call];
+  const exits = callee === null || callee === undefined ? [] : parameterExits(callee, sink.arg, context, 0);
+  const out: Target[] = [];
+  for (const exit of exits) {
+    if ('global' in exit) out.push({ kind: 'global', name: exit.global });
+    else {
+      const local = context.relations(fn).argumentSources(sink.call, exit.param)[0];
+      if (local !== undefined) out.push({ kind: 'var', frame, local });
+    }
+  }
+  return out.length > 0 ? out : [{ kind: 'other', why: 'callee argument' }];
+}
+
+/** A callee's transfer function for one parameter: the pointer parameters it stores the value through, and globals. */
+type ParameterExit = { param: number } | { global: string };
+
+const MAX_CALL_DEPTH = 8;
+const exitsCache = new WeakMap<AttributionContext, Map<string, ParameterExit[]>>();
+
+/**
+ * Where the value of parameter `arg` of function `fn` ends up: stores into memory reached from a
+ * pointer parameter (`state->dq[i] = v`, also through a loaded field), globals, and the same in the
+ * callees it passes the value on to. A result it returns is not followed (the call's result is unused).
+ */
+function parameterExits(fn: number, arg: number, context: AttributionContext, depth: number): ParameterExit[] {
+  let cache = exitsCache.get(context);
+  if (!cache) exitsCache.set(context, (cache = new Map()));
+  const key = `${fn}:${arg}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const facts = context.layout.functions[fn];
+  if (!facts || arg >= facts.params || depth > MAX_CALL_DEPTH) return [];
+  cache.set(key, []); // recursion: a cycle adds nothing
+  const exits = new Map<string, ParameterExit>();
+  const add = (exit: ParameterExit) => exits.set(JSON.stringify(exit), exit);
+  const relations = context.relations(fn);
+  for (const terminal of relations.localSinks(arg, 0)) {
+    if (terminal.kind === 'global') add({ global: terminal.name });
+    else if (terminal.kind === 'store') {
+      const root = rootLocal(terminal.ptr) ?? terminal.base ?? null;
+      if (root !== null && root < facts.params) add({ param: root });
+    } else if (terminal.kind === 'arg') {
+      const next = facts.callees[terminal.call];
+      if (next === null || next === undefined) continue;
+      for (const exit of parameterExits(next, terminal.arg, context, depth + 1)) {
+        if ('global' in exit) add(exit);
+        else
+          for (const local of relations.argumentSources(terminal.call, exit.param))
+            if (local < facts.params) add({ param: local });
+      }
+    }
+  }
+  const result = [...exits.values()];
+  cache.set(key, result);
+  return result;
+}
+
+/** The local an address is based on, also through loaded fields (`p->buf[i]`: p). */
+function rootLocal(ptr: AddressAst): number | null {
+  const base = baseLocal(ptr);
+  if (base !== null) return base;
+  const load = baseLoad(ptr);
+  return load ? rootLocal(load.ld) : null;
 }
 
 /** The constant part of a static-data address (`&table[0]` in `table[i]`), null without one. */

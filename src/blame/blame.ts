@@ -100,7 +100,7 @@ export function blameFromRun(
     table: sites,
     staticVariables: sampled.staticVariables,
   }));
-  const blamePoints: BlamePoint[] = points.map((point) => {
+  const blameAt = (point: string): BlamePoint => {
     const rows = new Map<string, Row>();
     let total = 0;
     runs.forEach((run, rank) => {
@@ -116,11 +116,18 @@ export function blameFromRun(
         for (const ref of refs) {
           let row = rows.get(ref.key);
           if (!row)
-            rows.set(ref.key, (row = { ref, samples: 0, containers: new Map(), fields: new Map(), why: new Map() }));
+            rows.set(
+              ref.key,
+              (row = { ref, samples: 0, containers: new Map(), fields: new Map(), why: new Map(), stops: new Map() }),
+            );
           else if (ref.container && !row.ref.container) row.ref = ref;
           row.samples += 1 / refs.length;
           if (ref.field) row.fields.set(ref.field, (row.fields.get(ref.field) ?? 0) + 1 / refs.length);
           if (ref.why) row.why.set(ref.why, (row.why.get(ref.why) ?? 0) + 1 / refs.length);
+          if (ref.stopsIn !== undefined) {
+            const name = names[ref.stopsIn] ?? `func${ref.stopsIn}`;
+            row.stops.set(name, (row.stops.get(name) ?? 0) + 1 / refs.length);
+          }
           if (ref.container) row.containers.set(`${rank}:${ref.container.id}`, ref.container);
         }
       }
@@ -130,7 +137,15 @@ export function blameFromRun(
       samples: total,
       variables: tableRows([...rows.values()], total, options.top ?? 12, contexts[0]!),
     };
-  });
+  };
+  const blamePoints = points.map(blameAt);
+  // Where a tenth or more of the entry function's blame stops in a callee's own variables, that
+  // callee is a blame point of its own (§2.6: blame points are where blame maps no further up).
+  const entry = blamePoints[0];
+  const automatic = (entry?.variables.find((v) => v.kind === 'other')?.stopsIn ?? [])
+    .filter((stop) => stop.percent >= AUTOMATIC_POINT_PERCENT && !points.includes(stop.function))
+    .slice(0, MAX_AUTOMATIC_POINTS);
+  for (const stop of automatic) blamePoints.push({ ...blameAt(stop.function), automatic: true });
   const sum = (value: (run: SampledRun) => number) => runs.reduce((n, run) => n + value(run), 0);
   return {
     schema: 'taintlens/blame@1',
@@ -148,6 +163,12 @@ export function blameFromRun(
   };
 }
 
+/** A callee holding this share of the entry function's blame (percent) becomes a blame point; at most this many. */
+const AUTOMATIC_POINT_PERCENT = 10;
+const MAX_AUTOMATIC_POINTS = 3;
+/** Callees listed where the "other" row's blame stops. */
+const STOPS_LISTED = 5;
+
 interface Row {
   ref: VariableRef;
   samples: number;
@@ -156,6 +177,8 @@ interface Row {
   fields: Map<string, number>;
   /** For the "other" row: its samples by reason. */
   why: Map<string, number>;
+  /** For the "other" row: its samples held by a callee's own variables, by that callee. */
+  stops: Map<string, number>;
 }
 
 function tableRows(
@@ -182,6 +205,8 @@ function tableRows(
     named.slice(top).reduce((sum, r) => sum + r.samples, 0),
   );
   const rest = [...parts.values()].reduce((sum, n) => sum + n, 0);
+  const stops = new Map<string, number>();
+  for (const row of rows) for (const [fn, n] of row.stops) stops.set(fn, (stops.get(fn) ?? 0) + n);
   const out: BlamedVariable[] = shown.map(({ ref, samples, containers, fields }) => {
     const list = [...containers.values()];
     const bytes = list.length ? list.reduce((sum, c) => sum + c.bytes, 0) : (ref.bytes ?? null);
@@ -213,6 +238,14 @@ function tableRows(
       parts: [...parts]
         .sort((a, b) => b[1] - a[1])
         .map(([why, n]) => ({ why, samples: round(n), percent: percent(n) })),
+      ...(stops.size > 0
+        ? {
+            stopsIn: [...stops]
+              .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+              .slice(0, STOPS_LISTED)
+              .map(([fn, n]) => ({ function: fn, samples: round(n), percent: percent(n) })),
+          }
+        : {}),
     });
   return out;
 }

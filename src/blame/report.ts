@@ -13,8 +13,9 @@ export function blameTables(
     ? `; ${report.ranks.length} ranks, their variables merged by name (${report.ranks.join(' + ')} samples)`
     : '';
   for (const point of report.blamePoints) {
+    const found = point.automatic ? ' (found: blame stops in its variables)' : '';
     parts.push(
-      `blame point ${point.function}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions${ranks})`,
+      `blame point ${point.function}${found}: ${point.samples.toLocaleString('en-US')} of ${report.totalSamples.toLocaleString('en-US')} samples (one per ~${report.period} instructions${ranks})`,
     );
     const columns: Column<BlamedVariable>[] = [
       { header: 'variable', value: (v) => v.name, shrink: 'end', shrinkOrder: 2, min: 12 },
@@ -31,7 +32,7 @@ export function blameTables(
       { header: 'blame', value: (v) => `${v.percent.toFixed(1)}%`, align: 'right' },
     ];
     // A struct's fields follow it as indented rows (`  .l2`), its own row holding their sum; so do
-    // the parts of "other".
+    // the parts of "other", then the callees whose own variables hold part of it.
     const sub = (v: BlamedVariable, name: string, part: { samples: number; percent: number }): BlamedVariable => ({
       name,
       kind: v.kind,
@@ -43,6 +44,7 @@ export function blameTables(
     const rows = point.variables.flatMap((v) => [
       v,
       ...(v.parts ?? []).map((part) => sub(v, `  ${part.why}`, part)),
+      ...(v.stopsIn ?? []).map((stop) => sub(v, `  held in ${stop.function}'s variables`, stop)),
       ...(v.fields ?? []).map((field) => sub(v, `  .${field.name}`, field)),
     ]);
     parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');

@@ -27,6 +27,8 @@ export interface VariableRef {
   bytes?: number;
   /** For "other": why the work has no variable of the blame point (blame says what "other" consists of). */
   why?: string;
+  /** For "other": the callee whose own variable (a local, its stack frame) holds the work: blame stops there. */
+  stopsIn?: number;
 }
 
 export interface TransferContext {
@@ -38,8 +40,15 @@ export interface TransferContext {
 }
 
 /** Work with no variable of the blame point, and why (the reasons `blame` lists under "other"). */
-export function otherRef(why: string): VariableRef {
-  return { key: 'other', name: 'other', kind: 'other', container: null, why };
+export function otherRef(why: string, stopsIn?: number): VariableRef {
+  return {
+    key: 'other',
+    name: 'other',
+    kind: 'other',
+    container: null,
+    why,
+    ...(stopsIn !== undefined ? { stopsIn } : {}),
+  };
 }
 
 export function variableAt(target: Target, sample: Sample, point: number, context: TransferContext): VariableRef {
@@ -55,7 +64,11 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
         : otherRef('a returned value whose call site is unknown');
     case 'var': {
       const lifted = liftLocal(path, target.frame, target.local, point, context);
-      return lifted === null ? otherRef("a callee's local") : localRef(path[point]!.function, lifted, context, null);
+      const fn = path[lifted.frame]!.function;
+      // A pointer into the function's shadow-stack frame (`&state`): the work went into that frame.
+      const onStack = context.layout.functions[fn]!.stackLocals.includes(lifted.local);
+      if (lifted.frame > point) return otherRef(onStack ? "a callee's stack frame" : "a callee's local", fn);
+      return onStack ? stackRef(point, fn, context) : localRef(fn, lifted.local, context, null);
     }
     case 'container': {
       const c = target.container;
@@ -79,40 +92,46 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
       }
       if (c.kind === 'stack') {
         const owner = target.base === null ? null : stackOwner(path, target.frame, target.base, context);
-        if (owner !== null && owner > point) return otherRef("a callee's stack frame");
-        const fn = path[owner ?? point]!.function;
-        return {
-          key: `stack:${owner ?? point}`,
-          name: `stack frame of ${context.table.functions[fn]?.name ?? `func${fn}`}`,
-          kind: 'stack',
-          container: null,
-        };
+        if (owner !== null && owner > point) return otherRef("a callee's stack frame", path[owner]!.function);
+        return stackRef(owner ?? point, path[owner ?? point]!.function, context);
       }
       return heapOwner(c, path, point, context);
     }
   }
 }
 
-/** A callee's local, carried up to the blame point's frame through the parameters it was passed as. */
+function stackRef(frame: number, fn: number, context: TransferContext): VariableRef {
+  return {
+    key: `stack:${frame}`,
+    name: `stack frame of ${context.table.functions[fn]?.name ?? `func${fn}`}`,
+    kind: 'stack',
+    container: null,
+  };
+}
+
+/**
+ * A callee's local, carried up to the blame point's frame through the parameters it was passed as;
+ * where that stops (a local that is no parameter), the frame holding it.
+ */
 function liftLocal(
   path: Frame[],
   frame: number,
   local: number,
   point: number,
   context: TransferContext,
-): number | null {
+): { frame: number; local: number } {
   let f = frame;
   let l = local;
   while (f > point) {
     const fn = context.layout.functions[path[f]!.function]!;
     const call = path[f]!.call;
-    if (l >= fn.params || call === null) return null;
+    if (l >= fn.params || call === null) break;
     const sources = context.relations(path[f - 1]!.function).argumentSources(call, l);
-    if (sources.length === 0) return null;
+    if (sources.length === 0) break;
     l = sources[0]!;
     f--;
   }
-  return l;
+  return { frame: f, local: l };
 }
 
 /** The frame whose shadow-stack memory a base local points into (following pointer parameters out). */

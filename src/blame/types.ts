@@ -21,6 +21,12 @@ export interface BlamedVariable {
   fields?: Array<{ name: string; samples: number; percent: number }>;
   /** On the "other" row: what it consists of (why that work has no variable, and the variables folded into it). */
   parts?: Array<{ why: string; samples: number; percent: number }>;
+  /**
+   * On the "other" row: the callees whose own variables (locals, stack frames) hold work that goes
+   * no further up, by samples (Rutar & Hollingsworth §2.6: blame stops there); the largest are
+   * reported as blame points of their own.
+   */
+  stopsIn?: Array<{ function: string; samples: number; percent: number }>;
 }
 
 export interface BlamePoint {
@@ -30,6 +36,8 @@ export interface BlamePoint {
   samples: number;
   /** Sorted by samples, descending; the last row may be `{ name: 'other', kind: 'other' }`. */
   variables: BlamedVariable[];
+  /** A blame point found by the analysis: a callee where at least a tenth of the entry function's blame stops. */
+  automatic?: boolean;
 }
 
 export interface BlameReport {

@@ -1,6 +1,7 @@
 // The blame relations' flow closures (instrument/flow-graph.ts) and the sampling pass's recorded
 // stores (instrument/recorded-stores.ts) against the plain definition on random functions: a walk
-// from each definition over every fact that reads the value in code that can run after it and that
+// from each definition over every fact that reads the value in code that can run after it (a later
+// region, a shared loop, or code placed after the start of the value's region) and that
 // no fresh definition in between cuts off, its terminals in the order the walk first meets them.
 // The recorded stores must be the first ones of the region's full blame, in the same order (the
 // instrumented bytes depend on it).
@@ -9,7 +10,7 @@ import { FunctionRelations, recordedStores } from '../../instrument/blame-relati
 import type { FlowFact, FlowTarget, FunctionFacts } from '../../instrument/flow-facts.js';
 import { rng } from '../../bench/model/synthetic.js';
 
-/** A random function: regions in order, nested loops over runs of regions, few locals reused often. */
+/** A random function: regions in order (with continuations of earlier ones), nested loops over runs of regions, few locals reused often. */
 function randomFacts(seed: number): FunctionFacts {
   const next = rng(seed);
   const pick = (n: number) => Math.floor(next() * n);
@@ -29,6 +30,8 @@ function randomFacts(seed: number): FunctionFacts {
   const calls = 3;
   const facts: FlowFact[] = [];
   for (let r = 0; r < regionCount; r++) {
+    // Now and then the facts continue an earlier region (code after an `if` chain continues the region before it).
+    const region = r > 0 && next() < 0.25 ? pick(r) : r;
     for (let k = pick(5); k > 0; k--) {
       const sources = new Set<string>();
       for (let s = pick(3); s > 0; s--) sources.add(next() < 0.8 ? `l${pick(locals)}` : `c${pick(calls)}`);
@@ -45,7 +48,7 @@ function randomFacts(seed: number): FunctionFacts {
                 : kind < 0.9
                   ? { kind: 'return' }
                   : { kind: 'cond' };
-      facts.push({ region: r, target, sources: [...sources] });
+      facts.push({ region, target, sources: [...sources] });
     }
   }
   return { index: 0, params: 1, localNames: [], facts, regions, loopParents, callees: [], grows: [], stackLocals: [] };
@@ -67,12 +70,17 @@ function referenceSinks(facts: FunctionFacts, start: string, from: number): stri
     return false;
   };
   const callResults = new Set(list.flatMap((f) => f.sources.filter((s) => s.startsWith('c'))));
+  const positionsOf = (region: number) => list.flatMap((f, i) => (f.region === region ? [i] : []));
+  // Code placed after the start of the value's region can follow it (the region's continuation).
+  const mayReach = (from: number, use: FlowFact, usePosition: number) =>
+    use.region >= from || shareLoop(from, use.region) || usePosition > (positionsOf(from)[0] ?? Infinity);
   const killed = (local: number, fromRegion: number, use: FlowFact, usePosition: number) => {
-    if (use.region <= fromRegion || shareLoop(fromRegion, use.region)) return false;
+    if (use.region === fromRegion || shareLoop(fromRegion, use.region)) return false;
+    // A fresh definition placed after the value's region's last fact before the use, and before the use.
+    const after = Math.max(-1, ...positionsOf(fromRegion).filter((p) => p < usePosition));
     return list.some((def, position) => {
       if (def.target.kind !== 'local' || def.target.local !== local || def.sources.includes(`l${local}`)) return false;
-      if (def.region <= fromRegion || def.region > use.region) return false;
-      if (def.region === use.region && position > usePosition) return false;
+      if (position <= after || position >= usePosition) return false;
       return loopOf(def.region) === -1 || encloses(loopOf(def.region), loopOf(use.region));
     });
   };
@@ -84,7 +92,7 @@ function referenceSinks(facts: FunctionFacts, start: string, from: number): stri
     const local = source.startsWith('l') ? Number(source.slice(1)) : -1;
     list.forEach((fact, position) => {
       if (!fact.sources.includes(source)) return;
-      if (!(fact.region >= region || shareLoop(region, fact.region))) return;
+      if (!mayReach(region, fact, position)) return;
       if (local >= 0 && killed(local, region, fact, position)) return;
       const t = fact.target;
       const next =
