@@ -464,10 +464,16 @@ function benchProgram(program: Program, timeoutS: number, cells: Cell[], only: s
       instrumentCpuS: cost?.usage?.cpuS ?? null,
       instrumentRssMiB: cost?.usage?.maxRssMiB ?? null,
       ratio: ms === null ? null : ms / baseMs,
-      identical: result.error ? '-' : compared,
+      identical: result.error ? '-' : compared + incompleteNote(result.stderr),
       error: result.error ?? (cost?.error ? `instrument: ${cost.error}` : null),
     });
   }
+}
+
+/** A command's warnings (a full context tree, dropped samples): its counts are incomplete, whatever the output. */
+function incompleteNote(stderr: string): string {
+  const warnings = stderr.split('\n').filter((line) => line.startsWith('warning: '));
+  return warnings.length === 0 ? '' : `; COUNTS INCOMPLETE: ${warnings[0]!.slice('warning: '.length, 140)}`;
 }
 
 async function main(): Promise<void> {

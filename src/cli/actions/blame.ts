@@ -8,7 +8,7 @@ import { passGuestStreams } from '../guest-streams.js';
 import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { blameModule } from '../../blame/blame.js';
-import { blameTables, sampleTable } from '../../blame/report.js';
+import { blameTables, droppedSamplesWarning, sampleTable } from '../../blame/report.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { runSampled } from '../../blame/sample-run.js';
 import { profileLoops } from '../../profile/profile-run.js';
@@ -38,7 +38,12 @@ export async function blameAction(file: string, options: SampleCliOptions, comma
   });
   if (options.output) writeJsonAtomic(options.output, report);
   passGuestStreams(run.json, report);
-  emit(run.json, report, () => blameTables(report, tableLayout(options).width));
+  emit(
+    run.json,
+    report,
+    () => blameTables(report, tableLayout(options).width),
+    report.droppedSamples ? [droppedSamplesWarning(report.droppedSamples)] : [],
+  );
 }
 
 export async function sampleAction(file: string, options: SampleCliOptions, command: Command): Promise<void> {
@@ -57,5 +62,10 @@ export async function sampleAction(file: string, options: SampleCliOptions, comm
     ...(sampled.stdout ? { stdout: sampled.stdout } : {}),
     ...(sampled.stderr ? { stderr: sampled.stderr } : {}),
   });
-  emit(run.json, profile, () => sampleTable(profile, tableLayout(options).width, options.top ?? 20));
+  emit(
+    run.json,
+    profile,
+    () => sampleTable(profile, tableLayout(options).width, options.top ?? 20),
+    profile.droppedSamples ? [droppedSamplesWarning(profile.droppedSamples)] : [],
+  );
 }

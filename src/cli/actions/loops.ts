@@ -31,31 +31,36 @@ export async function loopsAction(file: string, options: LoopsCliOptions, comman
   const report = await profileLoops(file, readWasmFile(file), run, parseInstrumentOptions(options));
   if (options.output) writeJsonAtomic(options.output, report);
   passGuestStreams(run.json, report);
-  emit(run.json, report, () => {
-    const top = topInForce(options);
-    const parts = [
-      loopTable(report, {
-        top,
-        all: options.all === true,
-        wide: options.wide === true,
-        width: outputWidth(),
-        proseWidth: proseWidth(),
-      }),
-    ];
-    if (options.compare)
-      parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
-    if (report.spmd) {
-      const layout = { wide: options.wide === true, width: outputWidth() };
-      parts.push(
-        '',
-        ranksTable(report.spmd, options.wide ? undefined : outputWidth()),
-        '',
-        loopRanksTable(report, Math.min(top ?? 10, 10), layout),
-      );
-    }
-    if (report.spread) parts.push(describeSpread(report.spread));
-    if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost, report.contextTreeBytes));
-    if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));
-    return parts.join('\n');
-  });
+  emit(
+    run.json,
+    report,
+    () => {
+      const top = topInForce(options);
+      const parts = [
+        loopTable(report, {
+          top,
+          all: options.all === true,
+          wide: options.wide === true,
+          width: outputWidth(),
+          proseWidth: proseWidth(),
+        }),
+      ];
+      if (options.compare)
+        parts.push('', 'function-level vs loop-level profile (share of all instructions)', compareTable(report));
+      if (report.spmd) {
+        const layout = { wide: options.wide === true, width: outputWidth() };
+        parts.push(
+          '',
+          ranksTable(report.spmd, options.wide ? undefined : outputWidth()),
+          '',
+          loopRanksTable(report, Math.min(top ?? 10, 10), layout),
+        );
+      }
+      if (report.spread) parts.push(describeSpread(report.spread));
+      if (report.contextsLost) parts.push(treeFullWarning(report.contextsLost, report.contextTreeBytes));
+      if (report.unnamedFunctions) parts.push(unnamedNote(report.unnamedFunctions));
+      return parts.join('\n');
+    },
+    report.contextsLost ? [treeFullWarning(report.contextsLost, report.contextTreeBytes)] : [],
+  );
 }

@@ -113,5 +113,6 @@ export async function measureAction(file: string, options: MeasureCliOptions, co
           : []),
         ...(short ? [`warning: ${short}`] : []),
       ].join('\n'),
+    short ? [short] : [],
   );
 }

@@ -82,15 +82,19 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
   passGuestStreams(run.json, report);
   const output = options.output;
-  emit(run.json, report, () =>
-    output !== undefined
-      ? renderTaintSummary(report, output)
-      : renderTaintReport(
-          report,
-          options.all === true,
-          topInForce(options),
-          tableLayout(options),
-          options.wide ? Infinity : proseWidth(),
-        ) + rankNote(report),
+  emit(
+    run.json,
+    report,
+    () =>
+      output !== undefined
+        ? renderTaintSummary(report, output)
+        : renderTaintReport(
+            report,
+            options.all === true,
+            topInForce(options),
+            tableLayout(options),
+            options.wide ? Infinity : proseWidth(),
+          ) + rankNote(report),
+    report.warnings,
   );
 }
