@@ -6,7 +6,8 @@
 // — every README example as printed, real third-party programs under every mode, a SLURM cluster,
 // the fuzz corpus and its regressions, composed modes on a real WASI program, MPI proxy
 // applications, LULESH against Perf-Taint, Perf-Taint's unit programs, the LULESH-shaped region
-// programs — which took 400 of the suite's 645 test-seconds (before the last two moved).
+// programs, the whole analysis of the mini-app, taint precision, proofs and kernels on C/C++ builds
+// at -O0 and -O2 — which took 400 of the suite's 645 test-seconds (before the last six moved).
 // TAINTLENS_TEST_SET=all runs both in one run (CI: .ci/run).
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -24,6 +25,10 @@ export const SYSTEM_TESTS = [
   'test/taint/perf-taint-units.test.ts',
   'test/taint/cleanup.test.ts',
   'test/instrument/sample-trips.test.ts',
+  'test/analyze/analyze.test.ts',
+  'test/taint/precision.test.ts',
+  'test/taint/proven.test.ts',
+  'test/taint/kernels.test.ts',
 ];
 
 const testSet = process.env.TAINTLENS_TEST_SET || undefined;

@@ -6,7 +6,19 @@
 // assignments are left unread (coalesce-locals drops them). Only integer values change shape: no
 // value, trap or effect of the program changes.
 import binaryen from 'binaryen';
-import { Binary, Const, Func, Id, LocalGet, LocalSet, Select, childSlots, idOf, walkPostOrder, type Expr } from '../ir.js';
+import {
+  Binary,
+  Const,
+  Func,
+  Id,
+  LocalGet,
+  LocalSet,
+  Select,
+  childSlots,
+  idOf,
+  walkPostOrder,
+  type Expr,
+} from '../ir.js';
 
 /** Whether `expr` is 0 whenever every local in `zero` is. */
 function isZero(expr: Expr, zero: ReadonlySet<number>): boolean {

@@ -9,15 +9,7 @@
 import binaryen from 'binaryen';
 import { Binary, Block, Id, LocalGet, LocalSet, Loop, idOf, walkPostOrder, type Expr } from '../ir.js';
 
-const BARRIERS = new Set<number>([
-  Id.Break,
-  Id.Switch,
-  Id.Return,
-  Id.Call,
-  Id.CallIndirect,
-  Id.Loop,
-  Id.Unreachable,
-]);
+const BARRIERS = new Set<number>([Id.Break, Id.Switch, Id.Return, Id.Call, Id.CallIndirect, Id.Loop, Id.Unreachable]);
 
 /** Whether `stmt` sets a local to a join of locals and constants; adds the locals the join reads to `reads`. */
 function isJoin(stmt: Expr, reads: Set<number>): boolean {
@@ -38,7 +30,8 @@ function localCounts(root: Expr): { writes: Map<number, number>; reads: Map<numb
   walkPostOrder(root, (e) => {
     const id = idOf(e);
     if (id === Id.LocalSet) counts.writes.set(LocalSet.getIndex(e), (counts.writes.get(LocalSet.getIndex(e)) ?? 0) + 1);
-    else if (id === Id.LocalGet) counts.reads.set(LocalGet.getIndex(e), (counts.reads.get(LocalGet.getIndex(e)) ?? 0) + 1);
+    else if (id === Id.LocalGet)
+      counts.reads.set(LocalGet.getIndex(e), (counts.reads.get(LocalGet.getIndex(e)) ?? 0) + 1);
   });
   return counts;
 }
@@ -84,7 +77,12 @@ function invariantJoins(module: binaryen.Module, loop: Expr): Expr[] {
     const stmt = Block.getChildAt(block, index);
     const reads = new Set<number>();
     const join = isJoin(stmt, reads);
-    if (idOf(stmt) === Id.LocalSet && !LocalSet.isTee(stmt) && counts.writes.get(LocalSet.getIndex(stmt)) === 1 && join) {
+    if (
+      idOf(stmt) === Id.LocalSet &&
+      !LocalSet.isTee(stmt) &&
+      counts.writes.get(LocalSet.getIndex(stmt)) === 1 &&
+      join
+    ) {
       const local = LocalSet.getIndex(stmt);
       // `acc = acc | x`, acc read nowhere else in the loop; or a join of other locals, not read before it.
       const selfRead = reads.delete(local);

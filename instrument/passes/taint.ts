@@ -62,7 +62,7 @@ import { stackFrame, stackPointerGlobal } from './taint-frame.js';
 import { counterStores } from './taint-counters.js';
 import { allocatorOf } from '../allocators.js';
 import { isFunctionalMath } from '../functional.js';
-import { optimizeTainted } from './taint-optimize.js';
+import { COALESCE_LOCALS_LIMIT, optimizeTainted } from './taint-optimize.js';
 
 export {
   TAINT_SCHEMA,
@@ -340,7 +340,10 @@ function instrumentFunction(
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...atExit, ...tail], resultType));
   // Before versioning: its copy of a loop would double every temporary's reads, and it checks
   // at loop entry every local a pointer is copied through.
-  if (!m.options.noOptimize) {
+  // Not above the coalesce limit, where Binaryen's optimizer runs its linear passes only: sinking
+  // builds expression chains as deep as the function is long (a recursive walk of a 50,000-local
+  // function overflowed the stack) and the walks took minutes there.
+  if (!m.options.noOptimize && binaryen.getFunctionInfo(func).vars.length <= COALESCE_LOCALS_LIMIT) {
     foldCleanLabels(module, func);
     propagateCopies(module, func);
     sinkTemporaries(module, func, m.shadowMemory);
