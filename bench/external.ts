@@ -195,6 +195,16 @@ console.log(
 const judged = (figure: number, target: number, digits = 3) =>
   `${figure.toFixed(digits)}× (target <= ${target}×: ${figure <= target ? 'met' : 'NOT met'})`;
 const geo = (pick: (r: Row) => number) => geomean(rows.map(pick));
+/** A counting mode's row: whole-run and hot-loop instruction ratios, and the wall-time ratio. */
+const countedRow = (mode: string, counts: (r: Row) => InstructionRatio, time: (r: Row) => number, target: number) => ({
+  mode,
+  exact: judged(
+    geo((r) => counts(r).whole),
+    target,
+  ),
+  hot: ratio(geo((r) => counts(r).hotLoop)),
+  time: judged(geo(time), target),
+});
 // Every issue-27 figure of this run, side by side with its target: the exact instruction counts
 // are the figures to judge (wall time on a shared 2-core machine moves by tens of percent between
 // identical modules); the wall-time ratios follow for reference.
@@ -202,30 +212,18 @@ console.log(`issue 27 targets, geometric means over the ${rows.length} kernel bu
 console.log(
   renderTable(
     [
-      {
-        mode: 'loops',
-        exact: judged(
-          geo((r) => r.loopsInstructions.whole),
-          TARGETS.loops,
-        ),
-        hot: ratio(geo((r) => r.loopsInstructions.hotLoop)),
-        time: judged(
-          geo((r) => r.ratios.loops),
-          TARGETS.loops,
-        ),
-      },
-      {
-        mode: 'sample',
-        exact: judged(
-          geo((r) => r.sampleInstructions.whole),
-          TARGETS.sample,
-        ),
-        hot: ratio(geo((r) => r.sampleInstructions.hotLoop)),
-        time: judged(
-          geo((r) => r.ratios.sample),
-          TARGETS.sample,
-        ),
-      },
+      countedRow(
+        'loops',
+        (r) => r.loopsInstructions,
+        (r) => r.ratios.loops,
+        TARGETS.loops,
+      ),
+      countedRow(
+        'sample',
+        (r) => r.sampleInstructions,
+        (r) => r.ratios.sample,
+        TARGETS.sample,
+      ),
       {
         mode: 'selective (÷ no regions)',
         exact: judged(

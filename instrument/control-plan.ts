@@ -30,7 +30,7 @@ export interface BranchPlan {
 }
 
 /** Trapping float-to-int truncations (the non-trapping ones need no range check). */
-const TRUNCATIONS = new Set(
+export const TRAPPING_TRUNCATIONS = new Set(
   [
     'TruncSFloat32ToInt32',
     'TruncSFloat32ToInt64',
@@ -69,7 +69,7 @@ export function planControl(body: Expr, ownLocals: number, totalGets: Map<number
   const cfg = buildCfg(body);
   const truncating = new Set<number>();
   for (const [expr, node] of cfg.nodeOf)
-    if (idOf(expr) === Id.Unary && TRUNCATIONS.has(Unary.getOp(expr))) truncating.add(node);
+    if (idOf(expr) === Id.Unary && TRAPPING_TRUNCATIONS.has(Unary.getOp(expr))) truncating.add(node);
   const branches = new Map<Expr, BranchPlan>();
   const endingAt = new Map<number, BranchPlan[]>();
   for (const node of cfg.nodes) {

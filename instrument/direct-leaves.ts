@@ -10,7 +10,7 @@ import { startFunctionName } from './binaryen-api.js';
 import type { FunctionAnalysis } from './sites.js';
 
 /** Expressions that neither branch, call, return nor trap unconditionally. */
-const STRAIGHT = new Set<number>([
+export const STRAIGHT = new Set<number>([
   Id.Nop,
   Id.Block,
   Id.LocalGet,

@@ -27,6 +27,7 @@ import {
   type Expr,
 } from '../ir.js';
 import { inductionCandidates, type Induction } from './loops-induction.js';
+import { STRAIGHT } from '../direct-leaves.js';
 
 /** The loop continues while `i ⋈ bound`, `i` read after its step. */
 type Continues = 'ne' | 'lt' | 'le' | 'gt' | 'ge';
@@ -40,31 +41,6 @@ export interface CountedLoop {
   /** Which operand of the back edge's comparison is the stepped induction (0 left, 1 right; null: the condition is the induction, compared with 0). */
   side: 0 | 1 | null;
 }
-
-/** Expressions a straight-line body may hold (no branch but the back edge, no call, no nested block label). */
-const STRAIGHT = new Set<number>([
-  Id.Block,
-  Id.LocalGet,
-  Id.LocalSet,
-  Id.GlobalGet,
-  Id.GlobalSet,
-  Id.Load,
-  Id.Store,
-  Id.Const,
-  Id.Unary,
-  Id.Binary,
-  Id.Select,
-  Id.Drop,
-  Id.Nop,
-  Id.MemorySize,
-  Id.SIMDExtract,
-  Id.SIMDReplace,
-  Id.SIMDShuffle,
-  Id.SIMDTernary,
-  Id.SIMDShift,
-  Id.SIMDLoad,
-  Id.SIMDLoadStoreLane,
-]);
 
 /** Comparison → what it says with the induction on the left (`signed` per comparison). */
 const COMPARES = new Map<number, { left: Continues; right: Continues; signed: boolean }>([

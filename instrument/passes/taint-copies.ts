@@ -8,6 +8,7 @@
 // order of the program changes.
 import binaryen from 'binaryen';
 import type { ShadowMemory } from './shadow-memory.js';
+import { TRAPPING_TRUNCATIONS } from '../control-plan.js';
 import {
   Binary,
   Block,
@@ -169,26 +170,12 @@ export function propagateCopies(module: binaryen.Module, func: number): void {
 }
 
 // Operators that can trap: an expression holding one must not move past another trap.
-const TRAPPING_OPS = new Set<number>(
-  [
-    'DivSInt32',
-    'DivUInt32',
-    'RemSInt32',
-    'RemUInt32',
-    'DivSInt64',
-    'DivUInt64',
-    'RemSInt64',
-    'RemUInt64',
-    'TruncSFloat32ToInt32',
-    'TruncSFloat32ToInt64',
-    'TruncUFloat32ToInt32',
-    'TruncUFloat32ToInt64',
-    'TruncSFloat64ToInt32',
-    'TruncSFloat64ToInt64',
-    'TruncUFloat64ToInt32',
-    'TruncUFloat64ToInt64',
-  ].map((name) => (binaryen as unknown as Record<string, number>)[name]!),
-);
+const TRAPPING_OPS = new Set<number>([
+  ...['DivSInt32', 'DivUInt32', 'RemSInt32', 'RemUInt32', 'DivSInt64', 'DivUInt64', 'RemSInt64', 'RemUInt64'].map(
+    (name) => (binaryen as unknown as Record<string, number>)[name]!,
+  ),
+  ...TRAPPING_TRUNCATIONS,
+]);
 
 /** What the code a value moves past must not touch. */
 interface Moved {
