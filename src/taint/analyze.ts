@@ -133,6 +133,11 @@ function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
   }
 }
 
+/** The report's warnings that say counts or labels are missing (the others say how to read results). */
+export function isLossWarning(warning: string): boolean {
+  return warning.startsWith('the calling-context tree filled') || /^more than \d+ parameters: /.test(warning);
+}
+
 export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnalysis> {
   const { file } = options;
   const params = options.params ?? [];

@@ -20,7 +20,7 @@ import {
 import { UserError } from '../../util/errors.js';
 import { rankNote } from '../../taint/rank-note.js';
 import { topInForce } from '../top-option.js';
-import { analyzeTaint, parseParamSpec } from '../../taint/analyze.js';
+import { analyzeTaint, isLossWarning, parseParamSpec } from '../../taint/analyze.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 
 function parseImplicitFlow(text: string): ImplicitFlow {
@@ -95,6 +95,6 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
             tableLayout(options),
             options.wide ? Infinity : proseWidth(),
           ) + rankNote(report),
-    report.warnings,
+    report.warnings.filter(isLossWarning),
   );
 }
