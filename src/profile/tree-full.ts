@@ -17,11 +17,14 @@ function fix(bytes: number): string {
     : `run again with --context-tree ${largerContextTree(bytes)} (it had ${mib} MiB)`;
 }
 
+/** How every message about a filled tree begins (after `warning: `): readers recognise it by this. */
+export const TREE_FILLED = 'the calling-context tree filled';
+
 export function treeFullWarning(lost: number, bytes = DEFAULT_CONTEXT_TREE_BYTES): string {
-  return `warning: the calling-context tree filled: ${lost.toLocaleString('en-US')} function entries found no room and were not counted (their loops and instructions are missing); ${fix(bytes)}`;
+  return `warning: ${TREE_FILLED}: ${lost.toLocaleString('en-US')} function entries found no room and were not counted (their loops and instructions are missing); ${fix(bytes)}`;
 }
 
 /** Why truncated counts are refused as measurements (nothing is stored for the point). */
 export function treeFullRefusal(lost: number, bytes: number): string {
-  return `the calling-context tree filled (${lost.toLocaleString('en-US')} function entries not counted), so its counts are incomplete and are not stored; ${fix(bytes)}`;
+  return `${TREE_FILLED} (${lost.toLocaleString('en-US')} function entries not counted), so its counts are incomplete and are not stored; ${fix(bytes)}`;
 }

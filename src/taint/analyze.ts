@@ -14,7 +14,7 @@ import { median } from '../util/stats.js';
 import { decodeTaint, type TaintReport } from './report.js';
 import { addTaintSources } from './sources.js';
 import { guestStreams } from '../runtime/guest-output.js';
-import { treeFullWarning } from '../profile/tree-full.js';
+import { TREE_FILLED, treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
 import { mergeRankReports } from './merge-ranks.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
@@ -29,6 +29,7 @@ import {
 } from '../../instrument/passes/taint-layout.js';
 
 export const MAX_LABELS = 32;
+const TOO_MANY_PARAMETERS = `more than ${MAX_LABELS} parameters`;
 
 export type ParamSpec = { name: string; arg: number } | { name: string; global: string } | InputLabel;
 
@@ -135,7 +136,7 @@ function moduleFacts(bytes: Uint8Array, file: string): ModuleFacts {
 
 /** The report's warnings that say counts or labels are missing (the others say how to read results). */
 export function isLossWarning(warning: string): boolean {
-  return warning.startsWith('the calling-context tree filled') || /^more than \d+ parameters: /.test(warning);
+  return warning.startsWith(TREE_FILLED) || warning.startsWith(TOO_MANY_PARAMETERS);
 }
 
 export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnalysis> {
@@ -230,8 +231,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     const warnings: string[] = [];
     const lost = Number(rep.globals[layout.contexts.exports.overflow]);
     if (lost > 0) warnings.push(treeFullWarning(lost, layout.contexts.bytes).replace(/^warning: /, ''));
-    if (plugin.dropped.length > 0)
-      warnings.push(`more than ${MAX_LABELS} parameters: ${plugin.dropped.join(', ')} got no label`);
+    if (plugin.dropped.length > 0) warnings.push(`${TOO_MANY_PARAMETERS}: ${plugin.dropped.join(', ')} got no label`);
     const entry = layout.exports[invoke ?? '_start'] ?? null;
     return addTaintSources(
       decodeTaint({
