@@ -12,6 +12,7 @@ import { attributeSample } from './attribute.js';
 import { allocationSite, otherRef, variableAt, type VariableRef } from './transfer.js';
 import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';
 import { fileError } from '../util/errors.js';
+import { contextsLostOf } from './sampled-profile.js';
 import { guestStreams, type GuestStreams } from '../runtime/guest-output.js';
 
 export interface BlameOptions {
@@ -43,6 +44,10 @@ export interface BlameReportDetails extends GuestStreams {
   droppedSamples: number;
   /** Allocations the log had no room for (their memory shows as static data). */
   droppedAllocations: number;
+  /** Function entries that found the calling-context tree full (present only when some did): their samples sit under the wrong call paths. */
+  contextsLost?: number;
+  /** The tree's size in bytes (present with contextsLost). */
+  contextTreeBytes?: number;
   /** Heap containers the run allocated. */
   containers: number;
   /** SPMD runs (--ranks): samples per rank; the tables merge the ranks' variables by name. */
@@ -157,6 +162,7 @@ export function blameFromRun(
     result: sampled.result,
     droppedSamples: sum((r) => r.dropped),
     droppedAllocations: sum((r) => r.allocationsDropped),
+    ...contextsLostOf(sum((r) => r.contextsLost), layout.tree.bytes),
     containers: sum((r) => r.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length),
     ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.samples.length) } : {}),
     ...guestStreams(sampled),

@@ -3,9 +3,10 @@ import { renderTable, type Column } from '../report/table.js';
 import { displayPath, pathTail } from '../report/names.js';
 import type { BlameReport, BlamedVariable } from './types.js';
 import type { SampledProfile, SampledCallpath } from './sampled-profile.js';
+import { treeFullWarning } from '../profile/tree-full.js';
 
 export function blameTables(
-  report: BlameReport & { droppedSamples?: number; ranks?: number[] },
+  report: BlameReport & { droppedSamples?: number; contextsLost?: number; contextTreeBytes?: number; ranks?: number[] },
   width: number,
 ): string {
   const parts: string[] = [];
@@ -49,7 +50,7 @@ export function blameTables(
     ]);
     parts.push(rows.length ? renderTable(rows, columns, { width }) : '  (no samples reached this function)', '');
   }
-  if (report.droppedSamples) parts.push(droppedSamplesWarning(report.droppedSamples));
+  parts.push(...sampleLossWarnings(report));
   return parts.join('\n');
 }
 
@@ -68,7 +69,7 @@ export function sampleTable(profile: SampledProfile, width: number, top: number 
   ];
   if (rows.length < profile.callpaths.length)
     lines.push(`(${profile.callpaths.length - rows.length} more call paths in --json)`);
-  if (profile.droppedSamples > 0) lines.push(droppedSamplesWarning(profile.droppedSamples));
+  lines.push(...sampleLossWarnings(profile));
   return lines.join('\n');
 }
 
@@ -82,4 +83,16 @@ function sampledVsExact(profile: SampledProfile): string {
 /** The loud line for samples the buffer could not keep even after growing (their call paths are missing). */
 export function droppedSamplesWarning(dropped: number): string {
   return `warning: ${dropped.toLocaleString('en-US')} samples found the sample buffer full (even grown) and were not kept: the shares above miss them; raise --period`;
+}
+
+/** Every loud line a sample or blame report needs: samples not kept, call paths lost to a full tree. */
+export function sampleLossWarnings(report: {
+  droppedSamples?: number;
+  contextsLost?: number;
+  contextTreeBytes?: number;
+}): string[] {
+  const warnings: string[] = [];
+  if (report.droppedSamples) warnings.push(droppedSamplesWarning(report.droppedSamples));
+  if (report.contextsLost) warnings.push(treeFullWarning(report.contextsLost, report.contextTreeBytes));
+  return warnings;
 }

@@ -30,6 +30,14 @@ export interface SampledProfile {
    */
   expectedErrorPoints: number | null;
   callpaths: SampledCallpath[];
+  /**
+   * Function entries that found the calling-context tree full, in the sampled run and the exact
+   * one together (present only when some did): their samples and instructions sit under the wrong
+   * call paths or are missing.
+   */
+  contextsLost?: number;
+  /** The tree's size in bytes (present with contextsLost). */
+  contextTreeBytes?: number;
   /** The sampled run's time (ms, instrumented). */
   timing: { ms: number };
   stdout?: string;
@@ -79,8 +87,14 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
     maxErrorPoints: largest ? round(Math.abs(largest.sampledPercent - largest.exactPercent)) : null,
     expectedErrorPoints: largest ? round(100 * 1.96 * Math.sqrt((share * (1 - share)) / total)) : null,
     callpaths,
+    ...contextsLostOf(sampled.contextsLost + (exact.contextsLost ?? 0), sampled.layout.tree.bytes),
     timing: { ms: Math.round(sampled.ms * 1000) / 1000 },
     ...(sampled.stdout ? { stdout: sampled.stdout } : {}),
     ...(sampled.stderr ? { stderr: sampled.stderr } : {}),
   };
+}
+
+/** The report fields for a tree that filled (none when nothing was lost). */
+export function contextsLostOf(lost: number, treeBytes: number): { contextsLost?: number; contextTreeBytes?: number } {
+  return lost > 0 ? { contextsLost: lost, contextTreeBytes: treeBytes } : {};
 }

@@ -11,6 +11,9 @@ import { runCampaign } from '../../src/experiment/campaign.js';
 import { profileLoops } from '../../src/profile/profile-run.js';
 import { treeFullWarning } from '../../src/profile/tree-full.js';
 import { runSampled } from '../../src/blame/sample-run.js';
+import { compareProfiles } from '../../src/blame/sampled-profile.js';
+import { sampleLossWarnings } from '../../src/blame/report.js';
+import { blameModule } from '../../src/blame/blame.js';
 import { cli } from '../helpers/cli.js';
 
 const KERNEL = 'native/wasm/taint_semantics.wasm';
@@ -61,6 +64,23 @@ test('a sample buffer that fills grows: no sample is dropped', async () => {
   const grown = await runSampled(KERNEL, bytes, run, { period: 7 });
   expect(grown.dropped).toBe(0);
   expect(grown.samples.length).toBe(tiny.samples.length + tiny.dropped);
+});
+
+test('sample and blame say when their tree filled: the call paths of their samples are not whole', async () => {
+  const bytes = readFileSync(KERNEL);
+  const run = { invoke: 'contexts', args: ['3', '4'], argv: [], repeat: 1, timeoutMs: 60_000, json: true };
+  const tiny = { contextBytes: 256 };
+  const sampled = await runSampled(KERNEL, bytes, run, { period: 7, instrument: tiny });
+  expect(sampled.contextsLost).toBeGreaterThan(0);
+  const exact = await profileLoops(KERNEL, bytes, run, { contextBytes: 512 });
+  const profile = compareProfiles(KERNEL, sampled, exact);
+  expect(profile.contextsLost).toBe(sampled.contextsLost + exact.contextsLost!);
+  expect(sampleLossWarnings(profile)).toEqual([treeFullWarning(profile.contextsLost!, 256)]);
+  const blame = await blameModule(KERNEL, { ...run, bytes, period: 7, instrument: tiny });
+  expect(blame.contextsLost).toBe(sampled.contextsLost);
+  const whole = await blameModule(KERNEL, { ...run, bytes, period: 7 });
+  expect(whole.contextsLost).toBeUndefined();
+  expect(sampleLossWarnings(whole)).toEqual([]);
 });
 
 test('measure passes --dir to its runs (textstat reads its input from a file)', async () => {

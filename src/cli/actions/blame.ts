@@ -8,7 +8,7 @@ import { passGuestStreams } from '../guest-streams.js';
 import { tableLayout, type LayoutCliOptions } from '../layout-options.js';
 import { checkOutputFile, writeJsonAtomic } from '../../util/atomic-write.js';
 import { blameModule } from '../../blame/blame.js';
-import { blameTables, droppedSamplesWarning, sampleTable } from '../../blame/report.js';
+import { blameTables, sampleLossWarnings, sampleTable } from '../../blame/report.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { runSampled } from '../../blame/sample-run.js';
 import { profileLoops } from '../../profile/profile-run.js';
@@ -42,7 +42,7 @@ export async function blameAction(file: string, options: SampleCliOptions, comma
     run.json,
     report,
     () => blameTables(report, tableLayout(options).width),
-    report.droppedSamples ? [droppedSamplesWarning(report.droppedSamples)] : [],
+    sampleLossWarnings(report),
   );
 }
 
@@ -66,6 +66,6 @@ export async function sampleAction(file: string, options: SampleCliOptions, comm
     run.json,
     profile,
     () => sampleTable(profile, tableLayout(options).width, options.top ?? 20),
-    profile.droppedSamples ? [droppedSamplesWarning(profile.droppedSamples)] : [],
+    sampleLossWarnings(profile),
   );
 }
