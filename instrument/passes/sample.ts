@@ -44,6 +44,7 @@ import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import { directCallLeaves } from '../direct-leaves.js';
 import type { PassDescriptor } from '../pass-contract.js';
 import { TripScratch, countedLoopOf, fastForward, uncheckedCopy, type CountedLoop } from './sample-trips.js';
+import { SITE_STACK_BYTES, SITE_STACK_REGION, SiteStack, callKindOf, planFrames, type Frame } from './sample-context.js';
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -117,7 +118,7 @@ export const samplePass: PassDescriptor<SampleLayout> = {
   requires: ['site-analysis', 'reserved-memory'],
   provides: [],
   order: {},
-  reserves: ['sample', 'samples', 'allocations'],
+  reserves: ['sample', 'samples', 'allocations', SITE_STACK_REGION],
   siteRecord:
     'SampleLayout: period, context tree, sample and allocation buffers, per region its recorded store addresses, per function its flow facts (flow-facts.ts), allocators, shadow stack',
   regions: (options) =>
@@ -131,6 +132,7 @@ export function sampleRegions(options: SampleOptions = {}): Array<{ name: string
     { name: 'sample', bytes: options.treeBytes ?? 4 << 20 },
     { name: 'samples', bytes: SAMPLE_RECORD.size * (options.maxSamples ?? 1 << 17) },
     { name: 'allocations', bytes: ALLOC_RECORD.size * (options.maxAllocations ?? 1 << 16) },
+    { name: SITE_STACK_REGION, bytes: SITE_STACK_BYTES },
   ];
 }
 
@@ -175,6 +177,9 @@ export function applySampling(
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
   const folded = foldedLeaves(module, analysis);
+  const plan = planFrames(analysis, folded);
+  const sites = new SiteStack(module, tree, regions[SITE_STACK_REGION]!, plan);
+  const defined = new Set(definedIndex.keys());
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
     nodeBytes.push(size);
@@ -224,11 +229,9 @@ export function applySampling(
       regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })),
     });
     const allocator = allocatorOf(fn.site.name, binaryen.expandType(Func.getParams(fn.func)), Func.getResults(fn.func));
-    // A function without calls and loops keeps no node: the caller's node stays current, and the rare
-    // sample path finds this call's node (the one a prologue would have made) when it needs it.
-    const leaf = fn.callExprs.length === 0 && fn.loopExprs.length === 0 && walked.growCalls.length === 0 && !allocator;
-    const node = (): Expr =>
-      leaf ? tree.currentCallNode(fn.site.index, size) : module.global.get(TREE_NAMES.ctx, binaryen.i32);
+    // Only a function that makes calls keeps a frame; any call's node is found when a sample needs it.
+    const framed = plan.framed.has(name);
+    const node = (): Expr => sites.node(fn.site.index, size, framed);
     const checks: Expr[] = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
@@ -255,17 +258,22 @@ export function applySampling(
       const own = direct(call) && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
+    const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
     fn.callExprs.forEach((call, c) => {
       const slot = callSlots.get(call);
-      if (slot && (facts.callees[c] !== null || binaryen.getExpressionId(call) === binaryen.CallIndirectId))
-        tree.announceBefore(slot, call, NODE_HEADER.bytes + 4 * c, tempOf);
+      const kind = callKindOf(call, defined, folded);
+      if (slot && frame && kind !== 'none')
+        SiteStack.writeBefore(module, slot, call, frame.siteWrite(kind, NODE_HEADER.bytes + 4 * c), tempOf);
     });
-    for (const ret of walked.returns) ret.slot.replace(module.br(EXIT_LABEL, 0, ret.value ?? undefined));
+    // Only a frame, a countdown in a local or an allocator's log needs code at exit.
+    const exits = frame !== null || countdown.local !== null || allocator !== null;
+    if (exits) for (const ret of walked.returns) ret.slot.replace(module.br(EXIT_LABEL, 0, ret.value ?? undefined));
     for (const grow of walked.growCalls) {
       facts.grows.push(grows.length);
-      // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site).
+      // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site, node).
       Call.setTarget(grow, NAMES.grow);
       Call.appendOperand(grow, module.i32.const(grows.length));
+      Call.appendOperand(grow, node());
       grows.push({ function: fn.site.index });
     }
     // Counted innermost loops: their unchecked copies are taken before any check goes in, their
@@ -291,19 +299,7 @@ export function applySampling(
       Loop.setBody(loop, module.block(null, [forward, Loop.getBody(loop)], binaryen.none));
     }
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
-    finishFunction(
-      module,
-      tree,
-      fn.func,
-      fn.site.index,
-      size,
-      walked.body,
-      checks[0]!,
-      allocator,
-      tempOf,
-      countdown,
-      leaf,
-    );
+    finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
   return {
     period,
@@ -534,26 +530,27 @@ function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: numb
 
 function finishFunction(
   module: binaryen.Module,
-  tree: ContextTree,
   func: number,
-  index: number,
-  size: number,
   body: Expr,
   entryCheck: Expr,
   allocator: ReturnType<typeof allocatorOf>,
   tempOf: (type: number) => number,
   countdown: Countdown,
-  leaf: boolean,
+  frame: Frame | null,
+  node: () => Expr,
+  exits: boolean,
 ): void {
   const i32 = binaryen.i32;
-  const parent = addVar(func, i32);
-  const node = addVar(func, i32);
   const resultType = Func.getResults(func);
   const prologue = [
-    ...(leaf ? [] : tree.inlinePrologue(parent, node, index, size)),
+    ...(frame ? frame.prologue : []),
     ...(countdown.local === null ? [] : [countdown.set(module.global.get(NAMES.countdown, i32))]),
     entryCheck,
   ];
+  if (!exits) {
+    Func.setBody(func, module.block(null, [...prologue, body], resultType));
+    return;
+  }
   const epilogue: Expr[] = countdown.local === null ? [] : [module.global.set(NAMES.countdown, countdown.get())];
   if (allocator) {
     // Sizes and the old block are read at entry: an allocator may reuse its parameters as locals.
@@ -587,7 +584,7 @@ function finishFunction(
             module.i32.const(allocKindNumber(allocator.kind)),
             address,
             module.local.get(bytesLocal, i32),
-            module.local.get(node, i32),
+            node(),
             module.local.get(oldLocal, i32),
             module.i32.const(-1),
           ],
@@ -596,7 +593,8 @@ function finishFunction(
       ),
     );
     const exitBlock = module.block(EXIT_LABEL, [body], resultType);
-    const done = [...epilogue, tree.epilogue(parent)];
+    // The frame goes last: the allocation's node is found while it is still on the stack.
+    const done = [...epilogue, ...(frame ? [frame.epilogue] : [])];
     Func.setBody(
       func,
       result === null
@@ -610,17 +608,16 @@ function finishFunction(
     return;
   }
   const exitBlock = module.block(EXIT_LABEL, [body], resultType);
-  // A leaf leaves what a prologue would have: its caller's node current, no call site announced.
-  const leave = leaf ? tree.external() : tree.epilogue(parent);
+  if (frame) epilogue.push(frame.epilogue);
   if (resultType === binaryen.none) {
-    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue, leave], binaryen.none));
+    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue], binaryen.none));
   } else {
     const result = tempOf(resultType);
     Func.setBody(
       func,
       module.block(
         null,
-        [...prologue, module.local.set(result, exitBlock), ...epilogue, leave, module.local.get(result, resultType)],
+        [...prologue, module.local.set(result, exitBlock), ...epilogue, module.local.get(result, resultType)],
         resultType,
       ),
     );
@@ -665,14 +662,14 @@ function addLogFunction(module: binaryen.Module, end: number): void {
   );
 }
 
-/** memory.grow(delta) outside an allocator is an allocation of its own (the kernels' arena). */
+/** memory.grow(delta) outside an allocator is an allocation of its own (the kernels' arena); the caller passes its context node. */
 function addGrowWrapper(module: binaryen.Module): void {
   const i32 = binaryen.i32;
-  const [DELTA, SITE, RESULT] = [0, 1, 2];
+  const [DELTA, SITE, NODE, RESULT] = [0, 1, 2, 3];
   const get = (k: number) => module.local.get(k, i32);
   module.addFunction(
     NAMES.grow,
-    binaryen.createType([i32, i32]),
+    binaryen.createType([i32, i32, i32]),
     i32,
     [i32],
     module.block(
@@ -690,7 +687,7 @@ function addGrowWrapper(module: binaryen.Module): void {
               module.i32.const(allocKindNumber('grow')),
               module.i32.shl(get(RESULT), module.i32.const(16)),
               module.i32.shl(get(DELTA), module.i32.const(16)),
-              module.global.get(TREE_NAMES.ctx, i32),
+              get(NODE),
               module.i32.const(0),
               get(SITE),
             ],
