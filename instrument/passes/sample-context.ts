@@ -201,7 +201,7 @@ export class SiteStack {
 
   /**
    * Puts `write` right before `call` (in `slot`): before its operands when none of them calls
-   * anything (a call there would write its own site), else after them (the last one kept in a temporary).
+   * anything that `writes` a site of its own, else after them (the last one kept in a temporary).
    */
   static writeBefore(
     module: binaryen.Module,
@@ -209,13 +209,14 @@ export class SiteStack {
     call: Expr,
     write: Expr,
     tempOf: (type: number) => number,
+    writes: (call: Expr) => boolean,
   ): void {
     const operands = childSlots(call);
     let calls = false;
     for (const operand of operands)
       walkPostOrder(operand.expr, (e) => {
         const id = idOf(e);
-        if (id === Id.Call || id === Id.CallIndirect) calls = true;
+        if ((id === Id.Call || id === Id.CallIndirect) && writes(e)) calls = true;
       });
     const last = operands.at(-1);
     if (!calls || !last) {
@@ -235,7 +236,7 @@ export class SiteStack {
   private addNodeFunction(): void {
     const m = this.module;
     const i32 = binaryen.i32;
-    const [FID, SIZE, FRAMED, TOP, F, NODE] = [0, 1, 2, 3, 4, 5];
+    const [FID, SIZE, FRAMED, TOP, F, NODE, CHILD] = [0, 1, 2, 3, 4, 5, 6];
     const get = (k: number) => m.local.get(k, i32);
     const set = (k: number, value: Expr) => m.local.set(k, value);
     const enter = this.tree.names.enter;
@@ -245,12 +246,27 @@ export class SiteStack {
     const state = () => m.i32.load(FRAME.state, 4, get(F));
     const unknown = () => m.i32.and(state(), m.i32.const(1));
     const siteAt = (frame: Expr) => m.i32.load(FRAME.site, 4, frame);
-    // A frame's node from its tag and the node it was called from; cached in place of the tag.
-    const enterFrame = (parent: Expr, site: Expr) =>
-      m.block(null, [
-        set(NODE, enterCall(parent, site, m.i32.shr_u(state(), m.i32.const(1)), m.i32.load(FRAME.state + 4, 4, get(F)))),
-        m.i64.store(FRAME.state, 8, get(F), m.i64.extend_u(get(NODE))),
-      ]);
+    // NODE := the child of the real node NODE at `site` for function `fid`: the head of the site's
+    // list when it is that function's (after the first sample, almost always), else `enter`.
+    const child = (site: () => Expr, fid: () => Expr, size: () => Expr) => {
+      const slow = () => set(NODE, enterCall(get(NODE), site(), fid(), size()));
+      const head = () => get(CHILD);
+      return m.if(
+        m.i32.lt_u(get(NODE), m.i32.const(scratch)),
+        m.block(null, [
+          set(CHILD, m.i32.load(0, 4, m.i32.add(get(NODE), site()))),
+          m.if(
+            m.i32.and(m.i32.ne(head(), m.i32.const(0)), m.i32.eq(m.i32.load(NODE_HEADER.func, 4, head()), fid())),
+            set(NODE, m.i32.load(NODE_HEADER.target, 4, head())),
+            slow(),
+          ),
+        ]),
+        slow(),
+      );
+    };
+    const frameFid = () => m.i32.shr_u(state(), m.i32.const(1));
+    const frameSize = () => m.i32.load(FRAME.state + 4, 4, get(F));
+    const cache = () => m.i64.store(FRAME.state, 8, get(F), m.i64.extend_u(get(NODE)));
     const topFrame = () => m.i32.sub(get(TOP), m.i32.const(FRAME.bytes));
     const body = m.block(
       null,
@@ -283,7 +299,14 @@ export class SiteStack {
             ]),
           ),
         ]),
-        m.if(unknown(), enterFrame(m.i32.const(root), m.i32.const(EXTERNAL_SITE)), set(NODE, state())),
+        m.if(
+          unknown(),
+          m.block(null, [
+            set(NODE, enterCall(m.i32.const(root), m.i32.const(EXTERNAL_SITE), frameFid(), frameSize())),
+            cache(),
+          ]),
+          set(NODE, state()),
+        ),
         // Back up, each frame's node under the one below.
         m.block('taintlens$top', [
           m.loop(
@@ -291,17 +314,19 @@ export class SiteStack {
             m.block(null, [
               m.br('taintlens$top', m.i32.eq(get(F), topFrame())),
               set(F, m.i32.add(get(F), m.i32.const(FRAME.bytes))),
-              enterFrame(get(NODE), siteAt(get(F))),
+              child(() => siteAt(get(F)), frameFid, frameSize),
+              cache(),
               m.br('taintlens$up'),
             ]),
           ),
         ]),
         m.if(get(FRAMED), m.return(get(NODE))),
         // A function without a frame: called from the site above the top frame.
-        enterCall(get(NODE), siteAt(get(TOP)), get(FID), get(SIZE)),
+        child(() => siteAt(get(TOP)), () => get(FID), () => get(SIZE)),
+        get(NODE),
       ],
       i32,
     );
-    m.addFunction(NAMES.node, binaryen.createType([i32, i32, i32]), i32, [i32, i32, i32], body);
+    m.addFunction(NAMES.node, binaryen.createType([i32, i32, i32]), i32, [i32, i32, i32, i32], body);
   }
 }

@@ -43,7 +43,16 @@ import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import { directCallLeaves } from '../direct-leaves.js';
 import type { PassDescriptor } from '../pass-contract.js';
-import { TripScratch, countedLoopOf, fastForward, uncheckedCopy, type CountedLoop } from './sample-trips.js';
+import {
+  TripScratch,
+  countedLoopOf,
+  entryConstants,
+  fastForward,
+  staticTrips,
+  uncheckedCopy,
+  type CountedLoop,
+  type StaticTrips,
+} from './sample-trips.js';
 import { SITE_STACK_BYTES, SITE_STACK_REGION, SiteStack, callKindOf, planFrames, type Frame } from './sample-context.js';
 
 export const DEFAULT_PERIOD = 4999;
@@ -229,9 +238,15 @@ export function applySampling(
       regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })),
     });
     const allocator = allocatorOf(fn.site.name, binaryen.expandType(Func.getParams(fn.func)), Func.getResults(fn.func));
-    // Only a function that makes calls keeps a frame; any call's node is found when a sample needs it.
+    // Only a function that makes calls keeps a frame; a call's node is found when its first sample
+    // needs it, and kept in a local (zero at entry) for the call's later samples.
     const framed = plan.framed.has(name);
-    const node = (): Expr => sites.node(fn.site.index, size, framed);
+    let nodeLocal: number | null = null;
+    const node = (): Expr => {
+      nodeLocal ??= addVar(fn.func, binaryen.i32);
+      const known = () => module.local.get(nodeLocal!, binaryen.i32);
+      return module.if(known(), known(), module.local.tee(nodeLocal, sites.node(fn.site.index, size, framed), binaryen.i32));
+    };
     const checks: Expr[] = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
@@ -259,11 +274,12 @@ export function applySampling(
       callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
+    const writes = (call: Expr) => callKindOf(call, defined, folded) !== 'none';
     fn.callExprs.forEach((call, c) => {
       const slot = callSlots.get(call);
       const kind = callKindOf(call, defined, folded);
       if (slot && frame && kind !== 'none')
-        SiteStack.writeBefore(module, slot, call, frame.siteWrite(kind, NODE_HEADER.bytes + 4 * c), tempOf);
+        SiteStack.writeBefore(module, slot, call, frame.siteWrite(kind, NODE_HEADER.bytes + 4 * c), tempOf, writes);
     });
     // Only a frame, a countdown in a local or an allocator's log needs code at exit.
     const exits = frame !== null || countdown.local !== null || allocator !== null;
@@ -279,7 +295,15 @@ export function applySampling(
     // Counted innermost loops: their unchecked copies are taken before any check goes in, their
     // fast-forwards put before their header checks.
     const scratch = new TripScratch(fn.func);
-    const fastLoops: Array<{ loop: Expr; counted: CountedLoop; copy: Expr; perIteration: number; exit: string }> = [];
+    const fastLoops: Array<{
+      loop: Expr;
+      counted: CountedLoop;
+      copy: Expr;
+      perIteration: number;
+      exit: string;
+      known: StaticTrips | null;
+    }> = [];
+    const entries = fn.loopExprs.length > 0 ? entryConstants(walked.body) : new Map<Expr, { local: number; value: number }>();
     fn.loopExprs.forEach((loop, j) => {
       const counted = countdown.local === null || options.countedLoops === false ? null : countedLoopOf(loop, folded);
       const header = walked.regions.find((r) => r.header && r.loop === j);
@@ -287,15 +311,17 @@ export function applySampling(
       if (!counted || !header || !slot) return;
       const copy = uncheckedCopy(module, counted, `${FAST_LABEL}${j}`, scratch.locals.bound);
       const exit = `${FAST_LABEL}exit${j}`;
+      const entry = entries.get(loop);
+      const known = entry && entry.local === counted.induction.local ? staticTrips(counted, entry.value) : null;
       slot.replace(module.block(exit, [loop], binaryen.none));
-      fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit });
+      fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
     });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
-    for (const { loop, counted, copy, perIteration, exit } of fastLoops) {
-      const forward = fastForward(module, counted, copy, perIteration, countdown.local!, scratch, exit);
+    for (const { loop, counted, copy, perIteration, exit, known } of fastLoops) {
+      const forward = fastForward(module, counted, copy, perIteration, countdown.local!, scratch, exit, known);
       Loop.setBody(loop, module.block(null, [forward, Loop.getBody(loop)], binaryen.none));
     }
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
