@@ -31,7 +31,7 @@ import { RESERVED_PREFIX } from '../reserved-names.js';
 export const SITE_STACK_REGION = 'sitestack';
 export const SITE_STACK_BYTES = 2 << 20;
 const FRAME = { site: 0, state: 8, bytes: 16 } as const;
-const NAMES = { pointer: 'taintlens$ssp', node: 'taintlens$snode' };
+const NAMES = { pointer: 'taintlens$ssp', node: 'taintlens$snode', child: 'taintlens$schild' };
 
 /** What a call needs before it runs: nothing, a call site, or the mark of a host call. */
 export type CallKind = 'none' | 'site' | 'host';
@@ -152,6 +152,7 @@ export class SiteStack {
       this.limit = region.base + region.bytes - FRAME.bytes * 3;
     } else this.limit = region.base + region.bytes - room;
     module.addGlobal(NAMES.pointer, binaryen.i32, true, module.i32.const(region.base));
+    this.addChildFunction();
     this.addNodeFunction();
   }
 
@@ -200,6 +201,19 @@ export class SiteStack {
   }
 
   /**
+   * The node of function number `functionIndex` (0-based) called from the call site at
+   * `siteOffset` of the node `parent` computes (a charged leaf's, found at its call site).
+   */
+  child(parent: Expr, siteOffset: number, functionIndex: number, nodeBytes: number): Expr {
+    const m = this.module;
+    return m.call(
+      NAMES.child,
+      [parent, m.i32.const(siteOffset), m.i32.const(functionIndex + 1), m.i32.const(nodeBytes)],
+      binaryen.i32,
+    );
+  }
+
+  /**
    * Puts `write` right before `call` (in `slot`): before its operands when none of them calls
    * anything that `writes` a site of its own, else after them (the last one kept in a temporary).
    */
@@ -236,7 +250,7 @@ export class SiteStack {
   private addNodeFunction(): void {
     const m = this.module;
     const i32 = binaryen.i32;
-    const [FID, SIZE, FRAMED, TOP, F, NODE, CHILD] = [0, 1, 2, 3, 4, 5, 6];
+    const [FID, SIZE, FRAMED, TOP, F, NODE] = [0, 1, 2, 3, 4, 5];
     const get = (k: number) => m.local.get(k, i32);
     const set = (k: number, value: Expr) => m.local.set(k, value);
     const enter = this.tree.names.enter;
@@ -246,24 +260,8 @@ export class SiteStack {
     const state = () => m.i32.load(FRAME.state, 4, get(F));
     const unknown = () => m.i32.and(state(), m.i32.const(1));
     const siteAt = (frame: Expr) => m.i32.load(FRAME.site, 4, frame);
-    // NODE := the child of the real node NODE at `site` for function `fid`: the head of the site's
-    // list when it is that function's (after the first sample, almost always), else `enter`.
-    const child = (site: () => Expr, fid: () => Expr, size: () => Expr) => {
-      const slow = () => set(NODE, enterCall(get(NODE), site(), fid(), size()));
-      const head = () => get(CHILD);
-      return m.if(
-        m.i32.lt_u(get(NODE), m.i32.const(scratch)),
-        m.block(null, [
-          set(CHILD, m.i32.load(0, 4, m.i32.add(get(NODE), site()))),
-          m.if(
-            m.i32.and(m.i32.ne(head(), m.i32.const(0)), m.i32.eq(m.i32.load(NODE_HEADER.func, 4, head()), fid())),
-            set(NODE, m.i32.load(NODE_HEADER.target, 4, head())),
-            slow(),
-          ),
-        ]),
-        slow(),
-      );
-    };
+    const child = (site: () => Expr, fid: () => Expr, size: () => Expr) =>
+      set(NODE, m.call(NAMES.child, [get(NODE), site(), fid(), size()], i32));
     const frameFid = () => m.i32.shr_u(state(), m.i32.const(1));
     const frameSize = () => m.i32.load(FRAME.state + 4, 4, get(F));
     const cache = () => m.i64.store(FRAME.state, 8, get(F), m.i64.extend_u(get(NODE)));
@@ -327,6 +325,36 @@ export class SiteStack {
       ],
       i32,
     );
-    m.addFunction(NAMES.node, binaryen.createType([i32, i32, i32]), i32, [i32, i32, i32, i32], body);
+    m.addFunction(NAMES.node, binaryen.createType([i32, i32, i32]), i32, [i32, i32, i32], body);
+  }
+
+  /**
+   * schild(parent, site, function + 1, node bytes) → node: the head of the site's child list when
+   * it is that function's (after the first sample there, almost always), else the tree's `enter`.
+   */
+  private addChildFunction(): void {
+    const m = this.module;
+    const i32 = binaryen.i32;
+    const [PARENT, SITE, FID, SIZE, CHILD] = [0, 1, 2, 3, 4];
+    const get = (k: number) => m.local.get(k, i32);
+    const scratch = this.tree.layout.base + this.tree.layout.bytes - scratchBytes(this.tree.layout.bytes);
+    const body = m.block(
+      null,
+      [
+        m.if(
+          m.i32.and(m.i32.lt_u(get(PARENT), m.i32.const(scratch)), m.i32.ne(get(PARENT), m.i32.const(this.tree.layout.base))),
+          m.block(null, [
+            m.local.set(CHILD, m.i32.load(0, 4, m.i32.add(get(PARENT), get(SITE)))),
+            m.if(
+              m.i32.and(m.i32.ne(get(CHILD), m.i32.const(0)), m.i32.eq(m.i32.load(NODE_HEADER.func, 4, get(CHILD)), get(FID))),
+              m.return(m.i32.load(NODE_HEADER.target, 4, get(CHILD))),
+            ),
+          ]),
+        ),
+        m.call(this.tree.names.enter, [get(PARENT), get(SITE), get(FID), get(SIZE)], i32),
+      ],
+      i32,
+    );
+    m.addFunction(NAMES.child, binaryen.createType([i32, i32, i32, i32]), i32, [i32], body);
   }
 }

@@ -15,11 +15,14 @@
 // iterations the countdown covers in an unchecked copy, charged at once (passes/sample-trips.ts).
 import binaryen from 'binaryen';
 import {
+  Binary,
   Block,
   Call,
   Func,
   LocalSet,
+  LocalGet,
   Loop,
+  Unary,
   addVar,
   childSlots as childSlotsOf,
   type ChildSlot,
@@ -42,6 +45,7 @@ import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import { directCallLeaves } from '../direct-leaves.js';
+import { TRAPPING_TRUNCATIONS } from '../control-plan.js';
 import type { PassDescriptor } from '../pass-contract.js';
 import {
   TripScratch,
@@ -185,8 +189,14 @@ export function applySampling(
   const allocators: SampleLayout['allocators'] = [];
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
-  const folded = foldedLeaves(module, analysis);
-  const plan = planFrames(analysis, folded);
+  /** Per charged leaf: its one region and what its sample records. */
+  const chargedRegions = new Map<string, ChargedRegion>();
+  /** Calls of charged leaves: their checks go in once every leaf's region is known. */
+  const chargedCalls: ChargedCall[] = [];
+  const { folded, charged } = shortLeaves(module, analysis);
+  // Calls that need no site and no countdown sync: folded leaves and leaves charged at their call sites.
+  const quiet = new Map([...folded, ...charged]);
+  const plan = planFrames(analysis, quiet);
   const sites = new SiteStack(module, tree, regions[SITE_STACK_REGION]!, plan);
   const defined = new Set(definedIndex.keys());
   for (const fn of analysis.functions) {
@@ -263,21 +273,42 @@ export function applySampling(
             : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
       );
     }
-    // A folded leaf keeps its regions (and their facts) but no code: its callers count it.
+    // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
+    // leaf's one region is checked at its call sites.
     if (folded.has(name)) continue;
+    if (charged.has(name)) {
+      const region = facts.regions[0]!;
+      chargedRegions.set(name, {
+        id: region.id,
+        instructions: region.instructions,
+        recorded: layoutRegions[region.id]!.recorded,
+        params: facts.params,
+        index: fn.site.index,
+        size,
+      });
+      continue;
+    }
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
     const direct = (call: Expr) => binaryen.getExpressionId(call) === binaryen.CallId;
     for (const [call, slot] of walked.callSlots) {
       if (direct(call) && folded.has(Call.getTarget(call))) continue;
+      if (direct(call) && charged.has(Call.getTarget(call))) {
+        // An empty block before the call, filled with the leaf's check after the loop.
+        const at = module.block(null, []);
+        slot.replace(module.block(null, [at, call], binaryen.auto));
+        const c = fn.callExprs.indexOf(call);
+        chargedCalls.push({ at, call, site: NODE_HEADER.bytes + 4 * c, countdown, cursor, node });
+        continue;
+      }
       const own = direct(call) && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
-    const writes = (call: Expr) => callKindOf(call, defined, folded) !== 'none';
+    const writes = (call: Expr) => callKindOf(call, defined, quiet) !== 'none';
     fn.callExprs.forEach((call, c) => {
       const slot = callSlots.get(call);
-      const kind = callKindOf(call, defined, folded);
+      const kind = callKindOf(call, defined, quiet);
       if (slot && frame && kind !== 'none')
         SiteStack.writeBefore(module, slot, call, frame.siteWrite(kind, NODE_HEADER.bytes + 4 * c), tempOf, writes);
     });
@@ -327,6 +358,18 @@ export function applySampling(
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
+  for (const { at, call, site, countdown, cursor, node } of chargedCalls) {
+    const leaf = chargedRegions.get(Call.getTarget(call))!;
+    const operands = childSlotsOf(call).map((slot) => slot.expr);
+    // Its parameters are the call's operands (pure: evaluated again on the rare path), its other locals 0.
+    const local = (k: number): Expr =>
+      k < leaf.params && operands[k] ? operandValue(module, operands[k]!) : module.i32.const(0);
+    const leafNode = () => sites.child(node(), site, leaf.index, leaf.size);
+    Block.appendChild(
+      at,
+      countdownCheck(module, leaf.id, leaf.instructions, leaf.recorded, programBase, countdown, cursor, sampling, leafNode, local),
+    );
+  }
   return {
     period,
     tree: tree.layout,
@@ -349,21 +392,109 @@ export function applySampling(
 }
 
 /**
- * Straight-line leaves shorter than a checked region, reached by direct calls only: like a short
- * region they only count down, and their callers do that (their instructions join the calling
- * region), so neither they nor their calls carry any code. A sample due inside one is taken at
- * the caller's next check, as for any short region.
+ * Straight-line leaves reached by direct calls only. Those shorter than a checked region are
+ * folded: like a short region they only count down, and their callers do that (their instructions
+ * join the calling region), so neither they nor their calls carry any code; a sample due inside one
+ * is taken at the caller's next check, as for any short region. The others are charged at their
+ * call sites: a leaf's one region is its entry check, and its caller makes that check right before
+ * the call, with the leaf's region, node and store addresses (its parameters are the call's
+ * operands) — the same sample at the same point, while the leaf carries no code, its caller
+ * announces no call site and keeps its countdown across the call. A leaf is charged only when every
+ * call passes operands that can be evaluated again (locals, constants and arithmetic on them).
  */
-function foldedLeaves(module: binaryen.Module, analysis: ModuleAnalysis): Map<string, number> {
+function shortLeaves(
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+): { folded: Map<string, number>; charged: Map<string, number> } {
   const skip = new Set<string>();
   for (const fn of analysis.functions) {
     const name = Func.getName(fn.func);
     const params = binaryen.expandType(Func.getParams(fn.func));
     if (name.startsWith(RESERVED_PREFIX) || allocatorOf(fn.site.name, params, Func.getResults(fn.func))) skip.add(name);
   }
-  const leaves = directCallLeaves(module, analysis.functions, skip);
-  for (const [name, instructions] of leaves) if (instructions >= MIN_CHECKED) leaves.delete(name);
-  return leaves;
+  const folded = directCallLeaves(module, analysis.functions, skip);
+  const charged = new Map<string, number>();
+  for (const [name, instructions] of folded) {
+    if (instructions < MIN_CHECKED) continue;
+    folded.delete(name);
+    charged.set(name, instructions);
+  }
+  for (const fn of analysis.functions)
+    for (const call of fn.callExprs) {
+      if (binaryen.getExpressionId(call) !== binaryen.CallId || !charged.has(Call.getTarget(call))) continue;
+      if (!repeatableOperands(call)) charged.delete(Call.getTarget(call));
+    }
+  return { folded, charged };
+}
+
+/**
+ * Whether the call's operands compute the same values again before the call, with no effect and
+ * no trap: locals, constants, arithmetic, and `local.tee` of a local no operand reads (evaluated
+ * again without the tee: operandValue).
+ */
+function repeatableOperands(call: Expr): boolean {
+  const reads = new Set<number>();
+  const tees = new Set<number>();
+  const pure = (expr: Expr): boolean => {
+    const id = binaryen.getExpressionId(expr);
+    if (id === binaryen.ConstId) return true;
+    if (id === binaryen.LocalGetId) {
+      reads.add(LocalGet.getIndex(expr));
+      return true;
+    }
+    if (id === binaryen.LocalSetId) {
+      if (!LocalSet.isTee(expr)) return false;
+      tees.add(LocalSet.getIndex(expr));
+      return pure(LocalSet.getValue(expr));
+    }
+    if (id !== binaryen.BinaryId && id !== binaryen.UnaryId) return false;
+    const op = id === binaryen.BinaryId ? Binary.getOp(expr) : Unary.getOp(expr);
+    if (DIVISIONS.has(op) || TRAPPING_TRUNCATIONS.has(op)) return false;
+    return childSlotsOf(expr).every((child) => pure(child.expr));
+  };
+  return childSlotsOf(call).every((operand) => pure(operand.expr)) && ![...tees].some((local) => reads.has(local));
+}
+
+/** A fresh copy of a repeatable operand without its tees (the value, not the local's update). */
+function operandValue(module: binaryen.Module, expr: Expr): Expr {
+  if (binaryen.getExpressionId(expr) === binaryen.LocalSetId) return operandValue(module, LocalSet.getValue(expr));
+  const copy = module.copyExpression(expr);
+  for (const child of childSlotsOf(copy)) child.replace(operandValue(module, child.expr));
+  return copy;
+}
+
+/** Division and remainder (they trap on zero); float-to-int truncations are in TRAPPING_TRUNCATIONS. */
+const DIVISIONS = new Set<number>([
+  binaryen.DivSInt32,
+  binaryen.DivUInt32,
+  binaryen.RemSInt32,
+  binaryen.RemUInt32,
+  binaryen.DivSInt64,
+  binaryen.DivUInt64,
+  binaryen.RemSInt64,
+  binaryen.RemUInt64,
+]);
+
+/** A charged leaf's one region and what its check needs. */
+interface ChargedRegion {
+  id: number;
+  instructions: number;
+  recorded: Array<{ ptr: AddressAst; offset: number }>;
+  params: number;
+  /** Its site-table index and node bytes. */
+  index: number;
+  size: number;
+}
+
+/** A call of a charged leaf: the empty block before it that takes the check, and the caller's side of it. */
+interface ChargedCall {
+  at: Expr;
+  call: Expr;
+  /** The call's site offset in the caller's node. */
+  site: number;
+  countdown: Countdown;
+  cursor: number;
+  node: () => Expr;
 }
 
 interface SamplePath {
@@ -388,6 +519,7 @@ function countdownCheck(
   cur: number,
   path: SamplePath,
   node: () => Expr,
+  local: (k: number) => Expr = (k) => module.local.get(k, binaryen.i32),
 ): Expr {
   const i32 = binaryen.i32;
   const at = () => module.local.get(cur, i32);
@@ -402,7 +534,7 @@ function countdownCheck(
     record.push(
       store(
         SAMPLE_RECORD.addresses + 4 * k,
-        module.i32.add(addressExpr(module, r.ptr, programBase), module.i32.const(r.offset)),
+        module.i32.add(addressExpr(module, r.ptr, programBase, local), module.i32.const(r.offset)),
       ),
     );
   });
@@ -512,13 +644,13 @@ function syncAroundCall(
 }
 
 /** An address expression as Wasm; a load reads only inside the program's memory (else 0: never a trap). */
-function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number): Expr {
+function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number, local: (k: number) => Expr): Expr {
   const i32 = binaryen.i32;
   if (ast === null) return module.i32.const(0);
   if (typeof ast === 'number') return module.i32.const(ast | 0);
-  if ('l' in ast) return module.local.get(ast.l, i32);
+  if ('l' in ast) return local(ast.l);
   if ('ld' in ast) {
-    const address = addressExpr(module, ast.ld, programBase);
+    const address = addressExpr(module, ast.ld, programBase, local);
     const limit = module.i32.sub(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off));
     // (address is evaluated twice: it has no side effects, and this path is rare)
     return module.if(
@@ -526,12 +658,12 @@ function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: numb
         module.i32.le_u(address, limit),
         module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off)),
       ),
-      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase)),
+      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase, local)),
       module.i32.const(0),
     );
   }
-  const a = addressExpr(module, ast.a, programBase);
-  const b = addressExpr(module, ast.b, programBase);
+  const a = addressExpr(module, ast.a, programBase, local);
+  const b = addressExpr(module, ast.b, programBase, local);
   switch (ast.op) {
     case 'add':
       return module.i32.add(a, b);
