@@ -193,6 +193,8 @@ export function applySampling(
   const chargedRegions = new Map<string, ChargedRegion>();
   /** Calls of charged leaves: their checks go in once every leaf's region is known. */
   const chargedCalls: ChargedCall[] = [];
+  /** Regions whose charged calls are covered by one comparison at the region's start. */
+  const windowList: ChargeWindow[] = [];
   const { folded, charged } = shortLeaves(module, analysis);
   // Calls that need no site and no countdown sync: folded leaves and leaves charged at their call sites.
   const quiet = new Map([...folded, ...charged]);
@@ -232,6 +234,7 @@ export function applySampling(
       stackPointer: stack?.global ?? null,
       tempOf,
       foldedCallees: folded,
+      quietCallees: quiet,
     });
     facts.facts = walked.facts;
     facts.stackLocals = walked.stackLocals;
@@ -290,6 +293,8 @@ export function applySampling(
     }
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
+    /** Per region, the charged calls nothing before them in it changes the countdown for. */
+    const windows = new Map<number, ChargedCall[]>();
     const direct = (call: Expr) => binaryen.getExpressionId(call) === binaryen.CallId;
     for (const [call, slot] of walked.callSlots) {
       if (direct(call) && folded.has(Call.getTarget(call))) continue;
@@ -298,11 +303,23 @@ export function applySampling(
         const at = module.block(null, []);
         slot.replace(module.block(null, [at, call], binaryen.auto));
         const c = fn.callExprs.indexOf(call);
-        chargedCalls.push({ at, call, site: NODE_HEADER.bytes + 4 * c, countdown, cursor, node });
+        const entry: ChargedCall = { at, call, site: NODE_HEADER.bytes + 4 * c, countdown, cursor, node, window: null };
+        chargedCalls.push(entry);
+        const where = walked.callRegions.get(call);
+        if (where?.clean) windows.set(where.region, [...(windows.get(where.region) ?? []), entry]);
         continue;
       }
       const own = direct(call) && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
+    }
+    let slow: number | null = null;
+    for (const [k, calls] of windows) {
+      if (calls.length < MIN_WINDOW) continue;
+      slow ??= addVar(fn.func, binaryen.i32);
+      const window: ChargeWindow = { pre: module.block(null, []), countdown, slow, calls };
+      for (const call of calls) call.window = window;
+      checks[k] = module.block(null, [checks[k]!, window.pre]);
+      windowList.push(window);
     }
     const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
     const writes = (call: Expr) => callKindOf(call, defined, quiet) !== 'none';
@@ -358,17 +375,29 @@ export function applySampling(
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
-  for (const { at, call, site, countdown, cursor, node } of chargedCalls) {
+  for (const { pre, countdown, slow, calls } of windowList) {
+    // Slow when the countdown does not cover every leaf of the window: then each checks as usual.
+    const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
+    Block.appendChild(pre, module.local.set(slow, module.i32.lt_s(countdown.get(), module.i32.const(total))));
+    Block.appendChild(
+      pre,
+      countdown.set(
+        module.i32.sub(
+          countdown.get(),
+          module.select(module.local.get(slow, i32), module.i32.const(0), module.i32.const(total)),
+        ),
+      ),
+    );
+  }
+  for (const { at, call, site, countdown, cursor, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
     const operands = childSlotsOf(call).map((slot) => slot.expr);
     // Its parameters are the call's operands (pure: evaluated again on the rare path), its other locals 0.
     const local = (k: number): Expr =>
       k < leaf.params && operands[k] ? operandValue(module, operands[k]!) : module.i32.const(0);
     const leafNode = () => sites.child(node(), site, leaf.index, leaf.size);
-    Block.appendChild(
-      at,
-      countdownCheck(module, leaf.id, leaf.instructions, leaf.recorded, programBase, countdown, cursor, sampling, leafNode, local),
-    );
+    const check = countdownCheck(module, leaf.id, leaf.instructions, leaf.recorded, programBase, countdown, cursor, sampling, leafNode, local);
+    Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), check) : check);
   }
   return {
     period,
@@ -495,7 +524,26 @@ interface ChargedCall {
   countdown: Countdown;
   cursor: number;
   node: () => Expr;
+  window: ChargeWindow | null;
 }
+
+/**
+ * The charged calls of one region that run, in order, with nothing between the region's start and
+ * them changing the countdown (callRegions in sample-walk.ts). After the region's check, one
+ * comparison says whether the countdown covers all their leaves: then it is charged for them at once
+ * and their checks are skipped (none could fire), else each checks as usual. The same samples.
+ */
+interface ChargeWindow {
+  /** The block after the region's check that takes the comparison. */
+  pre: Expr;
+  countdown: Countdown;
+  /** The local saying the window checks call by call. */
+  slow: number;
+  calls: ChargedCall[];
+}
+
+/** Fewest charged calls a window is made for: the comparison costs about what two checks do. */
+const MIN_WINDOW = 3;
 
 interface SamplePath {
   period: number;
