@@ -21,7 +21,19 @@
 // with the stack above its limit (recursion deeper than the region's 2^17 frames, which V8's own
 // stack does not allow) goes to a scratch node and is counted as lost, as a full tree's are.
 import binaryen from 'binaryen';
-import { Call, Func, addVar, childSlots, i64Const, idOf, Id, typeOf, walkPostOrder, type ChildSlot, type Expr } from '../ir.js';
+import {
+  Call,
+  Func,
+  addVar,
+  childSlots,
+  i64Const,
+  idOf,
+  Id,
+  typeOf,
+  walkPostOrder,
+  type ChildSlot,
+  type Expr,
+} from '../ir.js';
 import { EXTERNAL_SITE, NODE_HEADER } from '../layouts.js';
 import { scratchBytes, type ContextTree } from '../context-tree.js';
 import type { ModuleAnalysis } from '../sites.js';
@@ -162,7 +174,12 @@ export class SiteStack {
     const i32 = binaryen.i32;
     const fp = addVar(func, i32);
     const at = () => m.local.get(fp, i32);
-    const tag = m.i64.store(FRAME.state, 8, at(), i64Const(m, (BigInt(nodeBytes) << 32n) | BigInt(((functionIndex + 1) << 1) | 1)));
+    const tag = m.i64.store(
+      FRAME.state,
+      8,
+      at(),
+      i64Const(m, (BigInt(nodeBytes) << 32n) | BigInt(((functionIndex + 1) << 1) | 1)),
+    );
     const advance = () => m.global.set(NAMES.pointer, m.i32.add(at(), m.i32.const(FRAME.bytes)));
     const siteWrite = (kind: 'site' | 'host', siteOffset: number) =>
       m.i32.store(FRAME.bytes + FRAME.site, 4, at(), m.i32.const(kind === 'host' ? EXTERNAL_SITE : siteOffset));
@@ -178,10 +195,7 @@ export class SiteStack {
     return {
       prologue: [
         m.local.set(entry, m.global.get(NAMES.pointer, i32)),
-        m.local.set(
-          fp,
-          m.select(m.i32.lt_u(stackTop(), m.i32.const(this.limit)), stackTop(), m.i32.const(this.limit)),
-        ),
+        m.local.set(fp, m.select(m.i32.lt_u(stackTop(), m.i32.const(this.limit)), stackTop(), m.i32.const(this.limit))),
         advance(),
         tag,
       ],
@@ -254,7 +268,8 @@ export class SiteStack {
     const get = (k: number) => m.local.get(k, i32);
     const set = (k: number, value: Expr) => m.local.set(k, value);
     const enter = this.tree.names.enter;
-    const enterCall = (parent: Expr, site: Expr, fid: Expr, size: Expr) => m.call(enter, [parent, site, fid, size], i32);
+    const enterCall = (parent: Expr, site: Expr, fid: Expr, size: Expr) =>
+      m.call(enter, [parent, site, fid, size], i32);
     const root = this.tree.layout.base;
     const scratch = root + this.tree.layout.bytes - scratchBytes(this.tree.layout.bytes);
     const state = () => m.i32.load(FRAME.state, 4, get(F));
@@ -271,7 +286,10 @@ export class SiteStack {
       [
         set(TOP, m.global.get(NAMES.pointer, i32)),
         // Past the limit: a scratch node (the tree counts it as lost).
-        m.if(m.i32.gt_u(get(TOP), m.i32.const(this.limit)), m.return(enterCall(m.i32.const(scratch), m.i32.const(EXTERNAL_SITE), get(FID), get(SIZE)))),
+        m.if(
+          m.i32.gt_u(get(TOP), m.i32.const(this.limit)),
+          m.return(enterCall(m.i32.const(scratch), m.i32.const(EXTERNAL_SITE), get(FID), get(SIZE))),
+        ),
         // No frame, or called from outside: the function's own entry from outside.
         m.if(
           m.i32.and(
@@ -320,7 +338,11 @@ export class SiteStack {
         ]),
         m.if(get(FRAMED), m.return(get(NODE))),
         // A function without a frame: called from the site above the top frame.
-        child(() => siteAt(get(TOP)), () => get(FID), () => get(SIZE)),
+        child(
+          () => siteAt(get(TOP)),
+          () => get(FID),
+          () => get(SIZE),
+        ),
         get(NODE),
       ],
       i32,
@@ -342,11 +364,17 @@ export class SiteStack {
       null,
       [
         m.if(
-          m.i32.and(m.i32.lt_u(get(PARENT), m.i32.const(scratch)), m.i32.ne(get(PARENT), m.i32.const(this.tree.layout.base))),
+          m.i32.and(
+            m.i32.lt_u(get(PARENT), m.i32.const(scratch)),
+            m.i32.ne(get(PARENT), m.i32.const(this.tree.layout.base)),
+          ),
           m.block(null, [
             m.local.set(CHILD, m.i32.load(0, 4, m.i32.add(get(PARENT), get(SITE)))),
             m.if(
-              m.i32.and(m.i32.ne(get(CHILD), m.i32.const(0)), m.i32.eq(m.i32.load(NODE_HEADER.func, 4, get(CHILD)), get(FID))),
+              m.i32.and(
+                m.i32.ne(get(CHILD), m.i32.const(0)),
+                m.i32.eq(m.i32.load(NODE_HEADER.func, 4, get(CHILD)), get(FID)),
+              ),
               m.return(m.i32.load(NODE_HEADER.target, 4, get(CHILD))),
             ),
           ]),

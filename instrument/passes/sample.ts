@@ -8,11 +8,12 @@
 // do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
 // memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
-// Per call (issue 27, docs/blame.md "Measured"): a function keeps its node with the tree's inline
-// lookup; one without calls and loops keeps none (its sample path finds it); one without loops
+// Per call (issue 27, docs/blame.md "Measured"): a function with calls keeps a frame of static call
+// sites; the node is found only when a sample is taken (passes/sample-context.ts); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
-// carries no code at all (its callers count its instructions). A counted innermost loop runs the
-// iterations the countdown covers in an unchecked copy, charged at once (passes/sample-trips.ts).
+// carries no code at all (its callers count its instructions), a longer one is checked at its call
+// sites (shortLeaves). A counted innermost loop runs the iterations the countdown covers in an
+// unchecked copy, charged at once (passes/sample-trips.ts).
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -57,7 +58,14 @@ import {
   type CountedLoop,
   type StaticTrips,
 } from './sample-trips.js';
-import { SITE_STACK_BYTES, SITE_STACK_REGION, SiteStack, callKindOf, planFrames, type Frame } from './sample-context.js';
+import {
+  SITE_STACK_BYTES,
+  SITE_STACK_REGION,
+  SiteStack,
+  callKindOf,
+  planFrames,
+  type Frame,
+} from './sample-context.js';
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -258,7 +266,11 @@ export function applySampling(
     const node = (): Expr => {
       nodeLocal ??= addVar(fn.func, binaryen.i32);
       const known = () => module.local.get(nodeLocal!, binaryen.i32);
-      return module.if(known(), known(), module.local.tee(nodeLocal, sites.node(fn.site.index, size, framed), binaryen.i32));
+      return module.if(
+        known(),
+        known(),
+        module.local.tee(nodeLocal, sites.node(fn.site.index, size, framed), binaryen.i32),
+      );
     };
     const checks: Expr[] = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
@@ -351,7 +363,8 @@ export function applySampling(
       exit: string;
       known: StaticTrips | null;
     }> = [];
-    const entries = fn.loopExprs.length > 0 ? entryConstants(walked.body) : new Map<Expr, { local: number; value: number }>();
+    const entries =
+      fn.loopExprs.length > 0 ? entryConstants(walked.body) : new Map<Expr, { local: number; value: number }>();
     fn.loopExprs.forEach((loop, j) => {
       const counted = countdown.local === null || options.countedLoops === false ? null : countedLoopOf(loop, folded);
       const header = walked.regions.find((r) => r.header && r.loop === j);
@@ -396,7 +409,18 @@ export function applySampling(
     const local = (k: number): Expr =>
       k < leaf.params && operands[k] ? operandValue(module, operands[k]!) : module.i32.const(0);
     const leafNode = () => sites.child(node(), site, leaf.index, leaf.size);
-    const check = countdownCheck(module, leaf.id, leaf.instructions, leaf.recorded, programBase, countdown, cursor, sampling, leafNode, local);
+    const check = countdownCheck(
+      module,
+      leaf.id,
+      leaf.instructions,
+      leaf.recorded,
+      programBase,
+      countdown,
+      cursor,
+      sampling,
+      leafNode,
+      local,
+    );
     Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), check) : check);
   }
   return {
