@@ -60,6 +60,11 @@ export interface WalkedFunction {
   callSlots: Map<Expr, ChildSlot>;
   /** The slot of every loop, as found by the walk. */
   loopSlots: Map<Expr, ChildSlot>;
+  /**
+   * Per call: its region, and whether nothing between the region's start and the call changes the
+   * countdown (no region starts inside, no call but of `quietCallees`).
+   */
+  callRegions: Map<Expr, { region: number; clean: boolean }>;
   stackLocals: number[];
   /** The body after the walk (a region placed after the whole body replaces it). */
   body: Expr;
@@ -89,6 +94,8 @@ export interface WalkInput {
   tempOf: (type: number) => number;
   /** Direct-call leaves that carry no code of their own: a call to one counts its instructions here. */
   foldedCallees?: ReadonlyMap<string, number>;
+  /** Callees that leave the countdown alone (callWindows). */
+  quietCallees?: ReadonlyMap<string, number>;
 }
 
 export function walkFunction(input: WalkInput): WalkedFunction {
@@ -103,6 +110,9 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   const returns: WalkedFunction['returns'] = [];
   const callSlots = new Map<Expr, ChildSlot>();
   const loopSlots = new Map<Expr, ChildSlot>();
+  const callRegions = new Map<Expr, { region: number; clean: boolean }>();
+  /** Regions in which something has changed the countdown since their start. */
+  const dirty = new Set<number>();
   const stackLocals = new Set<number>();
   const naturalLoopAt = (node: number | undefined, fallback: number) =>
     node === undefined ? fallback : cfg.innermost[node]!;
@@ -113,6 +123,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   let setInside = new Set<number>();
   let current: WalkedRegion | null = null;
   const newRegion = (loop: number, place: (check: Expr) => void): WalkedRegion => {
+    if (current) dirty.add(current.index);
     const region: WalkedRegion = { index: regions.length, instructions: 0, loop, place, header: false };
     regions.push(region);
     defs = new Map();
@@ -309,6 +320,10 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     } else if (id === Id.Call || id === Id.CallIndirect) {
       if (id === Id.Call && Call.getTarget(expr) === MEMORY_GROW_FUNCTION) growCalls.push(expr);
       callSlots.set(expr, slot);
+      if (current) {
+        callRegions.set(expr, { region: current.index, clean: !dirty.has(current.index) });
+        if (id !== Id.Call || !input.quietCallees?.has(Call.getTarget(expr))) dirty.add(current.index);
+      }
       const call = callIndex.get(expr);
       if (call !== undefined) {
         const operands = childSlots(expr);
@@ -336,6 +351,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     returns,
     callSlots,
     loopSlots,
+    callRegions,
     stackLocals: [...stackLocals],
     get body() {
       return root;

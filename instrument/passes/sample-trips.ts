@@ -119,6 +119,68 @@ interface TripLocals {
   fit: number;
   /** The induction's value the unchecked copy stops at. */
   bound: number;
+  /** Whether the unchecked copy runs every iteration left. */
+  done: number;
+}
+
+/** A counted loop's trip count from a value its induction holds on entry. */
+export interface StaticTrips {
+  /** The induction's value on entry. */
+  start: number;
+  /** Iterations the loop runs from it. */
+  trips: number;
+  /** The induction's value after them. */
+  end: number;
+}
+
+/** Most iterations a static trip count is worked out for (larger counts go the general way). */
+const MAX_STATIC_TRIPS = 1 << 16;
+
+/**
+ * Per loop, the constant an i32 local holds when the loop is entered: set by the statement right
+ * before it in its block (clang's `i = 0` before a counted loop).
+ */
+export function entryConstants(body: Expr): Map<Expr, { local: number; value: number }> {
+  const found = new Map<Expr, { local: number; value: number }>();
+  walkPostOrder(body, (expr) => {
+    if (idOf(expr) !== Id.Block) return;
+    for (let k = 1; k < Block.getNumChildren(expr); k++) {
+      const loop = Block.getChildAt(expr, k);
+      const before = Block.getChildAt(expr, k - 1);
+      if (idOf(loop) !== Id.Loop || idOf(before) !== Id.LocalSet || LocalSet.isTee(before)) continue;
+      const value = LocalSet.getValue(before);
+      if (idOf(value) !== Id.Const || typeOf(value) !== binaryen.i32) continue;
+      found.set(loop, { local: LocalSet.getIndex(before), value: Const.getValueI32(value) });
+    }
+  });
+  return found;
+}
+
+/** The trips of `counted` entered with its induction at `start` (a constant bound only), by running its steps. */
+export function staticTrips(counted: CountedLoop, start: number): StaticTrips | null {
+  if (!('constant' in counted.bound)) return null;
+  const bound = counted.bound.constant;
+  const holds = (value: number): boolean => {
+    const [a, b] = counted.signed ? [value | 0, bound | 0] : [value >>> 0, bound >>> 0];
+    switch (counted.continues) {
+      case 'ne':
+        return a !== b;
+      case 'lt':
+        return a < b;
+      case 'le':
+        return a <= b;
+      case 'gt':
+        return a > b;
+      case 'ge':
+        return a >= b;
+    }
+  };
+  let value = start | 0;
+  for (let trips = 1; trips <= MAX_STATIC_TRIPS; trips++) {
+    value = (value + counted.induction.step) | 0;
+    if (!holds(value)) return { start: start | 0, trips, end: value };
+  }
+  return null;
 }
 
 /** Locals of one function its fast-forwards share, made on first use. */
@@ -132,6 +194,7 @@ export class TripScratch {
       remaining: addVar(this.func, i64),
       fit: addVar(this.func, i64),
       bound: addVar(this.func, binaryen.i32),
+      done: addVar(this.func, binaryen.i32),
     };
     return this.made;
   }
@@ -145,6 +208,8 @@ export class TripScratch {
  * that was all of them, the loop is left (by `exitLabel`, a block around it); else the header
  * check that follows fires — a sample is due in this very iteration, as in the checked loop.
  * So only the iteration a sample falls in, and the fast-forward itself, run in the checked loop.
+ * With `known` trips from the entry value (entryConstants, staticTrips), an iteration that starts
+ * there and whose countdown covers them all skips the computation: it charges them and runs the copy.
  */
 export function fastForward(
   module: binaryen.Module,
@@ -154,9 +219,10 @@ export function fastForward(
   countdown: number,
   scratch: TripScratch,
   exitLabel: string,
+  known: StaticTrips | null = null,
 ): Expr {
   const { i32, i64 } = module;
-  const { distance: A, remaining: R, fit: F, bound: B } = scratch.locals;
+  const { distance: A, remaining: R, fit: F, bound: B, done: D } = scratch.locals;
   const get = (local: number) => module.local.get(local, binaryen.i64);
   const c64 = (value: number) => i64Const(module, value);
   const { induction, bound, continues, signed } = counted;
@@ -205,6 +271,33 @@ export function fastForward(
   }
   const countdownNow = () => module.local.get(countdown, binaryen.i32);
   statements.push(module.local.set(F, i64.div_s(i64.extend_s(countdownNow()), c64(perIteration))));
+  const charge = known === null ? 0 : known.trips * perIteration;
+  if (known !== null && charge <= 0x3fffffff) {
+    const [skip, run, general] = [`${exitLabel}$skip`, `${exitLabel}$run`, `${exitLabel}$general`];
+    const whole = module.block(general, [
+      module.br(
+        general,
+        i32.eqz(i32.and(i32.eq(now(), i32.const(known.start)), i32.ge_s(countdownNow(), i32.const(charge)))),
+      ),
+      module.local.set(countdown, i32.sub(countdownNow(), i32.const(charge))),
+      module.local.set(B, i32.const(known.end)),
+      module.local.set(D, i32.const(1)),
+      module.br(run),
+    ]);
+    const partial = [
+      ...statements,
+      module.br(skip, i32.eqz(i32.and(trusted, i64.ge_s(get(F), c64(1))))),
+      module.local.set(F, module.select(i64.le_u(get(R), get(F)), get(R), get(F))),
+      module.local.set(countdown, i32.sub(countdownNow(), i32.wrap(i64.mul(get(F), c64(perIteration))))),
+      module.local.set(B, i32.add(now(), i32.mul(i32.wrap(get(F)), i32.const(induction.step)))),
+      module.local.set(D, i64.eq(get(F), get(R))),
+    ];
+    return module.block(skip, [
+      module.block(run, [whole, ...partial]),
+      copy,
+      module.br(exitLabel, module.local.get(D, binaryen.i32)),
+    ]);
+  }
   statements.push(
     module.if(
       i32.and(trusted, i64.ge_s(get(F), c64(1))),

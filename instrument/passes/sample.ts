@@ -8,18 +8,22 @@
 // do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
 // __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
 // memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
-// Per call (issue 27, docs/blame.md "Measured"): a function keeps its node with the tree's inline
-// lookup; one without calls and loops keeps none (its sample path finds it); one without loops
+// Per call (issue 27, docs/blame.md "Measured"): a function with calls keeps a frame of static call
+// sites; the node is found only when a sample is taken (passes/sample-context.ts); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
-// carries no code at all (its callers count its instructions). A counted innermost loop runs the
-// iterations the countdown covers in an unchecked copy, charged at once (passes/sample-trips.ts).
+// carries no code at all (its callers count its instructions), a longer one is checked at its call
+// sites (shortLeaves). A counted innermost loop runs the iterations the countdown covers in an
+// unchecked copy, charged at once (passes/sample-trips.ts).
 import binaryen from 'binaryen';
 import {
+  Binary,
   Block,
   Call,
   Func,
   LocalSet,
+  LocalGet,
   Loop,
+  Unary,
   addVar,
   childSlots as childSlotsOf,
   type ChildSlot,
@@ -42,8 +46,26 @@ import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import { directCallLeaves } from '../direct-leaves.js';
+import { TRAPPING_TRUNCATIONS } from '../control-plan.js';
 import type { PassDescriptor } from '../pass-contract.js';
-import { TripScratch, countedLoopOf, fastForward, uncheckedCopy, type CountedLoop } from './sample-trips.js';
+import {
+  TripScratch,
+  countedLoopOf,
+  entryConstants,
+  fastForward,
+  staticTrips,
+  uncheckedCopy,
+  type CountedLoop,
+  type StaticTrips,
+} from './sample-trips.js';
+import {
+  SITE_STACK_BYTES,
+  SITE_STACK_REGION,
+  SiteStack,
+  callKindOf,
+  planFrames,
+  type Frame,
+} from './sample-context.js';
 
 export const DEFAULT_PERIOD = 4999;
 /**
@@ -117,7 +139,7 @@ export const samplePass: PassDescriptor<SampleLayout> = {
   requires: ['site-analysis', 'reserved-memory'],
   provides: [],
   order: {},
-  reserves: ['sample', 'samples', 'allocations'],
+  reserves: ['sample', 'samples', 'allocations', SITE_STACK_REGION],
   siteRecord:
     'SampleLayout: period, context tree, sample and allocation buffers, per region its recorded store addresses, per function its flow facts (flow-facts.ts), allocators, shadow stack',
   regions: (options) =>
@@ -131,6 +153,7 @@ export function sampleRegions(options: SampleOptions = {}): Array<{ name: string
     { name: 'sample', bytes: options.treeBytes ?? 4 << 20 },
     { name: 'samples', bytes: SAMPLE_RECORD.size * (options.maxSamples ?? 1 << 17) },
     { name: 'allocations', bytes: ALLOC_RECORD.size * (options.maxAllocations ?? 1 << 16) },
+    { name: SITE_STACK_REGION, bytes: SITE_STACK_BYTES },
   ];
 }
 
@@ -174,7 +197,18 @@ export function applySampling(
   const allocators: SampleLayout['allocators'] = [];
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
-  const folded = foldedLeaves(module, analysis);
+  /** Per charged leaf: its one region and what its sample records. */
+  const chargedRegions = new Map<string, ChargedRegion>();
+  /** Calls of charged leaves: their checks go in once every leaf's region is known. */
+  const chargedCalls: ChargedCall[] = [];
+  /** Regions whose charged calls are covered by one comparison at the region's start. */
+  const windowList: ChargeWindow[] = [];
+  const { folded, charged } = shortLeaves(module, analysis);
+  // Calls that need no site and no countdown sync: folded leaves and leaves charged at their call sites.
+  const quiet = new Map([...folded, ...charged]);
+  const plan = planFrames(analysis, quiet);
+  const sites = new SiteStack(module, tree, regions[SITE_STACK_REGION]!, plan);
+  const defined = new Set(definedIndex.keys());
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
     nodeBytes.push(size);
@@ -208,6 +242,7 @@ export function applySampling(
       stackPointer: stack?.global ?? null,
       tempOf,
       foldedCallees: folded,
+      quietCallees: quiet,
     });
     facts.facts = walked.facts;
     facts.stackLocals = walked.stackLocals;
@@ -224,11 +259,19 @@ export function applySampling(
       regions: walked.regions.map((r) => ({ id: 0, loop: r.loop, instructions: r.instructions })),
     });
     const allocator = allocatorOf(fn.site.name, binaryen.expandType(Func.getParams(fn.func)), Func.getResults(fn.func));
-    // A function without calls and loops keeps no node: the caller's node stays current, and the rare
-    // sample path finds this call's node (the one a prologue would have made) when it needs it.
-    const leaf = fn.callExprs.length === 0 && fn.loopExprs.length === 0 && walked.growCalls.length === 0 && !allocator;
-    const node = (): Expr =>
-      leaf ? tree.currentCallNode(fn.site.index, size) : module.global.get(TREE_NAMES.ctx, binaryen.i32);
+    // Only a function that makes calls keeps a frame; a call's node is found when its first sample
+    // needs it, and kept in a local (zero at entry) for the call's later samples.
+    const framed = plan.framed.has(name);
+    let nodeLocal: number | null = null;
+    const node = (): Expr => {
+      nodeLocal ??= addVar(fn.func, binaryen.i32);
+      const known = () => module.local.get(nodeLocal!, binaryen.i32);
+      return module.if(
+        known(),
+        known(),
+        module.local.tee(nodeLocal, sites.node(fn.site.index, size, framed), binaryen.i32),
+      );
+    };
     const checks: Expr[] = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
@@ -245,33 +288,83 @@ export function applySampling(
             : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
       );
     }
-    // A folded leaf keeps its regions (and their facts) but no code: its callers count it.
+    // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
+    // leaf's one region is checked at its call sites.
     if (folded.has(name)) continue;
+    if (charged.has(name)) {
+      const region = facts.regions[0]!;
+      chargedRegions.set(name, {
+        id: region.id,
+        instructions: region.instructions,
+        recorded: layoutRegions[region.id]!.recorded,
+        params: facts.params,
+        index: fn.site.index,
+        size,
+      });
+      continue;
+    }
     // Edits in an order that keeps every recorded slot valid: calls and returns first, regions last.
     const callSlots = new Map<Expr, ChildSlot>();
+    /** Per region, the charged calls nothing before them in it changes the countdown for. */
+    const windows = new Map<number, ChargedCall[]>();
     const direct = (call: Expr) => binaryen.getExpressionId(call) === binaryen.CallId;
     for (const [call, slot] of walked.callSlots) {
       if (direct(call) && folded.has(Call.getTarget(call))) continue;
+      if (direct(call) && charged.has(Call.getTarget(call))) {
+        // An empty block before the call, filled with the leaf's check after the loop.
+        const at = module.block(null, []);
+        slot.replace(module.block(null, [at, call], binaryen.auto));
+        const c = fn.callExprs.indexOf(call);
+        const entry: ChargedCall = { at, call, site: NODE_HEADER.bytes + 4 * c, countdown, cursor, node, window: null };
+        chargedCalls.push(entry);
+        const where = walked.callRegions.get(call);
+        if (where?.clean) windows.set(where.region, [...(windows.get(where.region) ?? []), entry]);
+        continue;
+      }
       const own = direct(call) && Call.getTarget(call).startsWith(RESERVED_PREFIX);
       callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
+    let slow: number | null = null;
+    for (const [k, calls] of windows) {
+      if (calls.length < MIN_WINDOW) continue;
+      slow ??= addVar(fn.func, binaryen.i32);
+      const window: ChargeWindow = { pre: module.block(null, []), countdown, slow, calls };
+      for (const call of calls) call.window = window;
+      checks[k] = module.block(null, [checks[k]!, window.pre]);
+      windowList.push(window);
+    }
+    const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
+    const writes = (call: Expr) => callKindOf(call, defined, quiet) !== 'none';
     fn.callExprs.forEach((call, c) => {
       const slot = callSlots.get(call);
-      if (slot && (facts.callees[c] !== null || binaryen.getExpressionId(call) === binaryen.CallIndirectId))
-        tree.announceBefore(slot, call, NODE_HEADER.bytes + 4 * c, tempOf);
+      const kind = callKindOf(call, defined, quiet);
+      if (slot && frame && kind !== 'none')
+        SiteStack.writeBefore(module, slot, call, frame.siteWrite(kind, NODE_HEADER.bytes + 4 * c), tempOf, writes);
     });
-    for (const ret of walked.returns) ret.slot.replace(module.br(EXIT_LABEL, 0, ret.value ?? undefined));
+    // Only a frame, a countdown in a local or an allocator's log needs code at exit.
+    const exits = frame !== null || countdown.local !== null || allocator !== null;
+    if (exits) for (const ret of walked.returns) ret.slot.replace(module.br(EXIT_LABEL, 0, ret.value ?? undefined));
     for (const grow of walked.growCalls) {
       facts.grows.push(grows.length);
-      // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site).
+      // Rewritten in place (the call keeps its identity): memory.grow(delta) → sgrow(delta, site, node).
       Call.setTarget(grow, NAMES.grow);
       Call.appendOperand(grow, module.i32.const(grows.length));
+      Call.appendOperand(grow, node());
       grows.push({ function: fn.site.index });
     }
     // Counted innermost loops: their unchecked copies are taken before any check goes in, their
     // fast-forwards put before their header checks.
     const scratch = new TripScratch(fn.func);
-    const fastLoops: Array<{ loop: Expr; counted: CountedLoop; copy: Expr; perIteration: number; exit: string }> = [];
+    const fastLoops: Array<{
+      loop: Expr;
+      counted: CountedLoop;
+      copy: Expr;
+      perIteration: number;
+      exit: string;
+      known: StaticTrips | null;
+    }> = [];
+    const entries =
+      fn.loopExprs.length > 0 ? entryConstants(walked.body) : new Map<Expr, { local: number; value: number }>();
     fn.loopExprs.forEach((loop, j) => {
       const counted = countdown.local === null || options.countedLoops === false ? null : countedLoopOf(loop, folded);
       const header = walked.regions.find((r) => r.header && r.loop === j);
@@ -279,31 +372,56 @@ export function applySampling(
       if (!counted || !header || !slot) return;
       const copy = uncheckedCopy(module, counted, `${FAST_LABEL}${j}`, scratch.locals.bound);
       const exit = `${FAST_LABEL}exit${j}`;
+      const entry = entries.get(loop);
+      const known = entry && entry.local === counted.induction.local ? staticTrips(counted, entry.value) : null;
       slot.replace(module.block(exit, [loop], binaryen.none));
-      fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit });
+      fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
     });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
-    for (const { loop, counted, copy, perIteration, exit } of fastLoops) {
-      const forward = fastForward(module, counted, copy, perIteration, countdown.local!, scratch, exit);
+    for (const { loop, counted, copy, perIteration, exit, known } of fastLoops) {
+      const forward = fastForward(module, counted, copy, perIteration, countdown.local!, scratch, exit, known);
       Loop.setBody(loop, module.block(null, [forward, Loop.getBody(loop)], binaryen.none));
     }
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
-    finishFunction(
-      module,
-      tree,
-      fn.func,
-      fn.site.index,
-      size,
-      walked.body,
-      checks[0]!,
-      allocator,
-      tempOf,
-      countdown,
-      leaf,
+    finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
+  }
+  for (const { pre, countdown, slow, calls } of windowList) {
+    // Slow when the countdown does not cover every leaf of the window: then each checks as usual.
+    const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
+    Block.appendChild(pre, module.local.set(slow, module.i32.lt_s(countdown.get(), module.i32.const(total))));
+    Block.appendChild(
+      pre,
+      countdown.set(
+        module.i32.sub(
+          countdown.get(),
+          module.select(module.local.get(slow, i32), module.i32.const(0), module.i32.const(total)),
+        ),
+      ),
     );
+  }
+  for (const { at, call, site, countdown, cursor, node, window } of chargedCalls) {
+    const leaf = chargedRegions.get(Call.getTarget(call))!;
+    const operands = childSlotsOf(call).map((slot) => slot.expr);
+    // Its parameters are the call's operands (pure: evaluated again on the rare path), its other locals 0.
+    const local = (k: number): Expr =>
+      k < leaf.params && operands[k] ? operandValue(module, operands[k]!) : module.i32.const(0);
+    const leafNode = () => sites.child(node(), site, leaf.index, leaf.size);
+    const check = countdownCheck(
+      module,
+      leaf.id,
+      leaf.instructions,
+      leaf.recorded,
+      programBase,
+      countdown,
+      cursor,
+      sampling,
+      leafNode,
+      local,
+    );
+    Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), check) : check);
   }
   return {
     period,
@@ -327,22 +445,129 @@ export function applySampling(
 }
 
 /**
- * Straight-line leaves shorter than a checked region, reached by direct calls only: like a short
- * region they only count down, and their callers do that (their instructions join the calling
- * region), so neither they nor their calls carry any code. A sample due inside one is taken at
- * the caller's next check, as for any short region.
+ * Straight-line leaves reached by direct calls only. Those shorter than a checked region are
+ * folded: like a short region they only count down, and their callers do that (their instructions
+ * join the calling region), so neither they nor their calls carry any code; a sample due inside one
+ * is taken at the caller's next check, as for any short region. The others are charged at their
+ * call sites: a leaf's one region is its entry check, and its caller makes that check right before
+ * the call, with the leaf's region, node and store addresses (its parameters are the call's
+ * operands) — the same sample at the same point, while the leaf carries no code, its caller
+ * announces no call site and keeps its countdown across the call. A leaf is charged only when every
+ * call passes operands that can be evaluated again (locals, constants and arithmetic on them).
  */
-function foldedLeaves(module: binaryen.Module, analysis: ModuleAnalysis): Map<string, number> {
+function shortLeaves(
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+): { folded: Map<string, number>; charged: Map<string, number> } {
   const skip = new Set<string>();
   for (const fn of analysis.functions) {
     const name = Func.getName(fn.func);
     const params = binaryen.expandType(Func.getParams(fn.func));
     if (name.startsWith(RESERVED_PREFIX) || allocatorOf(fn.site.name, params, Func.getResults(fn.func))) skip.add(name);
   }
-  const leaves = directCallLeaves(module, analysis.functions, skip);
-  for (const [name, instructions] of leaves) if (instructions >= MIN_CHECKED) leaves.delete(name);
-  return leaves;
+  const folded = directCallLeaves(module, analysis.functions, skip);
+  const charged = new Map<string, number>();
+  for (const [name, instructions] of folded) {
+    if (instructions < MIN_CHECKED) continue;
+    folded.delete(name);
+    charged.set(name, instructions);
+  }
+  for (const fn of analysis.functions)
+    for (const call of fn.callExprs) {
+      if (binaryen.getExpressionId(call) !== binaryen.CallId || !charged.has(Call.getTarget(call))) continue;
+      if (!repeatableOperands(call)) charged.delete(Call.getTarget(call));
+    }
+  return { folded, charged };
 }
+
+/**
+ * Whether the call's operands compute the same values again before the call, with no effect and
+ * no trap: locals, constants, arithmetic, and `local.tee` of a local no operand reads (evaluated
+ * again without the tee: operandValue).
+ */
+function repeatableOperands(call: Expr): boolean {
+  const reads = new Set<number>();
+  const tees = new Set<number>();
+  const pure = (expr: Expr): boolean => {
+    const id = binaryen.getExpressionId(expr);
+    if (id === binaryen.ConstId) return true;
+    if (id === binaryen.LocalGetId) {
+      reads.add(LocalGet.getIndex(expr));
+      return true;
+    }
+    if (id === binaryen.LocalSetId) {
+      if (!LocalSet.isTee(expr)) return false;
+      tees.add(LocalSet.getIndex(expr));
+      return pure(LocalSet.getValue(expr));
+    }
+    if (id !== binaryen.BinaryId && id !== binaryen.UnaryId) return false;
+    const op = id === binaryen.BinaryId ? Binary.getOp(expr) : Unary.getOp(expr);
+    if (DIVISIONS.has(op) || TRAPPING_TRUNCATIONS.has(op)) return false;
+    return childSlotsOf(expr).every((child) => pure(child.expr));
+  };
+  return childSlotsOf(call).every((operand) => pure(operand.expr)) && ![...tees].some((local) => reads.has(local));
+}
+
+/** A fresh copy of a repeatable operand without its tees (the value, not the local's update). */
+function operandValue(module: binaryen.Module, expr: Expr): Expr {
+  if (binaryen.getExpressionId(expr) === binaryen.LocalSetId) return operandValue(module, LocalSet.getValue(expr));
+  const copy = module.copyExpression(expr);
+  for (const child of childSlotsOf(copy)) child.replace(operandValue(module, child.expr));
+  return copy;
+}
+
+/** Division and remainder (they trap on zero); float-to-int truncations are in TRAPPING_TRUNCATIONS. */
+const DIVISIONS = new Set<number>([
+  binaryen.DivSInt32,
+  binaryen.DivUInt32,
+  binaryen.RemSInt32,
+  binaryen.RemUInt32,
+  binaryen.DivSInt64,
+  binaryen.DivUInt64,
+  binaryen.RemSInt64,
+  binaryen.RemUInt64,
+]);
+
+/** A charged leaf's one region and what its check needs. */
+interface ChargedRegion {
+  id: number;
+  instructions: number;
+  recorded: Array<{ ptr: AddressAst; offset: number }>;
+  params: number;
+  /** Its site-table index and node bytes. */
+  index: number;
+  size: number;
+}
+
+/** A call of a charged leaf: the empty block before it that takes the check, and the caller's side of it. */
+interface ChargedCall {
+  at: Expr;
+  call: Expr;
+  /** The call's site offset in the caller's node. */
+  site: number;
+  countdown: Countdown;
+  cursor: number;
+  node: () => Expr;
+  window: ChargeWindow | null;
+}
+
+/**
+ * The charged calls of one region that run, in order, with nothing between the region's start and
+ * them changing the countdown (callRegions in sample-walk.ts). After the region's check, one
+ * comparison says whether the countdown covers all their leaves: then it is charged for them at once
+ * and their checks are skipped (none could fire), else each checks as usual. The same samples.
+ */
+interface ChargeWindow {
+  /** The block after the region's check that takes the comparison. */
+  pre: Expr;
+  countdown: Countdown;
+  /** The local saying the window checks call by call. */
+  slow: number;
+  calls: ChargedCall[];
+}
+
+/** Fewest charged calls a window is made for: the comparison costs about what two checks do. */
+const MIN_WINDOW = 3;
 
 interface SamplePath {
   period: number;
@@ -366,6 +591,7 @@ function countdownCheck(
   cur: number,
   path: SamplePath,
   node: () => Expr,
+  local: (k: number) => Expr = (k) => module.local.get(k, binaryen.i32),
 ): Expr {
   const i32 = binaryen.i32;
   const at = () => module.local.get(cur, i32);
@@ -380,7 +606,7 @@ function countdownCheck(
     record.push(
       store(
         SAMPLE_RECORD.addresses + 4 * k,
-        module.i32.add(addressExpr(module, r.ptr, programBase), module.i32.const(r.offset)),
+        module.i32.add(addressExpr(module, r.ptr, programBase, local), module.i32.const(r.offset)),
       ),
     );
   });
@@ -490,13 +716,13 @@ function syncAroundCall(
 }
 
 /** An address expression as Wasm; a load reads only inside the program's memory (else 0: never a trap). */
-function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number): Expr {
+function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number, local: (k: number) => Expr): Expr {
   const i32 = binaryen.i32;
   if (ast === null) return module.i32.const(0);
   if (typeof ast === 'number') return module.i32.const(ast | 0);
-  if ('l' in ast) return module.local.get(ast.l, i32);
+  if ('l' in ast) return local(ast.l);
   if ('ld' in ast) {
-    const address = addressExpr(module, ast.ld, programBase);
+    const address = addressExpr(module, ast.ld, programBase, local);
     const limit = module.i32.sub(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off));
     // (address is evaluated twice: it has no side effects, and this path is rare)
     return module.if(
@@ -504,12 +730,12 @@ function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: numb
         module.i32.le_u(address, limit),
         module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off)),
       ),
-      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase)),
+      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase, local)),
       module.i32.const(0),
     );
   }
-  const a = addressExpr(module, ast.a, programBase);
-  const b = addressExpr(module, ast.b, programBase);
+  const a = addressExpr(module, ast.a, programBase, local);
+  const b = addressExpr(module, ast.b, programBase, local);
   switch (ast.op) {
     case 'add':
       return module.i32.add(a, b);
@@ -534,26 +760,27 @@ function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: numb
 
 function finishFunction(
   module: binaryen.Module,
-  tree: ContextTree,
   func: number,
-  index: number,
-  size: number,
   body: Expr,
   entryCheck: Expr,
   allocator: ReturnType<typeof allocatorOf>,
   tempOf: (type: number) => number,
   countdown: Countdown,
-  leaf: boolean,
+  frame: Frame | null,
+  node: () => Expr,
+  exits: boolean,
 ): void {
   const i32 = binaryen.i32;
-  const parent = addVar(func, i32);
-  const node = addVar(func, i32);
   const resultType = Func.getResults(func);
   const prologue = [
-    ...(leaf ? [] : tree.inlinePrologue(parent, node, index, size)),
+    ...(frame ? frame.prologue : []),
     ...(countdown.local === null ? [] : [countdown.set(module.global.get(NAMES.countdown, i32))]),
     entryCheck,
   ];
+  if (!exits) {
+    Func.setBody(func, module.block(null, [...prologue, body], resultType));
+    return;
+  }
   const epilogue: Expr[] = countdown.local === null ? [] : [module.global.set(NAMES.countdown, countdown.get())];
   if (allocator) {
     // Sizes and the old block are read at entry: an allocator may reuse its parameters as locals.
@@ -587,7 +814,7 @@ function finishFunction(
             module.i32.const(allocKindNumber(allocator.kind)),
             address,
             module.local.get(bytesLocal, i32),
-            module.local.get(node, i32),
+            node(),
             module.local.get(oldLocal, i32),
             module.i32.const(-1),
           ],
@@ -596,7 +823,8 @@ function finishFunction(
       ),
     );
     const exitBlock = module.block(EXIT_LABEL, [body], resultType);
-    const done = [...epilogue, tree.epilogue(parent)];
+    // The frame goes last: the allocation's node is found while it is still on the stack.
+    const done = [...epilogue, ...(frame ? [frame.epilogue] : [])];
     Func.setBody(
       func,
       result === null
@@ -610,17 +838,16 @@ function finishFunction(
     return;
   }
   const exitBlock = module.block(EXIT_LABEL, [body], resultType);
-  // A leaf leaves what a prologue would have: its caller's node current, no call site announced.
-  const leave = leaf ? tree.external() : tree.epilogue(parent);
+  if (frame) epilogue.push(frame.epilogue);
   if (resultType === binaryen.none) {
-    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue, leave], binaryen.none));
+    Func.setBody(func, module.block(null, [...prologue, exitBlock, ...epilogue], binaryen.none));
   } else {
     const result = tempOf(resultType);
     Func.setBody(
       func,
       module.block(
         null,
-        [...prologue, module.local.set(result, exitBlock), ...epilogue, leave, module.local.get(result, resultType)],
+        [...prologue, module.local.set(result, exitBlock), ...epilogue, module.local.get(result, resultType)],
         resultType,
       ),
     );
@@ -665,14 +892,14 @@ function addLogFunction(module: binaryen.Module, end: number): void {
   );
 }
 
-/** memory.grow(delta) outside an allocator is an allocation of its own (the kernels' arena). */
+/** memory.grow(delta) outside an allocator is an allocation of its own (the kernels' arena); the caller passes its context node. */
 function addGrowWrapper(module: binaryen.Module): void {
   const i32 = binaryen.i32;
-  const [DELTA, SITE, RESULT] = [0, 1, 2];
+  const [DELTA, SITE, NODE, RESULT] = [0, 1, 2, 3];
   const get = (k: number) => module.local.get(k, i32);
   module.addFunction(
     NAMES.grow,
-    binaryen.createType([i32, i32]),
+    binaryen.createType([i32, i32, i32]),
     i32,
     [i32],
     module.block(
@@ -690,7 +917,7 @@ function addGrowWrapper(module: binaryen.Module): void {
               module.i32.const(allocKindNumber('grow')),
               module.i32.shl(get(RESULT), module.i32.const(16)),
               module.i32.shl(get(DELTA), module.i32.const(16)),
-              module.global.get(TREE_NAMES.ctx, i32),
+              get(NODE),
               module.i32.const(0),
               get(SITE),
             ],
