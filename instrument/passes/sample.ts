@@ -232,6 +232,8 @@ export function applySampling(
     const checks: Expr[] = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
+    let loaded: number | undefined;
+    const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
     for (const region of walked.regions) {
       const id = layoutRegions.length;
       const recorded = relations.recordedStores(region.index, MAX_ADDRESSES);
@@ -241,7 +243,18 @@ export function applySampling(
         region.instructions === 0
           ? module.nop()
           : region.header || region.instructions >= MIN_CHECKED
-            ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling, node)
+            ? countdownCheck(
+                module,
+                id,
+                region.instructions,
+                recorded,
+                programBase,
+                countdown,
+                cursor,
+                addressTemp,
+                sampling,
+                node,
+              )
             : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
       );
     }
@@ -364,6 +377,7 @@ function countdownCheck(
   programBase: number,
   t: Countdown,
   cur: number,
+  addressTemp: () => number,
   path: SamplePath,
   node: () => Expr,
 ): Expr {
@@ -380,12 +394,11 @@ function countdownCheck(
     record.push(
       store(
         SAMPLE_RECORD.addresses + 4 * k,
-        module.i32.add(addressExpr(module, r.ptr, programBase), module.i32.const(r.offset)),
+        module.i32.add(addressExpr(module, r.ptr, programBase, addressTemp), module.i32.const(r.offset)),
       ),
     );
   });
-  for (let k = recorded.length; k < MAX_ADDRESSES; k++)
-    record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.const(0)));
+  // Slots past the recorded ones stay unwritten: the decoder reads a region's recorded ones only.
   record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
   const seed = () => module.global.get(NAMES.seed, i32);
   // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
@@ -489,27 +502,33 @@ function syncAroundCall(
   return { expr: call, replace: (c) => LocalSet.setValue(set, c) };
 }
 
-/** An address expression as Wasm; a load reads only inside the program's memory (else 0: never a trap). */
-function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number): Expr {
+/**
+ * An address expression as Wasm; a load reads only inside the program's memory (else 0: never a
+ * trap). The loaded address goes through `temp` (tee, then get): evaluating it twice, once for the
+ * bounds check and once for the load, doubled the code at every nested load (a chain of 30 loads
+ * in yosys took Binaryen past its 4 GiB heap). One local serves every load: an inner load is done
+ * with it before the outer one tees its result.
+ */
+function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number, temp: () => number): Expr {
   const i32 = binaryen.i32;
   if (ast === null) return module.i32.const(0);
   if (typeof ast === 'number') return module.i32.const(ast | 0);
   if ('l' in ast) return module.local.get(ast.l, i32);
   if ('ld' in ast) {
-    const address = addressExpr(module, ast.ld, programBase);
+    const address = addressExpr(module, ast.ld, programBase, temp);
+    const local = temp();
     const limit = module.i32.sub(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off));
-    // (address is evaluated twice: it has no side effects, and this path is rare)
     return module.if(
       module.i32.and(
-        module.i32.le_u(address, limit),
+        module.i32.le_u(module.local.tee(local, address, i32), limit),
         module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off)),
       ),
-      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase)),
+      module.i32.load(ast.off + programBase, 1, module.local.get(local, i32)),
       module.i32.const(0),
     );
   }
-  const a = addressExpr(module, ast.a, programBase);
-  const b = addressExpr(module, ast.b, programBase);
+  const a = addressExpr(module, ast.a, programBase, temp);
+  const b = addressExpr(module, ast.b, programBase, temp);
   switch (ast.op) {
     case 'add':
       return module.i32.add(a, b);
