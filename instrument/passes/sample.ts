@@ -175,6 +175,8 @@ export function applySampling(
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
   const folded = foldedLeaves(module, analysis);
+  // Once per module: built per function, this map cost yosys (20,000 functions) most of its instrumentation.
+  const loopsById = new Map(analysis.table.loops.map((l) => [l.id, l]));
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
     nodeBytes.push(size);
@@ -211,7 +213,7 @@ export function applySampling(
     });
     facts.facts = walked.facts;
     facts.stackLocals = walked.stackLocals;
-    facts.loopParents = loopParentsOf(analysis, fn.site.loops);
+    facts.loopParents = loopParentsOf(loopsById, fn.site.loops);
     facts.callees = fn.callExprs.map((call) => {
       const target =
         binaryen.getExpressionId(call) === binaryen.CallId
@@ -740,8 +742,8 @@ function localNames(func: number): string[] {
   return names;
 }
 
-function loopParentsOf(analysis: ModuleAnalysis, loopIds: string[]): number[] {
-  const byId = new Map(analysis.table.loops.map((l) => [l.id, l]));
+/** Per loop of a function, the index of its parent loop in the same function (-1: none); `byId` is the module's loops by id, built once. */
+function loopParentsOf(byId: ReadonlyMap<string, { parent?: string | null }>, loopIds: string[]): number[] {
   return loopIds.map((id) => {
     const parent = byId.get(id)?.parent;
     return parent ? loopIds.indexOf(parent) : -1;
