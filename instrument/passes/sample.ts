@@ -209,6 +209,8 @@ export function applySampling(
   const plan = planFrames(analysis, quiet);
   const sites = new SiteStack(module, tree, regions[SITE_STACK_REGION]!, plan);
   const defined = new Set(definedIndex.keys());
+  // Once per module: built per function, this map cost yosys (20,000 functions) most of its instrumentation.
+  const loopsById = new Map(analysis.table.loops.map((l) => [l.id, l]));
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
     nodeBytes.push(size);
@@ -246,7 +248,7 @@ export function applySampling(
     });
     facts.facts = walked.facts;
     facts.stackLocals = walked.stackLocals;
-    facts.loopParents = loopParentsOf(analysis, fn.site.loops);
+    facts.loopParents = loopParentsOf(loopsById, fn.site.loops);
     facts.callees = fn.callExprs.map((call) => {
       const target =
         binaryen.getExpressionId(call) === binaryen.CallId
@@ -275,6 +277,8 @@ export function applySampling(
     const checks: Expr[] = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
+    let loaded: number | undefined;
+    const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
     for (const region of walked.regions) {
       const id = layoutRegions.length;
       const recorded = relations.recordedStores(region.index, MAX_ADDRESSES);
@@ -284,7 +288,18 @@ export function applySampling(
         region.instructions === 0
           ? module.nop()
           : region.header || region.instructions >= MIN_CHECKED
-            ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling, node)
+            ? countdownCheck(
+                module,
+                id,
+                region.instructions,
+                recorded,
+                programBase,
+                countdown,
+                cursor,
+                addressTemp,
+                sampling,
+                node,
+              )
             : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
       );
     }
@@ -315,7 +330,16 @@ export function applySampling(
         const at = module.block(null, []);
         slot.replace(module.block(null, [at, call], binaryen.auto));
         const c = fn.callExprs.indexOf(call);
-        const entry: ChargedCall = { at, call, site: NODE_HEADER.bytes + 4 * c, countdown, cursor, node, window: null };
+        const entry: ChargedCall = {
+          at,
+          call,
+          site: NODE_HEADER.bytes + 4 * c,
+          countdown,
+          cursor,
+          addressTemp,
+          node,
+          window: null,
+        };
         chargedCalls.push(entry);
         const where = walked.callRegions.get(call);
         if (where?.clean) windows.set(where.region, [...(windows.get(where.region) ?? []), entry]);
@@ -402,7 +426,7 @@ export function applySampling(
       ),
     );
   }
-  for (const { at, call, site, countdown, cursor, node, window } of chargedCalls) {
+  for (const { at, call, site, countdown, cursor, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
     const operands = childSlotsOf(call).map((slot) => slot.expr);
     // Its parameters are the call's operands (pure: evaluated again on the rare path), its other locals 0.
@@ -417,6 +441,7 @@ export function applySampling(
       programBase,
       countdown,
       cursor,
+      addressTemp,
       sampling,
       leafNode,
       local,
@@ -547,6 +572,8 @@ interface ChargedCall {
   site: number;
   countdown: Countdown;
   cursor: number;
+  /** The caller's local for loaded addresses (see addressExpr). */
+  addressTemp: () => number;
   node: () => Expr;
   window: ChargeWindow | null;
 }
@@ -589,6 +616,7 @@ function countdownCheck(
   programBase: number,
   t: Countdown,
   cur: number,
+  addressTemp: () => number,
   path: SamplePath,
   node: () => Expr,
   local: (k: number) => Expr = (k) => module.local.get(k, binaryen.i32),
@@ -606,12 +634,11 @@ function countdownCheck(
     record.push(
       store(
         SAMPLE_RECORD.addresses + 4 * k,
-        module.i32.add(addressExpr(module, r.ptr, programBase, local), module.i32.const(r.offset)),
+        module.i32.add(addressExpr(module, r.ptr, programBase, local, addressTemp), module.i32.const(r.offset)),
       ),
     );
   });
-  for (let k = recorded.length; k < MAX_ADDRESSES; k++)
-    record.push(store(SAMPLE_RECORD.addresses + 4 * k, module.i32.const(0)));
+  // Slots past the recorded ones stay unwritten: the decoder reads a region's recorded ones only.
   record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
   const seed = () => module.global.get(NAMES.seed, i32);
   // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
@@ -715,27 +742,39 @@ function syncAroundCall(
   return { expr: call, replace: (c) => LocalSet.setValue(set, c) };
 }
 
-/** An address expression as Wasm; a load reads only inside the program's memory (else 0: never a trap). */
-function addressExpr(module: binaryen.Module, ast: AddressAst, programBase: number, local: (k: number) => Expr): Expr {
+/**
+ * An address expression as Wasm; a load reads only inside the program's memory (else 0: never a
+ * trap). The loaded address goes through `temp` (tee, then get): evaluating it twice, once for the
+ * bounds check and once for the load, doubled the code at every nested load (a chain of 30 loads
+ * in yosys took Binaryen past its 4 GiB heap). One local serves every load: an inner load is done
+ * with it before the outer one tees its result.
+ */
+function addressExpr(
+  module: binaryen.Module,
+  ast: AddressAst,
+  programBase: number,
+  local: (k: number) => Expr,
+  temp: () => number,
+): Expr {
   const i32 = binaryen.i32;
   if (ast === null) return module.i32.const(0);
   if (typeof ast === 'number') return module.i32.const(ast | 0);
   if ('l' in ast) return local(ast.l);
   if ('ld' in ast) {
-    const address = addressExpr(module, ast.ld, programBase, local);
+    const address = addressExpr(module, ast.ld, programBase, local, temp);
+    const loaded = temp();
     const limit = module.i32.sub(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off));
-    // (address is evaluated twice: it has no side effects, and this path is rare)
     return module.if(
       module.i32.and(
-        module.i32.le_u(address, limit),
+        module.i32.le_u(module.local.tee(loaded, address, i32), limit),
         module.i32.ge_u(module.global.get(PROGRAM_BYTES32_GLOBAL, i32), module.i32.const(4 + ast.off)),
       ),
-      module.i32.load(ast.off + programBase, 1, addressExpr(module, ast.ld, programBase, local)),
+      module.i32.load(ast.off + programBase, 1, module.local.get(loaded, i32)),
       module.i32.const(0),
     );
   }
-  const a = addressExpr(module, ast.a, programBase, local);
-  const b = addressExpr(module, ast.b, programBase, local);
+  const a = addressExpr(module, ast.a, programBase, local, temp);
+  const b = addressExpr(module, ast.b, programBase, local, temp);
   switch (ast.op) {
     case 'add':
       return module.i32.add(a, b);
@@ -948,8 +987,8 @@ function localNames(func: number): string[] {
   return names;
 }
 
-function loopParentsOf(analysis: ModuleAnalysis, loopIds: string[]): number[] {
-  const byId = new Map(analysis.table.loops.map((l) => [l.id, l]));
+/** Per loop of a function, the index of its parent loop in the same function (-1: none); `byId` is the module's loops by id, built once. */
+function loopParentsOf(byId: ReadonlyMap<string, { parent?: string | null }>, loopIds: string[]): number[] {
   return loopIds.map((id) => {
     const parent = byId.get(id)?.parent;
     return parent ? loopIds.indexOf(parent) : -1;

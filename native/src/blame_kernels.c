@@ -15,6 +15,8 @@
  *   decode_into(n, r)     a decoder (shaped like flite's G.721 one): a callee keeps its state on its
  *                         own stack, a quantizer's if chain feeds a void update that stores through
  *                         the state pointer; the work stays in the callee's frame, below the export.
+ *   decode_indirect(n, r) the same decoder calling update through a function pointer (an indirect
+ *                         call, as C++ virtual calls are): the callee is the one the run entered.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -181,4 +183,16 @@ __attribute__((noinline)) double decode_into(int n, int rounds) {
   double result = out[0];
   free(out);
   return result;
+}
+
+/* Read through a volatile: the compiler cannot see which function the call reaches. */
+typedef void (*Updater)(Decoder *, int, int);
+static Updater volatile chosen_update = update;
+
+__attribute__((noinline)) double decode_indirect(int n, int rounds) {
+  Decoder d = {{0}, 0};
+  Updater up = chosen_update;
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < n; i++) up(&d, i, quantize((i * 37 + r * 11 + d.sr) & 1023));
+  return d.sr;
 }

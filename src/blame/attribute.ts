@@ -3,12 +3,14 @@
 // address picks its mem-container; a value returned bubbles to the caller along the sampled call
 // path (the transfer function of the call site), down to the blame point's frame at most. A value
 // passed to a callee whose result is unused goes where the callee puts it: the objects its pointer
-// parameters point to, or globals (a transfer function computed from the callee's own relations).
+// parameters point to, or globals (a transfer function computed from the callee's own relations);
+// an indirect call's callees are those the run was seen entering from that call site.
 import type { Sample } from './sample-run.js';
 import type { Container, ContainerTimeline } from './containers.js';
 import { baseLoad, baseLocal, type AddressAst } from '../../instrument/flow-facts.js';
 import type { FunctionRelations, Sink } from '../../instrument/blame-relations.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
+import type { CalleesAt } from './observed-callees.js';
 
 export type Target =
   | { kind: 'container'; container: Container; frame: number; base: number | null; staticBase: number | null }
@@ -21,6 +23,8 @@ export interface AttributionContext {
   layout: SampleLayout;
   relations: (fn: number) => FunctionRelations;
   containers: ContainerTimeline;
+  /** The callees of a call site: the static one, or those the run was seen entering (observed-callees.ts). */
+  calleesAt: CalleesAt;
 }
 
 const MAX_BUBBLE = 64;
@@ -110,10 +114,11 @@ function argumentTargets(
   context: AttributionContext,
 ): Target[] {
   const fn = sample.path[frame]!.function;
-  const callee = context.layout.functions[fn]?.callees[sink.call];
-  const exits = callee === null || callee === undefined ? [] : parameterExits(callee, sink.arg, context, 0);
+  const exits = new Map<string, ParameterExit>();
+  for (const callee of context.calleesAt(fn, sink.call))
+    for (const exit of parameterExits(callee, sink.arg, context, 0)) exits.set(JSON.stringify(exit), exit);
   const out: Target[] = [];
-  for (const exit of exits) {
+  for (const exit of exits.values()) {
     if ('global' in exit) out.push({ kind: 'global', name: exit.global });
     else {
       const local = context.relations(fn).argumentSources(sink.call, exit.param)[0];
@@ -152,14 +157,13 @@ function parameterExits(fn: number, arg: number, context: AttributionContext, de
       const root = rootLocal(terminal.ptr) ?? terminal.base ?? null;
       if (root !== null && root < facts.params) add({ param: root });
     } else if (terminal.kind === 'arg') {
-      const next = facts.callees[terminal.call];
-      if (next === null || next === undefined) continue;
-      for (const exit of parameterExits(next, terminal.arg, context, depth + 1)) {
-        if ('global' in exit) add(exit);
-        else
-          for (const local of relations.argumentSources(terminal.call, exit.param))
-            if (local < facts.params) add({ param: local });
-      }
+      for (const next of context.calleesAt(fn, terminal.call))
+        for (const exit of parameterExits(next, terminal.arg, context, depth + 1)) {
+          if ('global' in exit) add(exit);
+          else
+            for (const local of relations.argumentSources(terminal.call, exit.param))
+              if (local < facts.params) add({ param: local });
+        }
     }
   }
   const result = [...exits.values()];

@@ -9,6 +9,7 @@ import { runSampled, type SampledRun, type Sample } from './sample-run.js';
 import { ContainerTimeline, type HeapContainer } from './containers.js';
 import { FunctionRelations } from '../../instrument/blame-relations.js';
 import { attributeSample } from './attribute.js';
+import { observedCallees } from './observed-callees.js';
 import { allocationSite, otherRef, variableAt, type VariableRef } from './transfer.js';
 import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';
 import { fileError } from '../util/errors.js';
@@ -102,6 +103,7 @@ export function blameFromRun(
     layout,
     relations,
     containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null),
+    calleesAt: observedCallees(layout, run.samples, run.allocations),
     table: sites,
     staticVariables: sampled.staticVariables,
   }));
