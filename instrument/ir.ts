@@ -191,14 +191,37 @@ export function childSlots(expr: Expr): ChildSlot[] {
   return slots;
 }
 
-/** The operands of `expr` in evaluation order (no slot objects: the walks' hot path). */
-export function children(expr: Expr): Expr[] {
+/** Getters of the fixed child fields per kind, in evaluation order (the read-only walks' table). */
+const fixedGetters = new Map<number, Getter[]>([...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]));
+
+/** Appends the operands of `expr` in evaluation order to `out` (no slot objects or closures: the walks' hot path). */
+function pushChildren(expr: Expr, out: Expr[]): void {
+  const id = idOf(expr);
+  if (id === Id.Block) {
+    const count = Block.getNumChildren(expr);
+    for (let k = 0; k < count; k++) out.push(Block.getChildAt(expr, k));
+    return;
+  }
+  const getters = fixedGetters.get(id);
+  if (getters) {
+    for (const get of getters) {
+      const child = get(expr);
+      if (child) out.push(child);
+    }
+    return;
+  }
+  if (leaves.has(id)) return;
   const ops = operandsOf(expr);
-  const out: Expr[] = [];
   for (let k = 0; k < ops.count; k++) {
     const child = ops.get(k);
     if (child) out.push(child);
   }
+}
+
+/** The operands of `expr` in evaluation order. */
+export function children(expr: Expr): Expr[] {
+  const out: Expr[] = [];
+  pushChildren(expr, out);
   return out;
 }
 
@@ -228,17 +251,35 @@ export function isControlTransfer(expr: Expr): boolean {
   return id === Id.Break || id === Id.Switch || id === Id.Return;
 }
 
-/** Walks a tree in evaluation order (operands before the operation: post-order). */
+/**
+ * Walks a tree in evaluation order (operands before the operation: post-order). One array holds
+ * every pending operand; each open expression keeps where its operands start and the next to visit.
+ */
 export function walkPostOrder(root: Expr, visit: (expr: Expr) => void): void {
-  const stack: Array<{ expr: Expr; kids: Expr[] | null; next: number }> = [{ expr: root, kids: null, next: 0 }];
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (top.kids === null) top.kids = children(top.expr);
-    if (top.next < top.kids.length) {
-      stack.push({ expr: top.kids[top.next++]!, kids: null, next: 0 });
+  const pending: Expr[] = [];
+  const open: Expr[] = [root];
+  const first: number[] = [0];
+  const next: number[] = [0];
+  const end: number[] = [-1];
+  while (open.length > 0) {
+    const top = open.length - 1;
+    if (end[top] === -1) {
+      first[top] = pending.length;
+      next[top] = pending.length;
+      pushChildren(open[top]!, pending);
+      end[top] = pending.length;
+    }
+    if (next[top]! < end[top]!) {
+      open.push(pending[next[top]!++]!);
+      first.push(0);
+      next.push(0);
+      end.push(-1);
     } else {
-      stack.pop();
-      visit(top.expr);
+      const expr = open.pop()!;
+      pending.length = first.pop()!;
+      next.pop();
+      end.pop();
+      visit(expr);
     }
   }
 }

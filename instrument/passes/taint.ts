@@ -28,7 +28,7 @@
 // drops what became dead (taint-optimize.ts).
 import binaryen from 'binaryen';
 import type { PassDescriptor } from '../pass-contract.js';
-import { Func, addVar, children, type Expr } from '../ir.js';
+import { Func, addVar, walkPostOrder, type Expr } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
@@ -395,13 +395,10 @@ function enteredMark(c: FunctionTaint): Expr {
  */
 function assertTree(root: Expr, where: string): void {
   const seen = new Set<Expr>();
-  const stack = [root];
-  while (stack.length > 0) {
-    const expr = stack.pop()!;
+  walkPostOrder(root, (expr) => {
     if (seen.has(expr)) throw new Error(`internal: taint pass reused an expression in ${where}`);
     seen.add(expr);
-    stack.push(...children(expr));
-  }
+  });
 }
 
 export const taintPass: PassDescriptor<TaintLayout> = {
