@@ -180,19 +180,52 @@ function operandsOf(expr: Expr): Operands {
   throw new UnsupportedExpression(`unsupported instruction ${kindName(expr)}`);
 }
 
+/** Getters of the fixed child fields per kind, in evaluation order (the read-only walks' table). */
+const fixedGetters = new Map<number, Getter[]>([...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]));
+
+/** A block child's or a fixed field's slot: its parent and position (`replace` may be passed on detached). */
+class FieldSlot implements ChildSlot {
+  constructor(
+    readonly expr: Expr,
+    private readonly parent: Expr,
+    private readonly k: number,
+    private readonly setters: Setter[] | null,
+  ) {}
+
+  readonly replace = (child: Expr): void => {
+    if (this.setters) this.setters[this.k]!(this.parent, child);
+    else Block.setChildAt(this.parent, this.k, child);
+  };
+}
+
+/** Setters of the fixed child fields per kind, in evaluation order. */
+const fixedSetters = new Map<number, Setter[]>([...fixedFields].map(([id, fields]) => [id, fields.map(([, set]) => set)]));
+
 /** The operand slots of `expr` in evaluation order; empty slots (a `br` without value) are skipped. */
 export function childSlots(expr: Expr): ChildSlot[] {
-  const ops = operandsOf(expr);
+  const id = idOf(expr);
   const slots: ChildSlot[] = [];
+  if (id === Id.Block) {
+    const count = Block.getNumChildren(expr);
+    for (let k = 0; k < count; k++) slots.push(new FieldSlot(Block.getChildAt(expr, k), expr, k, null));
+    return slots;
+  }
+  const getters = fixedGetters.get(id);
+  if (getters) {
+    const setters = fixedSetters.get(id)!;
+    for (let k = 0; k < getters.length; k++) {
+      const child = getters[k]!(expr);
+      if (child) slots.push(new FieldSlot(child, expr, k, setters));
+    }
+    return slots;
+  }
+  const ops = operandsOf(expr);
   for (let k = 0; k < ops.count; k++) {
     const child = ops.get(k);
     if (child) slots.push({ expr: child, replace: (c) => ops.set(k, c) });
   }
   return slots;
 }
-
-/** Getters of the fixed child fields per kind, in evaluation order (the read-only walks' table). */
-const fixedGetters = new Map<number, Getter[]>([...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]));
 
 /** Appends the operands of `expr` in evaluation order to `out` (no slot objects or closures: the walks' hot path). */
 function pushChildren(expr: Expr, out: Expr[]): void {

@@ -21,6 +21,7 @@ import {
   Unary,
   UnsupportedExpression,
   childSlots,
+  children,
   idOf,
   typeOf,
   walkPostOrder,
@@ -129,7 +130,7 @@ function propagate(expr: Expr, facts: CopyFacts): void {
     facts.clear();
     return;
   }
-  for (const slot of childSlots(expr)) propagate(slot.expr, facts);
+  for (const child of children(expr)) propagate(child, facts);
   // A named block's end is also reached by branches, with other facts.
   if (id === Id.Block && Block.getName(expr)) facts.clear();
 }
@@ -234,7 +235,7 @@ function passable(expr: Expr, value: Moved, shadow: ShadowMemory): boolean {
       if (!disjoint(inner.writes, value.reads) || !disjoint(inner.reads, value.writes)) ok = false;
       return;
     }
-    for (const slot of childSlots(e)) visit(slot.expr);
+    for (const child of children(e)) visit(child);
     if (id === Id.LocalGet) ok &&= !value.writes.has(LocalGet.getIndex(e));
     else if (id === Id.Unary) ok &&= !TRAPPING_OPS.has(Unary.getOp(e));
     else if (id === Id.Binary) ok &&= !TRAPPING_OPS.has(Binary.getOp(e));

@@ -25,7 +25,7 @@ import {
   walkPostOrder,
   type Expr,
 } from '../ir.js';
-import { reachableIndirectly } from '../direct-leaves.js';
+import { indirectRoots, uncountedTarget } from '../direct-leaves.js';
 import type { FunctionAnalysis } from '../sites.js';
 
 /** Import modules whose functions never call into the program. */
@@ -45,8 +45,9 @@ export function dropDeadCallLabels(
     const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
     if (info.module && !NO_CALLBACK_MODULES.has(info.module)) return;
   }
-  const indirect = reachableIndirectly(module, functions);
-  // One walk per function: the globals it reads, and its blocks where a direct call follows a label write.
+  // One walk per function: the globals it reads, what it reaches without a counting call
+  // (reachableIndirectly in direct-leaves.ts), and its blocks where a direct call follows a label write.
+  const indirect = indirectRoots(module);
   const reads = new Map<string, Set<string>>();
   const candidates: Array<{ func: number; blocks: Expr[] }> = [];
   for (const fn of functions) {
@@ -57,14 +58,17 @@ export function dropDeadCallLabels(
     const blocks: Expr[] = [];
     walkPostOrder(body, (expr) => {
       const id = idOf(expr);
+      const target = uncountedTarget(expr);
+      if (target !== null) indirect.add(target);
       if (id === Id.GlobalGet) read.add(GlobalGet.getName(expr));
       // A callee without a node of its own passes the call site on to what it calls.
       else if (id === Id.Call || id === Id.CallIndirect) read.add(site);
       else if (id === Id.Block && writesBeforeCall(expr, globals)) blocks.push(expr);
     });
-    if (!indirect.has(name)) reads.set(name, read);
+    reads.set(name, read);
     if (blocks.length > 0) candidates.push({ func: fn.func, blocks });
   }
+  for (const name of indirect) reads.delete(name);
   for (const { func, blocks } of candidates) {
     let dropped = false;
     for (const block of blocks) {
