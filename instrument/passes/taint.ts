@@ -347,10 +347,11 @@ function instrumentFunction(
     foldCleanLabels(module, func);
     propagateCopies(module, func);
     sinkTemporaries(module, func, m.shadowMemory);
-    hoistInvariantJoins(module, Func.getBody(func));
+    // Both walk the whole function to find its loops: a function without loops is left alone.
+    if (fn.loopExprs.length > 0) hoistInvariantJoins(module, Func.getBody(func));
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
-  if (!m.options.noVersioning) versionAlignedLoops(module, func, m.shadowMemory);
+  if (!m.options.noVersioning && fn.loopExprs.length > 0) versionAlignedLoops(module, func, m.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
   if (!m.options.noOptimize) optimizeTainted(module, func, m.shadowMemory);
   return node.nodeBytes;
