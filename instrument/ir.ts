@@ -181,7 +181,9 @@ function operandsOf(expr: Expr): Operands {
 }
 
 /** Getters of the fixed child fields per kind, in evaluation order (the read-only walks' table). */
-const fixedGetters = new Map<number, Getter[]>([...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]));
+const fixedGetters = new Map<number, Getter[]>(
+  [...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]),
+);
 
 /** A block child's or a fixed field's slot: its parent and position (`replace` may be passed on detached). */
 class FieldSlot implements ChildSlot {
@@ -199,7 +201,9 @@ class FieldSlot implements ChildSlot {
 }
 
 /** Setters of the fixed child fields per kind, in evaluation order. */
-const fixedSetters = new Map<number, Setter[]>([...fixedFields].map(([id, fields]) => [id, fields.map(([, set]) => set)]));
+const fixedSetters = new Map<number, Setter[]>(
+  [...fixedFields].map(([id, fields]) => [id, fields.map(([, set]) => set)]),
+);
 
 /** The operand slots of `expr` in evaluation order; empty slots (a `br` without value) are skipped. */
 export function childSlots(expr: Expr): ChildSlot[] {

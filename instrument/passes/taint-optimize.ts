@@ -16,8 +16,8 @@ import type { ShadowMemory } from './shadow-memory.js';
 // Pruned greedily (drop one pass, keep the drop if bench/external.ts's 8 kernels still come out
 // byte-identical) from vacuum, reorder-locals, remove-unused-brs, merge-blocks, coalesce-locals,
 // vacuum, merge-blocks, remove-unused-brs, remove-unused-names, vacuum, coalesce-locals, vacuum,
-// coalesce-locals, vacuum: the five passes it dropped changed nothing on those kernels and took
-// a quarter of the optimizer's time on nextpnr.
+// coalesce-locals, vacuum: the five passes it dropped changed nothing on those kernels (nextpnr's
+// instrumented module grew by 0.02%, its optimizer phase took 24 instead of 27 s of CPU).
 const OPTIMIZE_PASSES = [
   'vacuum',
   'reorder-locals',
