@@ -53,6 +53,20 @@ function straightLineInstructions(body: Expr): number | null {
 
 /** Names of functions a table, an export, the start, ref.func or a tail call can reach without a caller that counts the call. */
 export function reachableIndirectly(module: binaryen.Module, functions: FunctionAnalysis[]): Set<string> {
+  const names = indirectRoots(module);
+  for (const fn of functions) {
+    const body = Func.getBody(fn.func);
+    if (!body) continue;
+    walkPostOrder(body, (expr) => {
+      const target = uncountedTarget(expr);
+      if (target !== null) names.add(target);
+    });
+  }
+  return names;
+}
+
+/** The functions exports, the start function and element segments name. */
+export function indirectRoots(module: binaryen.Module): Set<string> {
   const names = new Set<string>();
   for (let i = 0; i < module.getNumExports(); i++) {
     const info = binaryen.getExportInfo(module.getExportByIndex(i));
@@ -63,18 +77,16 @@ export function reachableIndirectly(module: binaryen.Module, functions: Function
   for (let i = 0; i < module.getNumElementSegments(); i++) {
     for (const name of binaryen.getElementSegmentInfo(module.getElementSegmentByIndex(i)).data) names.add(name);
   }
-  for (const fn of functions) {
-    const body = Func.getBody(fn.func);
-    if (!body) continue;
-    walkPostOrder(body, (expr) => {
-      const id = idOf(expr);
-      const func = id === Id.RefFunc ? (binaryen.getExpressionInfo(expr) as { func?: string }).func : undefined;
-      if (func !== undefined) names.add(func);
-      // A tail call leaves no caller behind to count it.
-      if (id === Id.Call && Call.isReturn(expr)) names.add(Call.getTarget(expr));
-    });
-  }
   return names;
+}
+
+/** The function `expr` reaches without a counting caller: a `ref.func`'s, a tail call's target; else null. */
+export function uncountedTarget(expr: Expr): string | null {
+  const id = idOf(expr);
+  if (id === Id.RefFunc) return (binaryen.getExpressionInfo(expr) as { func?: string }).func ?? null;
+  // A tail call leaves no caller behind to count it.
+  if (id === Id.Call && Call.isReturn(expr)) return Call.getTarget(expr);
+  return null;
 }
 
 /** Per straight-line leaf reached only by direct calls: the instructions one call runs. */

@@ -180,10 +180,50 @@ function operandsOf(expr: Expr): Operands {
   throw new UnsupportedExpression(`unsupported instruction ${kindName(expr)}`);
 }
 
+/** Getters of the fixed child fields per kind, in evaluation order (the read-only walks' table). */
+const fixedGetters = new Map<number, Getter[]>(
+  [...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]),
+);
+
+/** A block child's or a fixed field's slot: its parent and position (`replace` may be passed on detached). */
+class FieldSlot implements ChildSlot {
+  constructor(
+    readonly expr: Expr,
+    private readonly parent: Expr,
+    private readonly k: number,
+    private readonly setters: Setter[] | null,
+  ) {}
+
+  readonly replace = (child: Expr): void => {
+    if (this.setters) this.setters[this.k]!(this.parent, child);
+    else Block.setChildAt(this.parent, this.k, child);
+  };
+}
+
+/** Setters of the fixed child fields per kind, in evaluation order. */
+const fixedSetters = new Map<number, Setter[]>(
+  [...fixedFields].map(([id, fields]) => [id, fields.map(([, set]) => set)]),
+);
+
 /** The operand slots of `expr` in evaluation order; empty slots (a `br` without value) are skipped. */
 export function childSlots(expr: Expr): ChildSlot[] {
-  const ops = operandsOf(expr);
+  const id = idOf(expr);
   const slots: ChildSlot[] = [];
+  if (id === Id.Block) {
+    const count = Block.getNumChildren(expr);
+    for (let k = 0; k < count; k++) slots.push(new FieldSlot(Block.getChildAt(expr, k), expr, k, null));
+    return slots;
+  }
+  const getters = fixedGetters.get(id);
+  if (getters) {
+    const setters = fixedSetters.get(id)!;
+    for (let k = 0; k < getters.length; k++) {
+      const child = getters[k]!(expr);
+      if (child) slots.push(new FieldSlot(child, expr, k, setters));
+    }
+    return slots;
+  }
+  const ops = operandsOf(expr);
   for (let k = 0; k < ops.count; k++) {
     const child = ops.get(k);
     if (child) slots.push({ expr: child, replace: (c) => ops.set(k, c) });
@@ -191,14 +231,34 @@ export function childSlots(expr: Expr): ChildSlot[] {
   return slots;
 }
 
-/** The operands of `expr` in evaluation order (no slot objects: the walks' hot path). */
-export function children(expr: Expr): Expr[] {
+/** Appends the operands of `expr` in evaluation order to `out` (no slot objects or closures: the walks' hot path). */
+function pushChildren(expr: Expr, out: Expr[]): void {
+  const id = idOf(expr);
+  if (id === Id.Block) {
+    const count = Block.getNumChildren(expr);
+    for (let k = 0; k < count; k++) out.push(Block.getChildAt(expr, k));
+    return;
+  }
+  const getters = fixedGetters.get(id);
+  if (getters) {
+    for (const get of getters) {
+      const child = get(expr);
+      if (child) out.push(child);
+    }
+    return;
+  }
+  if (leaves.has(id)) return;
   const ops = operandsOf(expr);
-  const out: Expr[] = [];
   for (let k = 0; k < ops.count; k++) {
     const child = ops.get(k);
     if (child) out.push(child);
   }
+}
+
+/** The operands of `expr` in evaluation order. */
+export function children(expr: Expr): Expr[] {
+  const out: Expr[] = [];
+  pushChildren(expr, out);
   return out;
 }
 
@@ -228,17 +288,35 @@ export function isControlTransfer(expr: Expr): boolean {
   return id === Id.Break || id === Id.Switch || id === Id.Return;
 }
 
-/** Walks a tree in evaluation order (operands before the operation: post-order). */
+/**
+ * Walks a tree in evaluation order (operands before the operation: post-order). One array holds
+ * every pending operand; each open expression keeps where its operands start and the next to visit.
+ */
 export function walkPostOrder(root: Expr, visit: (expr: Expr) => void): void {
-  const stack: Array<{ expr: Expr; kids: Expr[] | null; next: number }> = [{ expr: root, kids: null, next: 0 }];
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (top.kids === null) top.kids = children(top.expr);
-    if (top.next < top.kids.length) {
-      stack.push({ expr: top.kids[top.next++]!, kids: null, next: 0 });
+  const pending: Expr[] = [];
+  const open: Expr[] = [root];
+  const first: number[] = [0];
+  const next: number[] = [0];
+  const end: number[] = [-1];
+  while (open.length > 0) {
+    const top = open.length - 1;
+    if (end[top] === -1) {
+      first[top] = pending.length;
+      next[top] = pending.length;
+      pushChildren(open[top]!, pending);
+      end[top] = pending.length;
+    }
+    if (next[top]! < end[top]!) {
+      open.push(pending[next[top]!++]!);
+      first.push(0);
+      next.push(0);
+      end.push(-1);
     } else {
-      stack.pop();
-      visit(top.expr);
+      const expr = open.pop()!;
+      pending.length = first.pop()!;
+      next.pop();
+      end.pop();
+      visit(expr);
     }
   }
 }

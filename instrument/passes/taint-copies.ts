@@ -21,6 +21,7 @@ import {
   Unary,
   UnsupportedExpression,
   childSlots,
+  children,
   idOf,
   typeOf,
   walkPostOrder,
@@ -129,7 +130,7 @@ function propagate(expr: Expr, facts: CopyFacts): void {
     facts.clear();
     return;
   }
-  for (const slot of childSlots(expr)) propagate(slot.expr, facts);
+  for (const child of children(expr)) propagate(child, facts);
   // A named block's end is also reached by branches, with other facts.
   if (id === Id.Block && Block.getName(expr)) facts.clear();
 }
@@ -234,7 +235,7 @@ function passable(expr: Expr, value: Moved, shadow: ShadowMemory): boolean {
       if (!disjoint(inner.writes, value.reads) || !disjoint(inner.reads, value.writes)) ok = false;
       return;
     }
-    for (const slot of childSlots(e)) visit(slot.expr);
+    for (const child of children(e)) visit(child);
     if (id === Id.LocalGet) ok &&= !value.writes.has(LocalGet.getIndex(e));
     else if (id === Id.Unary) ok &&= !TRAPPING_OPS.has(Unary.getOp(e));
     else if (id === Id.Binary) ok &&= !TRAPPING_OPS.has(Binary.getOp(e));
@@ -293,33 +294,46 @@ function singleReadSet(stmt: Expr, reads: Map<number, number>): number | null {
  * Moves each `local.set $t X` whose `$t` is read once, by a later statement of the same block,
  * into that read (flattening's temporaries back into expression trees), where X only moves past
  * passable code (up to SINK_WINDOW statements). `reads` counts the reads of each local.
+ * A statement waiting in `kept` never changes (only the statement being read into does), so what
+ * a candidate's value touches and which kept statements it may pass are computed once.
  */
 function sinkBlock(module: binaryen.Module, block: Expr, reads: Map<number, number>, shadow: ShadowMemory): void {
   const count = Block.getNumChildren(block);
   const kept: number[] = [];
+  const movedOfCandidate = new Map<Expr, Moved | null>();
+  const passes = new Map<Expr, Map<Expr, boolean>>();
+  const passableFor = (candidate: Expr, moved: Moved, stmt: Expr): boolean => {
+    let known = passes.get(candidate);
+    if (!known) passes.set(candidate, (known = new Map()));
+    let ok = known.get(stmt);
+    if (ok === undefined) known.set(stmt, (ok = passable(stmt, moved, shadow)));
+    return ok;
+  };
   for (let i = 0; i < count; i++) {
     const stmt = Block.getChildAt(block, i);
     if (idOf(stmt) === Id.Nop) continue;
+    let readHere: Set<number> | null = null;
     let back = kept.length - 1;
     while (back >= 0 && back >= kept.length - SINK_WINDOW) {
       const index = kept[back]!;
       const candidate = Block.getChildAt(block, index);
       const local = singleReadSet(candidate, reads);
-      const value = local === null ? null : LocalSet.getValue(candidate);
-      const moved = value === null ? null : movedOf(value);
-      const between = kept.slice(back + 1).map((k) => Block.getChildAt(block, k));
-      if (
-        local !== null &&
-        value !== null &&
-        moved !== null &&
-        between.every((e) => passable(e, moved, shadow)) &&
-        substitute(stmt, local, value, moved, shadow)
-      ) {
-        reads.set(local, 0);
-        Block.setChildAt(block, index, module.nop());
-        kept.splice(back, 1);
-        back = kept.length - 1;
-        continue;
+      if (local !== null) readHere ??= localsOf(stmt).reads;
+      if (local !== null && readHere!.has(local)) {
+        const value = LocalSet.getValue(candidate);
+        let moved = movedOfCandidate.get(candidate);
+        if (moved === undefined) movedOfCandidate.set(candidate, (moved = movedOf(value)));
+        let clear = moved !== null;
+        for (let k = back + 1; clear && k < kept.length; k++)
+          clear = passableFor(candidate, moved!, Block.getChildAt(block, kept[k]!));
+        if (clear && substitute(stmt, local, value, moved!, shadow)) {
+          reads.set(local, 0);
+          Block.setChildAt(block, index, module.nop());
+          kept.splice(back, 1);
+          back = kept.length - 1;
+          readHere = null;
+          continue;
+        }
       }
       back--;
     }

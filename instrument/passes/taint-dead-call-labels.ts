@@ -25,7 +25,7 @@ import {
   walkPostOrder,
   type Expr,
 } from '../ir.js';
-import { reachableIndirectly } from '../direct-leaves.js';
+import { indirectRoots, uncountedTarget } from '../direct-leaves.js';
 import type { FunctionAnalysis } from '../sites.js';
 
 /** Import modules whose functions never call into the program. */
@@ -45,44 +45,61 @@ export function dropDeadCallLabels(
     const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
     if (info.module && !NO_CALLBACK_MODULES.has(info.module)) return;
   }
-  const indirect = reachableIndirectly(module, functions);
+  // One walk per function: the globals it reads, what it reaches without a counting call
+  // (reachableIndirectly in direct-leaves.ts), and its blocks where a direct call follows a label write.
+  const indirect = indirectRoots(module);
   const reads = new Map<string, Set<string>>();
+  const candidates: Array<{ func: number; blocks: Expr[] }> = [];
   for (const fn of functions) {
     const name = Func.getName(fn.func);
     const body = Func.getBody(fn.func);
-    if (!body || indirect.has(name)) continue;
+    if (!body) continue;
     const read = new Set<string>();
+    const blocks: Expr[] = [];
     walkPostOrder(body, (expr) => {
       const id = idOf(expr);
+      const target = uncountedTarget(expr);
+      if (target !== null) indirect.add(target);
       if (id === Id.GlobalGet) read.add(GlobalGet.getName(expr));
       // A callee without a node of its own passes the call site on to what it calls.
-      if (id === Id.Call || id === Id.CallIndirect) read.add(site);
+      else if (id === Id.Call || id === Id.CallIndirect) read.add(site);
+      else if (id === Id.Block && writesBeforeCall(expr, globals)) blocks.push(expr);
     });
     reads.set(name, read);
+    if (blocks.length > 0) candidates.push({ func: fn.func, blocks });
   }
-  for (const fn of functions) {
-    const body = Func.getBody(fn.func);
-    if (!body) continue;
+  for (const name of indirect) reads.delete(name);
+  for (const { func, blocks } of candidates) {
     let dropped = false;
-    walkPostOrder(body, (expr) => {
-      if (idOf(expr) !== Id.Block) return;
-      const count = Block.getNumChildren(expr);
+    for (const block of blocks) {
+      const count = Block.getNumChildren(block);
       for (let k = 0; k < count; k++) {
-        const target = directTarget(Block.getChildAt(expr, k));
+        const target = directTarget(Block.getChildAt(block, k));
         const read = target === null ? undefined : reads.get(target);
         if (read === undefined) continue;
         for (let j = k - 1; j >= 0; j--) {
-          const before = Block.getChildAt(expr, j);
+          const before = Block.getChildAt(block, j);
           if (idOf(before) !== Id.GlobalSet || !globals.has(GlobalSet.getName(before))) break;
           if (!isPure(GlobalSet.getValue(before))) break;
           if (read.has(GlobalSet.getName(before))) continue;
-          Block.setChildAt(expr, j, module.nop());
+          Block.setChildAt(block, j, module.nop());
           dropped = true;
         }
       }
-    });
-    if (dropped) module.runPassesOnFunction(fn.func, ['vacuum']);
+    }
+    if (dropped) module.runPassesOnFunction(func, ['vacuum']);
   }
+}
+
+/** Whether some statement of `block` is a direct call right after a write of one of `globals`. */
+function writesBeforeCall(block: Expr, globals: ReadonlySet<string>): boolean {
+  const count = Block.getNumChildren(block);
+  for (let k = 1; k < count; k++) {
+    const before = Block.getChildAt(block, k - 1);
+    if (idOf(before) !== Id.GlobalSet || !globals.has(GlobalSet.getName(before))) continue;
+    if (directTarget(Block.getChildAt(block, k)) !== null) return true;
+  }
+  return false;
 }
 
 /** The target of a direct call statement (`call`, `local.set`/`drop` of one), else null. */

@@ -28,7 +28,7 @@
 // drops what became dead (taint-optimize.ts).
 import binaryen from 'binaryen';
 import type { PassDescriptor } from '../pass-contract.js';
-import { Func, addVar, children, type Expr } from '../ir.js';
+import { Func, addVar, walkPostOrder, type Expr } from '../ir.js';
 import type { ModuleAnalysis, FunctionAnalysis } from '../sites.js';
 import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
@@ -347,10 +347,11 @@ function instrumentFunction(
     foldCleanLabels(module, func);
     propagateCopies(module, func);
     sinkTemporaries(module, func, m.shadowMemory);
-    hoistInvariantJoins(module, Func.getBody(func));
+    // Both walk the whole function to find its loops: a function without loops is left alone.
+    if (fn.loopExprs.length > 0) hoistInvariantJoins(module, Func.getBody(func));
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
-  if (!m.options.noVersioning) versionAlignedLoops(module, func, m.shadowMemory);
+  if (!m.options.noVersioning && fn.loopExprs.length > 0) versionAlignedLoops(module, func, m.shadowMemory);
   assertTree(Func.getBody(func), fn.site.name);
   if (!m.options.noOptimize) optimizeTainted(module, func, m.shadowMemory);
   return node.nodeBytes;
@@ -395,13 +396,10 @@ function enteredMark(c: FunctionTaint): Expr {
  */
 function assertTree(root: Expr, where: string): void {
   const seen = new Set<Expr>();
-  const stack = [root];
-  while (stack.length > 0) {
-    const expr = stack.pop()!;
+  walkPostOrder(root, (expr) => {
     if (seen.has(expr)) throw new Error(`internal: taint pass reused an expression in ${where}`);
     seen.add(expr);
-    stack.push(...children(expr));
-  }
+  });
 }
 
 export const taintPass: PassDescriptor<TaintLayout> = {
