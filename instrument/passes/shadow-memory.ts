@@ -63,6 +63,8 @@ export interface ShadowMemory {
   isAlignmentCheck(expr: Expr): boolean;
   /** Registers a copy of a label load (made by shadow-versioning.ts) as one. */
   markLabelLoad(expr: Expr): void;
+  /** Registers a copy of an alignment check (made by shadow-versioning.ts) as one. */
+  markAlignmentCheck(expr: Expr): void;
 }
 
 export function shadowMemory(placement: ShadowPlacement): ShadowMemory {
@@ -206,6 +208,9 @@ function wordShadow(placement: ShadowPlacement): ShadowMemory {
     isAlignmentCheck: (expr) => alignmentChecks.has(expr),
     markLabelLoad: (expr) => {
       labelLoads.add(expr);
+    },
+    markAlignmentCheck: (expr) => {
+      alignmentChecks.add(expr);
     },
     addHelpers(module) {
       addFillWords(module);
@@ -443,6 +448,7 @@ function byteShadow(placement: ShadowPlacement): ShadowMemory {
     isLabelLoad: () => false,
     isAlignmentCheck: () => false,
     markLabelLoad: () => {},
+    markAlignmentCheck: () => {},
     addHelpers(module) {
       addFillWords(module);
     },

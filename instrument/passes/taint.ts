@@ -38,7 +38,7 @@ import { hoistInvariantJoins } from './taint-hoist.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
-import { versionAlignedLoops } from './shadow-versioning.js';
+import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
 import {
@@ -350,7 +350,10 @@ function instrumentFunction(
     hoistInvariantJoins(module, Func.getBody(func));
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
-  if (!m.options.noVersioning) versionAlignedLoops(module, func, m.shadowMemory);
+  if (!m.options.noVersioning) {
+    if (!process.env.NOFV) versionAlignedFunction(module, func, m.shadowMemory);
+    versionAlignedLoops(module, func, m.shadowMemory);
+  }
   assertTree(Func.getBody(func), fn.site.name);
   if (!m.options.noOptimize) optimizeTainted(module, func, m.shadowMemory);
   return node.nodeBytes;
