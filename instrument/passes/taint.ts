@@ -351,7 +351,7 @@ function instrumentFunction(
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
   if (!m.options.noVersioning) {
-    if (!process.env.NOFV) versionAlignedFunction(module, func, m.shadowMemory);
+    versionAlignedFunction(module, func, m.shadowMemory);
     versionAlignedLoops(module, func, m.shadowMemory);
   }
   assertTree(Func.getBody(func), fn.site.name);
