@@ -37,6 +37,7 @@ import { foldCleanLabels } from './taint-clean.js';
 import { hoistInvariantJoins } from './taint-hoist.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
+import { passArgLabelsAsParams } from './taint-call-params.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
 import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
@@ -248,6 +249,7 @@ export function applyTaint(
   if (!options.noOptimize) {
     const written = new Set([...out.argGlobals, CTL_GLOBAL, TREE_NAMES.site]);
     dropDeadCallLabels(module, analysis.functions, written, TREE_NAMES.site);
+    passArgLabelsAsParams(module, analysis.functions, out.argGlobals);
   }
   return out;
 }
