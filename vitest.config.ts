@@ -29,6 +29,7 @@ export const SYSTEM_TESTS = [
   'test/taint/precision.test.ts',
   'test/taint/proven.test.ts',
   'test/taint/kernels.test.ts',
+  'test/taint/call-params.test.ts',
 ];
 
 const testSet = process.env.TAINTLENS_TEST_SET || undefined;
