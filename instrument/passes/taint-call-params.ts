@@ -74,17 +74,15 @@ export function passArgLabelsAsParams(
     if (!body) continue;
     collectSites(func, body, reads, args, sites, refused);
   }
-  let changed = 0;
+  const changed: number[] = [];
   const callers = new Set<number>();
   for (const fn of functions) {
-    const name = Func.getName(fn.func);
-    const read = reads.get(name);
-    if (read === undefined || refused.has(name)) continue;
-    rewriteCallee(module, fn.func, read);
-    // The entry copies of the parameters into the label locals go with their locals.
-    if (binaryen.getFunctionInfo(fn.func).vars.length <= COALESCE_LOCALS_LIMIT)
-      module.runPassesOnFunction(fn.func, ['coalesce-locals', 'vacuum']);
-    for (const site of sites.get(name) ?? []) {
+    const read = reads.get(Func.getName(fn.func));
+    if (read !== undefined && !refused.has(Func.getName(fn.func))) changed.push(fn.func);
+  }
+  // Every call first: the passes run below rebuild the blocks the sites point into.
+  for (const func of changed) {
+    for (const site of sites.get(Func.getName(func)) ?? []) {
       for (const index of site.writes) {
         const write = Block.getChildAt(site.block, index);
         Call.appendOperand(site.call, GlobalSet.getValue(write));
@@ -92,10 +90,16 @@ export function passArgLabelsAsParams(
         callers.add(site.func);
       }
     }
-    changed++;
+  }
+  for (const func of changed) rewriteCallee(module, func, reads.get(Func.getName(func))!);
+  for (const func of changed) {
+    // The entry copies of the parameters into the label locals go with their locals.
+    if (binaryen.getFunctionInfo(func).vars.length <= COALESCE_LOCALS_LIMIT)
+      module.runPassesOnFunction(func, ['coalesce-locals', 'vacuum']);
+    callers.delete(func);
   }
   for (const caller of callers) module.runPassesOnFunction(caller, ['vacuum']);
-  return changed;
+  return changed.length;
 }
 
 /**
