@@ -193,7 +193,7 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: 
 }
 
 /** Functions larger than this (expression nodes) are not copied whole. */
-const FUNCTION_VERSIONING_LIMIT = 1500;
+const FUNCTION_VERSIONING_LIMIT = 600;
 
 /**
  * Alignment versioning of a whole function body, for the checks loop versioning cannot remove:
