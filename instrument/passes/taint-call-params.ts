@@ -12,7 +12,7 @@
 // - every read of an argument global in it runs before anything in it that may write one (a call,
 //   or a label write of its own), so it reads what its caller wrote, and
 // - at every call of it, each label it reads is written by a statement of the same block just
-//   before the call (only label writes between) whose value is made of locals, constants and
+//   before the call (only label writes between: arguments, control label, call site) whose value is made of locals, constants and
 //   `or`s, none of which the call's own operands assign: evaluated as the call's last operand it
 //   yields the same label.
 // Labels the callee never reads are not passed (taint-dead-call-labels.ts drops their writes).
@@ -54,6 +54,7 @@ export function passArgLabelsAsParams(
   module: binaryen.Module,
   functions: FunctionAnalysis[],
   argGlobals: readonly string[],
+  callGlobals: ReadonlySet<string>,
 ): number {
   if (mayCallBack(module)) return 0;
   const args = new Set(argGlobals);
@@ -72,7 +73,7 @@ export function passArgLabelsAsParams(
     const func = module.getFunctionByIndex(i);
     const body = Func.getBody(func);
     if (!body) continue;
-    collectSites(func, body, reads, args, sites, refused);
+    collectSites(func, body, reads, callGlobals, sites, refused);
   }
   const changed: number[] = [];
   const callers = new Set<number>();
@@ -152,7 +153,7 @@ function collectSites(
   func: number,
   root: Expr,
   reads: ReadonlyMap<string, string[]>,
-  args: ReadonlySet<string>,
+  callGlobals: ReadonlySet<string>,
   sites: Map<string, CallSite[]>,
   refused: Set<string>,
 ): void {
@@ -173,7 +174,7 @@ function collectSites(
         let found = -1;
         for (let j = k - 1; j >= 0; j--) {
           const before = Block.getChildAt(expr, j);
-          if (idOf(before) !== Id.GlobalSet || !args.has(GlobalSet.getName(before))) break;
+          if (idOf(before) !== Id.GlobalSet || !callGlobals.has(GlobalSet.getName(before))) break;
           if (GlobalSet.getName(before) === global) {
             found = j;
             break;

@@ -249,7 +249,7 @@ export function applyTaint(
   if (!options.noOptimize) {
     const written = new Set([...out.argGlobals, CTL_GLOBAL, TREE_NAMES.site]);
     dropDeadCallLabels(module, analysis.functions, written, TREE_NAMES.site);
-    passArgLabelsAsParams(module, analysis.functions, out.argGlobals);
+    passArgLabelsAsParams(module, analysis.functions, out.argGlobals, written);
   }
   return out;
 }
