@@ -216,7 +216,13 @@ export function versionAlignedFunction(module: binaryen.Module, func: number, ch
     if (proof !== null && proof.kept === 0) for (const c of proof.eligible) coveredByLoops.add(c.expr);
   });
   const params = binaryen.expandType(Func.getParams(func)).length;
-  const proof = proveRegion(func, body, checks, (index) => index >= params, (expr) => coveredByLoops.has(expr));
+  const proof = proveRegion(
+    func,
+    body,
+    checks,
+    (index) => index >= params,
+    (expr) => coveredByLoops.has(expr),
+  );
   if (proof === null || proof.eligible.length < 2) return false;
   Func.setBody(func, versionRegion(module, body, proof, checks));
   return true;

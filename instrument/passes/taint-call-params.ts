@@ -65,7 +65,11 @@ export function passArgLabelsAsParams(
     const body = Func.getBody(fn.func);
     if (!body || indirect.has(name)) continue;
     const read = entryReads(body, args);
-    if (read !== null && read.size > 0) reads.set(name, argGlobals.filter((g) => read.has(g)));
+    if (read !== null && read.size > 0)
+      reads.set(
+        name,
+        argGlobals.filter((g) => read.has(g)),
+      );
   }
   const sites = new Map<string, CallSite[]>();
   const refused = new Set<string>();
@@ -194,7 +198,8 @@ function collectSites(
   });
   // A call in any other position (an operand of another expression) keeps its callee as it is.
   walkPostOrder(root, (expr) => {
-    if (idOf(expr) === Id.Call && reads.has(Call.getTarget(expr)) && !matched.has(expr)) refused.add(Call.getTarget(expr));
+    if (idOf(expr) === Id.Call && reads.has(Call.getTarget(expr)) && !matched.has(expr))
+      refused.add(Call.getTarget(expr));
   });
 }
 
