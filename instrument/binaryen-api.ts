@@ -197,6 +197,7 @@ interface BinaryenRuntime {
   /** binaryen.js has the C call but no wrapper for it. */
   _BinaryenFunctionAddVar(func: number, type: Type): number;
   _BinaryenGetStart(module: number): number;
+  _BinaryenFunctionSetType(func: number, heapType: number): void;
 }
 
 const runtime = binaryen as unknown as BinaryenRuntime & Record<string, unknown>;
@@ -264,4 +265,13 @@ export function i64Const(module: binaryen.Module, value: number | bigint): Expr 
 
 export function setConstI64(expr: Expr, value: number | bigint): void {
   Const.setValueI64(expr, BigInt(value));
+}
+
+/** Gives a function a new signature in place (its index and locals stay; new parameters shift its declared locals' indices). */
+export function setFunctionType(func: number, params: readonly Type[], results: Type): void {
+  const builder = new binaryen.TypeBuilder(1);
+  builder.setSignatureType(0, binaryen.createType([...params]), results);
+  const [heapType] = builder.buildAndDispose();
+  if (heapType === undefined) throw new Error('internal: no signature type built');
+  runtime._BinaryenFunctionSetType(func, heapType);
 }

@@ -31,6 +31,7 @@ import {
   Loop,
   Switch,
   childSlots,
+  children,
   idOf,
   runtimeNumber,
   typeOf,
@@ -44,6 +45,8 @@ export interface AlignmentChecks {
   isLabelLoad(expr: Expr): boolean;
   /** Registers a label load made here (a copy), so that one nobody reads can still be dropped. */
   markLabelLoad(expr: Expr): void;
+  /** Registers a check left in a copy, so that loop versioning still finds it. */
+  markAlignmentCheck(expr: Expr): void;
 }
 
 /** The i32 operations the proof reasons about, as the running binaryen numbers them. */
@@ -96,17 +99,37 @@ interface Check {
   residue: number;
 }
 
-function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: AlignmentChecks): Expr | null {
+interface RegionProof {
+  /** The checks the proof removes. */
+  eligible: Check[];
+  /** Checks it could not prove (they stay in the copy). */
+  kept: number;
+  /** Locals whose values at entry the proof relies on. */
+  needs: Set<number>;
+}
+
+/**
+ * The alignment proof over `region` (a loop, or a function body): which of its checks hold ≡ 0 mod
+ * 4 whenever the locals in `needs` are at entry. `entryZero(index)` says a local is known ≡ 0 at
+ * entry without a test (a function's declared locals start at 0); `skip` leaves checks out.
+ */
+function proveRegion(
+  func: number,
+  region: Expr,
+  checks: AlignmentChecks,
+  entryZero: (index: number) => boolean,
+  skip: (expr: Expr) => boolean = () => false,
+): RegionProof | null {
   const assignments = new Map<number, Expr[]>();
   const found: Check[] = [];
-  walk(loop, (expr) => {
+  walk(region, (expr) => {
     const id = idOf(expr);
     if (id === Id.LocalSet) {
       const index = LocalSet.getIndex(expr);
       const list = assignments.get(index) ?? [];
       list.push(LocalSet.getValue(expr));
       assignments.set(index, list);
-    } else if (id === Id.If && checks.isAlignmentCheck(expr)) {
+    } else if (id === Id.If && checks.isAlignmentCheck(expr) && !skip(expr)) {
       const check = parseCheck(expr);
       if (check) found.push(check);
     }
@@ -114,7 +137,7 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: 
   if (found.length === 0) return null;
 
   const isI32Local = (index: number) => Func.getNumLocals(func) > index && localType(func, index) === binaryen.i32;
-  // Greatest fixpoint: start from every i32 local assigned in the loop, drop those with an
+  // Greatest fixpoint: start from every i32 local assigned in the region, drop those with an
   // assignment that is not provably ≡ 0 mod 4 from zero operands.
   const zero = new Set<number>([...assignments.keys()].filter(isI32Local));
   for (let changed = true; changed;) {
@@ -129,11 +152,8 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: 
   const eligible = found.filter(
     (c) => c.residue === 0 && (c.ptr === null || isZeroMod4Local(c.ptr, zero, assignments, isI32Local, null)),
   );
-  // A loop that would keep some checks is left alone: the copy doubles its code for part of the
-  // gain (measured slower on nbody, where half the pointers are reloaded inside the loop).
-  if (eligible.length < found.length) return null;
 
-  // Locals whose values at entry the proof relies on (closure through in-loop assignments).
+  // Locals whose values at entry the proof relies on (closure through in-region assignments).
   const needs = new Set<number>();
   const pending: number[] = [];
   const need = (index: number) => {
@@ -147,15 +167,64 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: 
     const index = pending.pop()!;
     for (const value of assignments.get(index) ?? []) isZeroMod4(value, zero, assignments, need);
   }
+  for (const index of [...needs]) if (entryZero(index)) needs.delete(index);
+  return { eligible, kept: found.length - eligible.length, needs };
+}
 
-  const fastLoop = module.copyExpression(loop);
-  const eligibleSet = new Set(eligible.map((c) => c.expr));
-  replaceChecks(loop, fastLoop, eligibleSet, checks);
-  renameLabels(fastLoop);
-  const locals = [...needs].sort((x, y) => x - y).map((index) => module.local.get(index, binaryen.i32));
-  if (locals.length === 0) return module.block(null, [fastLoop], binaryen.none);
+/**
+ * `if (((z1 | z2 | ...) & 3) == 0) <copy of region, proven checks replaced by their aligned arm>
+ * else <region>`.
+ */
+function versionRegion(module: binaryen.Module, region: Expr, proof: RegionProof, checks: AlignmentChecks): Expr {
+  const fast = module.copyExpression(region);
+  replaceChecks(region, fast, new Set(proof.eligible.map((c) => c.expr)), checks);
+  renameLabels(fast);
+  const locals = [...proof.needs].sort((x, y) => x - y).map((index) => module.local.get(index, binaryen.i32));
+  if (locals.length === 0) return idOf(region) === Id.Loop ? module.block(null, [fast], binaryen.none) : fast;
   const joined = locals.reduce((acc, next) => module.i32.or(acc, next));
-  return module.if(module.i32.eqz(module.i32.and(joined, module.i32.const(3))), fastLoop, loop);
+  return module.if(module.i32.eqz(module.i32.and(joined, module.i32.const(3))), fast, region);
+}
+
+function versionLoop(module: binaryen.Module, func: number, loop: Expr, checks: AlignmentChecks): Expr | null {
+  const proof = proveRegion(func, loop, checks, () => false);
+  // A loop that would keep some checks is left alone: the copy doubles its code for part of the
+  // gain (measured slower on nbody, where half the pointers are reloaded inside the loop).
+  if (proof === null || proof.kept > 0) return null;
+  return versionRegion(module, loop, proof, checks);
+}
+
+/** Functions larger than this (expression nodes) are not copied whole. */
+const FUNCTION_VERSIONING_LIMIT = 600;
+
+/**
+ * Alignment versioning of a whole function body, for the checks loop versioning cannot remove:
+ * those outside innermost loops and those in innermost loops with a check it cannot prove (a
+ * pointer a callee returned, as an accessor's). The proof runs over every assignment of the
+ * function, so it holds from the function's entry: parameters it relies on are tested there, and
+ * declared locals start at 0. Checks it cannot prove stay in the copy. Only functions of at most
+ * FUNCTION_VERSIONING_LIMIT nodes where at least two checks go, so big functions do not double.
+ * Returns whether the function was versioned.
+ */
+export function versionAlignedFunction(module: binaryen.Module, func: number, checks: AlignmentChecks): boolean {
+  const body = Func.getBody(func);
+  if (!smallerThan(body, FUNCTION_VERSIONING_LIMIT + 1)) return false;
+  // Checks inside innermost loops that loop versioning will remove on its own do not count.
+  const coveredByLoops = new Set<Expr>();
+  collectInnermostLoops(body, (loop) => {
+    const proof = proveRegion(func, loop, checks, () => false);
+    if (proof !== null && proof.kept === 0) for (const c of proof.eligible) coveredByLoops.add(c.expr);
+  });
+  const params = binaryen.expandType(Func.getParams(func)).length;
+  const proof = proveRegion(
+    func,
+    body,
+    checks,
+    (index) => index >= params,
+    (expr) => coveredByLoops.has(expr),
+  );
+  if (proof === null || proof.eligible.length < 2) return false;
+  Func.setBody(func, versionRegion(module, body, proof, checks));
+  return true;
 }
 
 function localType(func: number, index: number): number {
@@ -262,6 +331,7 @@ function replaceChecks(original: Expr, copy: Expr, eligible: Set<Expr>, checks: 
       continue;
     }
     if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
+    if (checks.isAlignmentCheck(from)) checks.markAlignmentCheck(to);
     replaceChecks(from, to, eligible, checks);
   }
 }
@@ -304,6 +374,17 @@ function renameLabels(root: Expr): void {
       if (fresh) Switch.setDefaultName(expr, fresh);
     }
   });
+}
+
+/** Whether the tree at `root` has fewer than `limit` nodes (stops counting at the limit: big functions are common). */
+function smallerThan(root: Expr, limit: number): boolean {
+  const stack = [root];
+  let nodes = 0;
+  while (stack.length > 0) {
+    if (++nodes >= limit) return false;
+    stack.push(...children(stack.pop()!));
+  }
+  return true;
 }
 
 function walk(root: Expr, visit: (expr: Expr) => void): void {

@@ -41,10 +41,7 @@ export function dropDeadCallLabels(
   globals: ReadonlySet<string>,
   site: string,
 ): void {
-  for (let i = 0; i < module.getNumFunctions(); i++) {
-    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
-    if (info.module && !NO_CALLBACK_MODULES.has(info.module)) return;
-  }
+  if (mayCallBack(module)) return;
   // One walk per function: the globals it reads, what it reaches without a counting call
   // (reachableIndirectly in direct-leaves.ts), and its blocks where a direct call follows a label write.
   const indirect = indirectRoots(module);
@@ -80,7 +77,7 @@ export function dropDeadCallLabels(
         for (let j = k - 1; j >= 0; j--) {
           const before = Block.getChildAt(block, j);
           if (idOf(before) !== Id.GlobalSet || !globals.has(GlobalSet.getName(before))) break;
-          if (!isPure(GlobalSet.getValue(before))) break;
+          if (!isPureLabel(GlobalSet.getValue(before))) break;
           if (read.has(GlobalSet.getName(before))) continue;
           Block.setChildAt(block, j, module.nop());
           dropped = true;
@@ -102,16 +99,29 @@ function writesBeforeCall(block: Expr, globals: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** The target of a direct call statement (`call`, `local.set`/`drop` of one), else null. */
-function directTarget(stmt: Expr): string | null {
-  const id = idOf(stmt);
-  const call = id === Id.LocalSet ? LocalSet.getValue(stmt) : id === Id.Drop ? Drop.getValue(stmt) : stmt;
-  if (idOf(call) !== Id.Call || Call.isReturn(call)) return null;
-  return Call.getTarget(call);
+/** Whether an import of `module` may call back into it (one not from a module in NO_CALLBACK_MODULES). */
+export function mayCallBack(module: binaryen.Module): boolean {
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    if (info.module && !NO_CALLBACK_MODULES.has(info.module)) return true;
+  }
+  return false;
 }
 
-/** Locals, constants and their `or`s: a value whose computation can be dropped. */
-function isPure(value: Expr): boolean {
+/** The direct call of a call statement (`call`, `local.set`/`drop` of one), else null. */
+export function directCall(stmt: Expr): Expr | null {
+  const id = idOf(stmt);
+  const call = id === Id.LocalSet ? LocalSet.getValue(stmt) : id === Id.Drop ? Drop.getValue(stmt) : stmt;
+  return idOf(call) === Id.Call && !Call.isReturn(call) ? call : null;
+}
+
+function directTarget(stmt: Expr): string | null {
+  const call = directCall(stmt);
+  return call === null ? null : Call.getTarget(call);
+}
+
+/** Locals, constants and their `or`s: a value whose computation can be dropped or moved. */
+export function isPureLabel(value: Expr): boolean {
   let pure = true;
   walkPostOrder(value, (expr) => {
     const id = idOf(expr);

@@ -5,6 +5,7 @@
 // same value after one iteration as after many. Such a statement runs once per entry of the loop
 // instead, when it is one the first iteration always reaches (nothing before it in the loop body
 // can branch, call or loop) and nothing in the loop reads its local before it.
+// A self-copy (`local.set $x (local.get $x)`, left by the copy rewrites) is not a write.
 // Only `local.get`, constants and `i32.or` move: no value, trap or effect of the program changes.
 import binaryen from 'binaryen';
 import { Binary, Block, Id, LocalGet, LocalSet, Loop, idOf, walkPostOrder, type Expr } from '../ir.js';
@@ -24,11 +25,23 @@ function isJoin(stmt: Expr, reads: Set<number>): boolean {
   return join && binaryen.getExpressionType(expr) === binaryen.i32;
 }
 
-/** How often each local is written and read anywhere in `root`. */
+/** `local.set $x (local.get $x)`: a no-op the copy rewrites leave behind (it ran as a second write of `$x`). */
+function isSelfCopy(e: Expr): boolean {
+  if (idOf(e) !== Id.LocalSet || LocalSet.isTee(e)) return false;
+  const value = LocalSet.getValue(e);
+  return idOf(value) === Id.LocalGet && LocalGet.getIndex(value) === LocalSet.getIndex(e);
+}
+
+/** How often each local is written and read anywhere in `root` (self-copies neither write nor read). */
 function localCounts(root: Expr): { writes: Map<number, number>; reads: Map<number, number> } {
   const counts = { writes: new Map<number, number>(), reads: new Map<number, number>() };
+  const selfCopied = new Set<Expr>();
+  walkPostOrder(root, (e) => {
+    if (isSelfCopy(e)) selfCopied.add(e).add(LocalSet.getValue(e));
+  });
   walkPostOrder(root, (e) => {
     const id = idOf(e);
+    if (selfCopied.has(e)) return;
     if (id === Id.LocalSet) counts.writes.set(LocalSet.getIndex(e), (counts.writes.get(LocalSet.getIndex(e)) ?? 0) + 1);
     else if (id === Id.LocalGet)
       counts.reads.set(LocalGet.getIndex(e), (counts.reads.get(LocalGet.getIndex(e)) ?? 0) + 1);

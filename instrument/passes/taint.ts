@@ -37,8 +37,9 @@ import { foldCleanLabels } from './taint-clean.js';
 import { hoistInvariantJoins } from './taint-hoist.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
+import { passArgLabelsAsParams } from './taint-call-params.js';
 import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
-import { versionAlignedLoops } from './shadow-versioning.js';
+import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
 import {
@@ -248,6 +249,7 @@ export function applyTaint(
   if (!options.noOptimize) {
     const written = new Set([...out.argGlobals, CTL_GLOBAL, TREE_NAMES.site]);
     dropDeadCallLabels(module, analysis.functions, written, TREE_NAMES.site);
+    passArgLabelsAsParams(module, analysis.functions, out.argGlobals, written);
   }
   return out;
 }
@@ -351,7 +353,10 @@ function instrumentFunction(
     if (fn.loopExprs.length > 0) hoistInvariantJoins(module, Func.getBody(func));
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
-  if (!m.options.noVersioning && fn.loopExprs.length > 0) versionAlignedLoops(module, func, m.shadowMemory);
+  if (!m.options.noVersioning) {
+    versionAlignedFunction(module, func, m.shadowMemory);
+    if (fn.loopExprs.length > 0) versionAlignedLoops(module, func, m.shadowMemory);
+  }
   assertTree(Func.getBody(func), fn.site.name);
   if (!m.options.noOptimize) optimizeTainted(module, func, m.shadowMemory);
   return node.nodeBytes;
