@@ -273,6 +273,8 @@ export function applySampling(
       );
     };
     const checks: Expr[] = [];
+    /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
+    const regionChecks: Array<(extra: number, slow: number) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
     for (const region of walked.regions) {
@@ -280,13 +282,13 @@ export function applySampling(
       const recorded = relations.recordedStores(region.index, MAX_ADDRESSES);
       layoutRegions.push({ function: fn.site.index, index: region.index, recorded });
       facts.regions.push({ id, loop: region.loop, instructions: region.instructions });
-      checks.push(
-        region.instructions === 0
-          ? module.nop()
-          : region.header || region.instructions >= MIN_CHECKED
-            ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling, node)
-            : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
-      );
+      const checked = region.header || region.instructions >= MIN_CHECKED;
+      const own = () =>
+        checked
+          ? countdownCheck(module, id, region.instructions, recorded, programBase, countdown, cursor, sampling, node)
+          : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
+      checks.push(region.instructions === 0 ? module.nop() : own());
+      regionChecks.push((extra, slow) => windowedCheck(module, countdown, region.instructions + extra, own(), slow));
     }
     // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
     // leaf's one region is checked at its call sites.
@@ -326,11 +328,10 @@ export function applySampling(
     }
     let slow: number | null = null;
     for (const [k, calls] of windows) {
-      if (calls.length < MIN_WINDOW) continue;
       slow ??= addVar(fn.func, binaryen.i32);
-      const window: ChargeWindow = { pre: module.block(null, []), countdown, slow, calls };
+      const window: ChargeWindow = { check: module.block(null, []), build: regionChecks[k]!, slow, calls };
       for (const call of calls) call.window = window;
-      checks[k] = module.block(null, [checks[k]!, window.pre]);
+      checks[k] = window.check;
       windowList.push(window);
     }
     const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
@@ -388,19 +389,9 @@ export function applySampling(
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
-  for (const { pre, countdown, slow, calls } of windowList) {
-    // Slow when the countdown does not cover every leaf of the window: then each checks as usual.
+  for (const { check, build, slow, calls } of windowList) {
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
-    Block.appendChild(pre, module.local.set(slow, module.i32.lt_s(countdown.get(), module.i32.const(total))));
-    Block.appendChild(
-      pre,
-      countdown.set(
-        module.i32.sub(
-          countdown.get(),
-          module.select(module.local.get(slow, i32), module.i32.const(0), module.i32.const(total)),
-        ),
-      ),
-    );
+    Block.appendChild(check, build(total, slow));
   }
   for (const { at, call, site, countdown, cursor, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
@@ -421,7 +412,11 @@ export function applySampling(
       leafNode,
       local,
     );
-    Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), check) : check);
+    // The window's last call clears its flag for the region's next run.
+    const last = window?.calls.at(-1)?.call === call;
+    const checkNow =
+      window && last ? module.block(null, [module.local.set(window.slow, module.i32.const(0)), check]) : check;
+    Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), checkNow) : check);
   }
   return {
     period,
@@ -553,21 +548,41 @@ interface ChargedCall {
 
 /**
  * The charged calls of one region that run, in order, with nothing between the region's start and
- * them changing the countdown (callRegions in sample-walk.ts). After the region's check, one
- * comparison says whether the countdown covers all their leaves: then it is charged for them at once
- * and their checks are skipped (none could fire), else each checks as usual. The same samples.
+ * them changing the countdown (callRegions in sample-walk.ts). The region's own check charges their
+ * leaves too: when the countdown covers the region and all of them, none could fire and their
+ * checks are skipped (each is one flag test); else the leaves' share is handed back, the region
+ * checks as usual and sets the flag, and each leaf checks as usual. The same samples.
  */
 interface ChargeWindow {
-  /** The block after the region's check that takes the comparison. */
-  pre: Expr;
-  countdown: Countdown;
-  /** The local saying the window checks call by call. */
+  /** The block in the region's check's place, filled once every leaf's size is known. */
+  check: Expr;
+  build: (extra: number, slow: number) => Expr;
+  /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
 }
 
-/** Fewest charged calls a window is made for: the comparison costs about what two checks do. */
-const MIN_WINDOW = 3;
+/**
+ * A region's check charging `total` instructions (its own and its window's leaves): when the
+ * countdown does not cover them all, `own` (the region's usual check or count-down) runs on the
+ * countdown as it was and the flag `slow` is set for the leaves to check one by one.
+ */
+function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own: Expr, slow: number): Expr {
+  const i32 = binaryen.i32;
+  const decremented = module.i32.sub(t.get(), module.i32.const(total));
+  const tee = t.local !== null;
+  return module.block(null, [
+    ...(tee ? [] : [t.set(decremented)]),
+    module.if(
+      module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
+      module.block(null, [
+        t.set(module.i32.add(t.get(), module.i32.const(total))),
+        own,
+        module.local.set(slow, module.i32.const(1)),
+      ]),
+    ),
+  ]);
+}
 
 interface SamplePath {
   period: number;
