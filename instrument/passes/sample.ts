@@ -41,7 +41,7 @@ import {
   type ContextTreeLayout,
 } from '../layouts.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
-import { walkFunction } from '../sample-walk.js';
+import { walkFunction, type WalkedFunction } from '../sample-walk.js';
 import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
@@ -379,6 +379,15 @@ export function applySampling(
       fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
     });
+    prechargeHeaders(module, fn.func, fn.loopExprs, walked, checks, regionChecks, {
+      skip: new Set([...fastLoops.map((f) => f.loop)]),
+      busy: new Set([
+        ...windows.keys(),
+        ...[...walked.callRegions]
+          .filter(([call]) => direct(call) && charged.has(Call.getTarget(call)))
+          .map(([, where]) => where.region),
+      ]),
+    });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
@@ -560,6 +569,50 @@ interface ChargeWindow {
   /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
+}
+
+/**
+ * A loop whose only way back to its header is a plain `br` at a point of region B where nothing has
+ * changed the countdown since B's start (the -O0 shape: header, exit test, body, `br`): B's check
+ * charges the header's next run too, so the header tests one flag instead of checking. When B's
+ * check finds the countdown short it hands the header's share back, checks as usual and sets the
+ * flag; the header checks when the flag is set (and clears it). The region the loop is entered
+ * from sets the flag, so the first iteration checks. The same samples: on the fast path no check
+ * in B or the header could fire. Loops with a fast-forward (sample-trips.ts) and regions holding
+ * charged leaves (their checks run between) are left alone.
+ */
+function prechargeHeaders(
+  module: binaryen.Module,
+  func: number,
+  loops: readonly Expr[],
+  walked: WalkedFunction,
+  checks: Expr[],
+  regionChecks: ReadonlyArray<(extra: number, slow: number) => Expr>,
+  leave: { skip: ReadonlySet<Expr>; busy: ReadonlySet<number> },
+): void {
+  const used = new Set<number>();
+  const entrySets = new Map<number, Expr[]>();
+  loops.forEach((loop, j) => {
+    const h = walked.regions.findIndex((r) => r.header && r.loop === j);
+    const name = Loop.getName(loop);
+    const branches = name ? walked.branchesTo.get(name) : undefined;
+    const back = branches?.length === 1 ? branches[0]! : null;
+    const entry = walked.loopEntries.get(loop) ?? null;
+    if (h < 0 || !back || !back.plain || !back.clean || back.region === null || entry === null) return;
+    const b = back.region;
+    const header = walked.regions[h]!;
+    if (leave.skip.has(loop) || b === h || used.has(b) || used.has(h) || leave.busy.has(b) || leave.busy.has(h)) return;
+    if (walked.regions[b]!.instructions === 0 || (entry > 0 && walked.regions[entry]!.instructions === 0)) return;
+    used.add(b).add(h);
+    const slow = addVar(func, binaryen.i32);
+    checks[b] = regionChecks[b]!(header.instructions, slow);
+    checks[h] = module.if(
+      module.local.get(slow, binaryen.i32),
+      module.block(null, [module.local.set(slow, module.i32.const(0)), checks[h]!]),
+    );
+    entrySets.set(entry, [...(entrySets.get(entry) ?? []), module.local.set(slow, module.i32.const(1))]);
+  });
+  for (const [k, sets] of entrySets) checks[k] = module.block(null, [checks[k]!, ...sets]);
 }
 
 /**
