@@ -13,7 +13,9 @@
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
 // carries no code at all (its callers count its instructions), a longer one is checked at its call
 // sites (shortLeaves). A counted innermost loop runs the iterations the countdown covers in an
-// unchecked copy, charged at once (passes/sample-trips.ts).
+// unchecked copy, charged at once (passes/sample-trips.ts). A region's check also charges the leaves
+// checked at its start and, in a loop whose only way back is a plain `br` after it, the header's
+// next run (windowedCheck, prechargeHeaders): they test a flag instead of checking.
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -87,6 +89,8 @@ export interface SampleOptions {
   treeBytes?: number;
   /** Charge counted innermost loops' checks on entry (passes/sample-trips.ts; default true). Off, every iteration checks: the same samples, more instructions. */
   countedLoops?: boolean;
+  /** Let a region's check charge the leaves checked at its start and a loop header's next run (windowedCheck, prechargeHeaders; default true). Off, each checks itself: the same samples, more instructions. */
+  chargeAhead?: boolean;
 }
 
 export interface SampleLayout {
@@ -328,6 +332,7 @@ export function applySampling(
     }
     let slow: number | null = null;
     for (const [k, calls] of windows) {
+      if (options.chargeAhead === false) continue;
       slow ??= addVar(fn.func, binaryen.i32);
       const window: ChargeWindow = { check: module.block(null, []), build: regionChecks[k]!, slow, calls };
       for (const call of calls) call.window = window;
@@ -379,15 +384,16 @@ export function applySampling(
       fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
     });
-    prechargeHeaders(module, fn.func, fn.loopExprs, walked, checks, regionChecks, {
-      skip: new Set([...fastLoops.map((f) => f.loop)]),
-      busy: new Set([
-        ...windows.keys(),
-        ...[...walked.callRegions]
-          .filter(([call]) => direct(call) && charged.has(Call.getTarget(call)))
-          .map(([, where]) => where.region),
-      ]),
-    });
+    if (options.chargeAhead !== false)
+      prechargeHeaders(module, fn.func, fn.loopExprs, walked, checks, regionChecks, {
+        skip: new Set([...fastLoops.map((f) => f.loop)]),
+        busy: new Set([
+          ...windows.keys(),
+          ...[...walked.callRegions]
+            .filter(([call]) => direct(call) && charged.has(Call.getTarget(call)))
+            .map(([, where]) => where.region),
+        ]),
+      });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
