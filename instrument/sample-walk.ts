@@ -65,6 +65,13 @@ export interface WalkedFunction {
    * countdown (no region starts inside, no call but of `quietCallees`).
    */
   callRegions: Map<Expr, { region: number; clean: boolean }>;
+  /**
+   * Per branch target label, every branch to it: its region, whether nothing since that region's
+   * start changed the countdown, and whether it is a plain `br` (no condition, no value).
+   */
+  branchesTo: Map<string, Array<{ region: number | null; clean: boolean; plain: boolean }>>;
+  /** Per loop: the region it is entered from (whose start runs before every entry), null in unreachable code. */
+  loopEntries: Map<Expr, number | null>;
   stackLocals: number[];
   /** The body after the walk (a region placed after the whole body replaces it). */
   body: Expr;
@@ -111,6 +118,8 @@ export function walkFunction(input: WalkInput): WalkedFunction {
   const callSlots = new Map<Expr, ChildSlot>();
   const loopSlots = new Map<Expr, ChildSlot>();
   const callRegions = new Map<Expr, { region: number; clean: boolean }>();
+  const branchesTo: WalkedFunction['branchesTo'] = new Map();
+  const loopEntries = new Map<Expr, number | null>();
   /** Regions in which something has changed the countdown since their start. */
   const dirty = new Set<number>();
   const stackLocals = new Set<number>();
@@ -231,6 +240,7 @@ export function walkFunction(input: WalkInput): WalkedFunction {
       loopSlots.set(expr, slot);
       const k = loopIndex.get(expr)!;
       const entry = current;
+      loopEntries.set(expr, entry?.index ?? null);
       const entryDefs = defs;
       const inner = nested(() => {
         current = newRegion(k, (check) => Loop.setBody(expr, blockOf([check, Loop.getBody(expr)], binaryen.auto)));
@@ -331,7 +341,12 @@ export function walkFunction(input: WalkInput): WalkedFunction {
         for (let k = 0; k < count; k++) fact({ kind: 'arg', call, arg: k }, operands[k]!.expr);
       }
     }
-    for (const target of branchTargets(expr)) escapes.add(target);
+    for (const target of branchTargets(expr)) {
+      escapes.add(target);
+      const plain = id === Id.Break && !Break.getCondition(expr) && !Break.getValue(expr);
+      const branch = { region: current?.index ?? null, clean: current !== null && !dirty.has(current.index), plain };
+      branchesTo.set(target, [...(branchesTo.get(target) ?? []), branch]);
+    }
     if (id === Id.Return) escapes.add('');
     if (typeOf(expr) === binaryen.unreachable) current = null;
     else if (id === Id.Break && escapes.size > 0 && current) current = startAfter(slot, expr, loop);
@@ -352,6 +367,8 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     callSlots,
     loopSlots,
     callRegions,
+    branchesTo,
+    loopEntries,
     stackLocals: [...stackLocals],
     get body() {
       return root;

@@ -13,7 +13,9 @@
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
 // carries no code at all (its callers count its instructions), a longer one is checked at its call
 // sites (shortLeaves). A counted innermost loop runs the iterations the countdown covers in an
-// unchecked copy, charged at once (passes/sample-trips.ts).
+// unchecked copy, charged at once (passes/sample-trips.ts). A region's check also charges the leaves
+// checked at its start and, in a loop whose only way back is a plain `br` after it, the header's
+// next run (windowedCheck, prechargeHeaders): they test a flag instead of checking.
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -41,7 +43,7 @@ import {
   type ContextTreeLayout,
 } from '../layouts.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '../reserved-names.js';
-import { walkFunction } from '../sample-walk.js';
+import { walkFunction, type WalkedFunction } from '../sample-walk.js';
 import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
@@ -87,6 +89,8 @@ export interface SampleOptions {
   treeBytes?: number;
   /** Charge counted innermost loops' checks on entry (passes/sample-trips.ts; default true). Off, every iteration checks: the same samples, more instructions. */
   countedLoops?: boolean;
+  /** Let a region's check charge the leaves checked at its start and a loop header's next run (windowedCheck, prechargeHeaders; default true). Off, each checks itself: the same samples, more instructions. */
+  chargeAhead?: boolean;
 }
 
 export interface SampleLayout {
@@ -275,6 +279,8 @@ export function applySampling(
       );
     };
     const checks: Expr[] = [];
+    /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
+    const regionChecks: Array<(extra: number, slow: number) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     const cursor = addVar(fn.func, binaryen.i32);
     let loaded: number | undefined;
@@ -284,24 +290,24 @@ export function applySampling(
       const recorded = relations.recordedStores(region.index, MAX_ADDRESSES);
       layoutRegions.push({ function: fn.site.index, index: region.index, recorded });
       facts.regions.push({ id, loop: region.loop, instructions: region.instructions });
-      checks.push(
-        region.instructions === 0
-          ? module.nop()
-          : region.header || region.instructions >= MIN_CHECKED
-            ? countdownCheck(
-                module,
-                id,
-                region.instructions,
-                recorded,
-                programBase,
-                countdown,
-                cursor,
-                addressTemp,
-                sampling,
-                node,
-              )
-            : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions))),
-      );
+      const checked = region.header || region.instructions >= MIN_CHECKED;
+      const own = () =>
+        checked
+          ? countdownCheck(
+              module,
+              id,
+              region.instructions,
+              recorded,
+              programBase,
+              countdown,
+              cursor,
+              addressTemp,
+              sampling,
+              node,
+            )
+          : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
+      checks.push(region.instructions === 0 ? module.nop() : own());
+      regionChecks.push((extra, slow) => windowedCheck(module, countdown, region.instructions + extra, own(), slow));
     }
     // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
     // leaf's one region is checked at its call sites.
@@ -350,11 +356,11 @@ export function applySampling(
     }
     let slow: number | null = null;
     for (const [k, calls] of windows) {
-      if (calls.length < MIN_WINDOW) continue;
+      if (options.chargeAhead === false) continue;
       slow ??= addVar(fn.func, binaryen.i32);
-      const window: ChargeWindow = { pre: module.block(null, []), countdown, slow, calls };
+      const window: ChargeWindow = { check: module.block(null, []), build: regionChecks[k]!, slow, calls };
       for (const call of calls) call.window = window;
-      checks[k] = module.block(null, [checks[k]!, window.pre]);
+      checks[k] = window.check;
       windowList.push(window);
     }
     const frame = framed ? sites.frame(fn.func, fn.site.index, size, plan.guarded.has(name)) : null;
@@ -402,6 +408,16 @@ export function applySampling(
       fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
     });
+    if (options.chargeAhead !== false)
+      prechargeHeaders(module, fn.func, fn.loopExprs, walked, checks, regionChecks, {
+        skip: new Set([...fastLoops.map((f) => f.loop)]),
+        busy: new Set([
+          ...windows.keys(),
+          ...[...walked.callRegions]
+            .filter(([call]) => direct(call) && charged.has(Call.getTarget(call)))
+            .map(([, where]) => where.region),
+        ]),
+      });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
     });
@@ -412,19 +428,9 @@ export function applySampling(
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
-  for (const { pre, countdown, slow, calls } of windowList) {
-    // Slow when the countdown does not cover every leaf of the window: then each checks as usual.
+  for (const { check, build, slow, calls } of windowList) {
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
-    Block.appendChild(pre, module.local.set(slow, module.i32.lt_s(countdown.get(), module.i32.const(total))));
-    Block.appendChild(
-      pre,
-      countdown.set(
-        module.i32.sub(
-          countdown.get(),
-          module.select(module.local.get(slow, i32), module.i32.const(0), module.i32.const(total)),
-        ),
-      ),
-    );
+    Block.appendChild(check, build(total, slow));
   }
   for (const { at, call, site, countdown, cursor, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
@@ -446,7 +452,11 @@ export function applySampling(
       leafNode,
       local,
     );
-    Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), check) : check);
+    // The window's last call clears its flag for the region's next run.
+    const last = window?.calls.at(-1)?.call === call;
+    const checkNow =
+      window && last ? module.block(null, [module.local.set(window.slow, module.i32.const(0)), check]) : check;
+    Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), checkNow) : check);
   }
   return {
     period,
@@ -580,21 +590,85 @@ interface ChargedCall {
 
 /**
  * The charged calls of one region that run, in order, with nothing between the region's start and
- * them changing the countdown (callRegions in sample-walk.ts). After the region's check, one
- * comparison says whether the countdown covers all their leaves: then it is charged for them at once
- * and their checks are skipped (none could fire), else each checks as usual. The same samples.
+ * them changing the countdown (callRegions in sample-walk.ts). The region's own check charges their
+ * leaves too: when the countdown covers the region and all of them, none could fire and their
+ * checks are skipped (each is one flag test); else the leaves' share is handed back, the region
+ * checks as usual and sets the flag, and each leaf checks as usual. The same samples.
  */
 interface ChargeWindow {
-  /** The block after the region's check that takes the comparison. */
-  pre: Expr;
-  countdown: Countdown;
-  /** The local saying the window checks call by call. */
+  /** The block in the region's check's place, filled once every leaf's size is known. */
+  check: Expr;
+  build: (extra: number, slow: number) => Expr;
+  /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
 }
 
-/** Fewest charged calls a window is made for: the comparison costs about what two checks do. */
-const MIN_WINDOW = 3;
+/**
+ * A loop whose only way back to its header is a plain `br` at a point of region B where nothing has
+ * changed the countdown since B's start (the -O0 shape: header, exit test, body, `br`): B's check
+ * charges the header's next run too, so the header tests one flag instead of checking. When B's
+ * check finds the countdown short it hands the header's share back, checks as usual and sets the
+ * flag; the header checks when the flag is set (and clears it). The region the loop is entered
+ * from sets the flag, so the first iteration checks. The same samples: on the fast path no check
+ * in B or the header could fire. Loops with a fast-forward (sample-trips.ts) and regions holding
+ * charged leaves (their checks run between) are left alone.
+ */
+function prechargeHeaders(
+  module: binaryen.Module,
+  func: number,
+  loops: readonly Expr[],
+  walked: WalkedFunction,
+  checks: Expr[],
+  regionChecks: ReadonlyArray<(extra: number, slow: number) => Expr>,
+  leave: { skip: ReadonlySet<Expr>; busy: ReadonlySet<number> },
+): void {
+  const used = new Set<number>();
+  const entrySets = new Map<number, Expr[]>();
+  loops.forEach((loop, j) => {
+    const h = walked.regions.findIndex((r) => r.header && r.loop === j);
+    const name = Loop.getName(loop);
+    const branches = name ? walked.branchesTo.get(name) : undefined;
+    const back = branches?.length === 1 ? branches[0]! : null;
+    const entry = walked.loopEntries.get(loop) ?? null;
+    if (h < 0 || !back || !back.plain || !back.clean || back.region === null || entry === null) return;
+    const b = back.region;
+    const header = walked.regions[h]!;
+    if (leave.skip.has(loop) || b === h || used.has(b) || used.has(h) || leave.busy.has(b) || leave.busy.has(h)) return;
+    if (walked.regions[b]!.instructions === 0 || (entry > 0 && walked.regions[entry]!.instructions === 0)) return;
+    used.add(b).add(h);
+    const slow = addVar(func, binaryen.i32);
+    checks[b] = regionChecks[b]!(header.instructions, slow);
+    checks[h] = module.if(
+      module.local.get(slow, binaryen.i32),
+      module.block(null, [module.local.set(slow, module.i32.const(0)), checks[h]!]),
+    );
+    entrySets.set(entry, [...(entrySets.get(entry) ?? []), module.local.set(slow, module.i32.const(1))]);
+  });
+  for (const [k, sets] of entrySets) checks[k] = module.block(null, [checks[k]!, ...sets]);
+}
+
+/**
+ * A region's check charging `total` instructions (its own and its window's leaves): when the
+ * countdown does not cover them all, `own` (the region's usual check or count-down) runs on the
+ * countdown as it was and the flag `slow` is set for the leaves to check one by one.
+ */
+function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own: Expr, slow: number): Expr {
+  const i32 = binaryen.i32;
+  const decremented = module.i32.sub(t.get(), module.i32.const(total));
+  const tee = t.local !== null;
+  return module.block(null, [
+    ...(tee ? [] : [t.set(decremented)]),
+    module.if(
+      module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
+      module.block(null, [
+        t.set(module.i32.add(t.get(), module.i32.const(total))),
+        own,
+        module.local.set(slow, module.i32.const(1)),
+      ]),
+    ),
+  ]);
+}
 
 interface SamplePath {
   period: number;

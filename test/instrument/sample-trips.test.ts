@@ -2,7 +2,8 @@
 // trip count is known on entry are found (steps ±2^p, `!=`, `<`, `<=`, `>`, `>=`, signed and
 // unsigned, bound constant or invariant local), the others are not, and charging them on entry
 // gives exactly the samples (region, call path, store addresses) that checking every iteration
-// gives, at periods shorter and longer than a loop's run, with fewer instructions executed.
+// gives (with checks charged ahead on -O0's shape too), at periods shorter and longer than a
+// loop's run, with fewer instructions executed.
 import { describe, expect, test } from 'vitest';
 import { runSampled, type SampledRun } from '../../src/blame/sample-run.js';
 import { instrumentModule } from '../../instrument/pipeline.js';
@@ -72,13 +73,26 @@ const MODULE = wat(`(module
         (br_if $inner (i32.lt_s (local.tee $j (i32.add (local.get $j) (i32.const 1))) (local.get $i))))
       (br_if $outer (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
     (local.get $s))
+  (func $o0 (param $n i32) (result i32) (local $s i32)
+    ;; clang -O0's shape: the counter in memory, the exit test at the header, a plain br back
+    (i32.store offset=24576 (i32.const 0) (i32.const 0))
+    (block $exit
+      (loop $l
+        (br_if $exit (i32.ge_s (i32.load offset=24576 (i32.const 0)) (local.get $n)))
+        (i32.store offset=24580
+          (i32.shl (i32.and (i32.load offset=24576 (i32.const 0)) (i32.const 255)) (i32.const 2))
+          (local.get $s))
+        (local.set $s (i32.add (local.get $s) (i32.load offset=24576 (i32.const 0))))
+        (i32.store offset=24576 (i32.const 0) (i32.add (i32.load offset=24576 (i32.const 0)) (i32.const 1)))
+        (br $l)))
+    (local.get $s))
   (func (export "run") (param $n i32) (result i32)
     (i32.add
       (i32.add
         (i32.add (call $up_ne (i32.shl (local.get $n) (i32.const 1))) (call $up_lt_u (i32.const 3) (local.get $n)))
         (i32.add (call $up_le_s (local.get $n)) (call $down_ge (local.get $n))))
       (i32.add
-        (i32.add (call $down_gt_u (local.get $n)) (call $wrap))
+        (i32.add (call $down_gt_u (local.get $n)) (i32.add (call $wrap) (call $o0 (local.get $n))))
         (i32.add (call $branchy (local.get $n)) (call $nested (i32.shr_u (local.get $n) (i32.const 3)))))))
 )`);
 
@@ -87,7 +101,7 @@ const sampled = (period: number, countedLoops: boolean, n: number): Promise<Samp
     'fixture.wasm',
     MODULE,
     { invoke: 'run', args: [String(n)], argv: [], repeat: 1, timeoutMs: 20_000 },
-    { period, instrument: { sample: { countedLoops } } },
+    { period, instrument: { sample: { countedLoops, chargeAhead: countedLoops } } },
   );
 
 const samplesOf = (run: SampledRun) =>
@@ -102,6 +116,11 @@ describe('sampling: counted innermost loops charged on entry', () => {
       return `${loop.function}/${loop.depth}`;
     });
     expect(counted).toEqual(['up_ne/1', 'up_lt_u/1', 'up_le_s/1', 'down_ge/1', 'down_gt_u/1', 'wrap/1', 'nested/2']);
+    // $o0's header is charged by its body's check (passes/sample.ts prechargeHeaders): other code.
+    const checked = instrumentModule(MODULE, 'fixture.wasm', ['sample'], { sample: { chargeAhead: false } });
+    expect(
+      Buffer.from(checked.bytes).equals(Buffer.from(instrumentModule(MODULE, 'fixture.wasm', ['sample']).bytes)),
+    ).toBe(false);
   });
 
   test.each([1000, 40])(
