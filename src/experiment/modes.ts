@@ -79,11 +79,12 @@ export function selectSelective(report: TaintFacts, all: string[]): RegionSelect
 export function selectFiltered(file: string, all: string[]): RegionSelection {
   const rules = parseScorepFilter(readInputText(file), file);
   const functions = all.filter((name) => filterIncludes(rules, name));
+  const kept = new Set(functions);
   return {
     mode: `filter:${file}`,
     functions,
     rule: `Score-P filter ${file}`,
-    dropped: all.filter((name) => !functions.includes(name)).map((name) => ({ name, why: 'excluded by the filter' })),
+    dropped: all.filter((name) => !kept.has(name)).map((name) => ({ name, why: 'excluded by the filter' })),
   };
 }
 

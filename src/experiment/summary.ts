@@ -31,14 +31,16 @@ const SUMMARY_BYTES = REGION_RECORD.traced - REGION_RECORD.visits;
 
 export function summarizePoint(params: GridPoint, repetitions: RegionRepetition[], trace: number): PointSummary {
   const paths = [...new Set(repetitions.flatMap((rep) => rep.regions.map((r) => r.callpath)))];
+  // By call path (the first of a path wins, as a scan would find it): a call-heavy program has
+  // ~100,000 region paths, and a scan per path was quadratic.
+  const byPath = repetitions.map((rep) => new Map([...rep.regions].reverse().map((r) => [r.callpath, r])));
   const last = repetitions.at(-1)!;
+  const lastByPath = byPath.at(-1)!;
   const regions = paths.map((callpath): RegionSummary => {
-    const each = repetitions
-      .map((rep) => rep.regions.find((r) => r.callpath === callpath))
-      .filter((r) => r !== undefined);
+    const each = byPath.map((rep) => rep.get(callpath)).filter((r) => r !== undefined);
     const merged = each.reduce((a, b) => mergeStats(a, b));
     const later = merged.later;
-    const kept = last.regions.find((r) => r.callpath === callpath)?.trace ?? [];
+    const kept = lastByPath.get(callpath)?.trace ?? [];
     return {
       callpath,
       visits: each[0]!.visits,
