@@ -164,7 +164,10 @@ export function blameFromRun(
     result: sampled.result,
     droppedSamples: sum((r) => r.dropped),
     droppedAllocations: sum((r) => r.allocationsDropped),
-    ...contextsLostOf(sum((r) => r.contextsLost), layout.tree.bytes),
+    ...contextsLostOf(
+      sum((r) => r.contextsLost),
+      layout.tree.bytes,
+    ),
     containers: sum((r) => r.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length),
     ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.samples.length) } : {}),
     ...guestStreams(sampled),

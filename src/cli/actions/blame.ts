@@ -38,12 +38,7 @@ export async function blameAction(file: string, options: SampleCliOptions, comma
   });
   if (options.output) writeJsonAtomic(options.output, report);
   passGuestStreams(run.json, report);
-  emit(
-    run.json,
-    report,
-    () => blameTables(report, tableLayout(options).width),
-    sampleLossWarnings(report),
-  );
+  emit(run.json, report, () => blameTables(report, tableLayout(options).width), sampleLossWarnings(report));
 }
 
 export async function sampleAction(file: string, options: SampleCliOptions, command: Command): Promise<void> {
