@@ -230,18 +230,7 @@ export class ContextTree {
    * evaluated (they may contain calls themselves).
    */
   announceBefore(slot: ChildSlot, call: Expr, siteOffset: number, tempOf: (type: number) => number): void {
-    const m = this.module;
-    const announce = this.announce(siteOffset);
-    const operands = childSlots(call);
-    const last = operands.at(-1);
-    if (!last) {
-      slot.replace(m.block(null, [announce, call], binaryen.auto));
-      return;
-    }
-    const type = typeOf(last.expr);
-    if (type === binaryen.unreachable) return;
-    const temp = tempOf(type);
-    last.replace(m.block(null, [m.local.set(temp, last.expr), announce, m.local.get(temp, type)], type));
+    placeBeforeCall(this.module, slot, call, this.announce(siteOffset), tempOf, true);
   }
 
   /** Finds or creates the context node of a function called from a call site of the current node. */
@@ -335,4 +324,28 @@ export class ContextTree {
       body,
     );
   }
+}
+
+/**
+ * Puts `write` right before `call` (held in `slot`): after its operands when `afterOperands` (they
+ * may contain calls that write the same thing; the last operand is kept in a temporary), else before
+ * them. A call whose last operand never returns gets nothing: it is never made.
+ */
+export function placeBeforeCall(
+  module: binaryen.Module,
+  slot: ChildSlot,
+  call: Expr,
+  write: Expr,
+  tempOf: (type: number) => number,
+  afterOperands: boolean,
+): void {
+  const last = childSlots(call).at(-1);
+  if (!afterOperands || !last) {
+    slot.replace(module.block(null, [write, call], binaryen.auto));
+    return;
+  }
+  const type = typeOf(last.expr);
+  if (type === binaryen.unreachable) return;
+  const temp = tempOf(type);
+  last.replace(module.block(null, [module.local.set(temp, last.expr), write, module.local.get(temp, type)], type));
 }

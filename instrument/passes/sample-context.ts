@@ -21,21 +21,9 @@
 // with the stack above its limit (recursion deeper than the region's 2^17 frames, which V8's own
 // stack does not allow) goes to a scratch node and is counted as lost, as a full tree's are.
 import binaryen from 'binaryen';
-import {
-  Call,
-  Func,
-  addVar,
-  childSlots,
-  i64Const,
-  idOf,
-  Id,
-  typeOf,
-  walkPostOrder,
-  type ChildSlot,
-  type Expr,
-} from '../ir.js';
+import { Call, Func, addVar, childSlots, i64Const, idOf, Id, walkPostOrder, type ChildSlot, type Expr } from '../ir.js';
 import { EXTERNAL_SITE, NODE_HEADER } from '../layouts.js';
-import { scratchBytes, type ContextTree } from '../context-tree.js';
+import { placeBeforeCall, scratchBytes, type ContextTree } from '../context-tree.js';
 import type { ModuleAnalysis } from '../sites.js';
 import { RESERVED_PREFIX } from '../reserved-names.js';
 
@@ -239,22 +227,13 @@ export class SiteStack {
     tempOf: (type: number) => number,
     writes: (call: Expr) => boolean,
   ): void {
-    const operands = childSlots(call);
     let calls = false;
-    for (const operand of operands)
+    for (const operand of childSlots(call))
       walkPostOrder(operand.expr, (e) => {
         const id = idOf(e);
         if ((id === Id.Call || id === Id.CallIndirect) && writes(e)) calls = true;
       });
-    const last = operands.at(-1);
-    if (!calls || !last) {
-      slot.replace(module.block(null, [write, call], binaryen.auto));
-      return;
-    }
-    const type = typeOf(last.expr);
-    if (type === binaryen.unreachable) return;
-    const temp = tempOf(type);
-    last.replace(module.block(null, [module.local.set(temp, last.expr), write, module.local.get(temp, type)], type));
+    placeBeforeCall(module, slot, call, write, tempOf, calls);
   }
 
   /**
