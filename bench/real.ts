@@ -10,6 +10,10 @@
 // uninstrumented run's. A failing cell shows its one-line reason; the bench goes on.
 //
 //   npm run bench:real [-- --program yosys|nextpnr|flite] [--modes 'taint,measure selective'] [--timeout SECONDS] [--json FILE]
+//                      [--no-instrument-cost]
+// --no-instrument-cost leaves out the separate `instrument` process (its columns print `-`): the
+// mode's own command still instruments, so a cell that takes half an hour to instrument (yosys's
+// taint) is not instrumented twice.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -408,7 +412,13 @@ function format(cell: Cell): string {
   return `${cell.program.padEnd(8)} ${cell.mode.padEnd(18)} ${num(cell.instrumentCpuS, 1).padStart(8)} ${num(cell.instrumentRssMiB, 0).padStart(8)} ${(cell.ratio === null ? '-' : `${cell.ratio.toFixed(2)}×`).padStart(8)}  ${cell.error ? `FAIL: ${cell.error}` : cell.identical}`;
 }
 
-function benchProgram(program: Program, timeoutS: number, cells: Cell[], only: string[] | null): void {
+function benchProgram(
+  program: Program,
+  timeoutS: number,
+  cells: Cell[],
+  only: string[] | null,
+  instrumentCosts: boolean,
+): void {
   const baseWork = freshWork(program);
   const base = taintlens(
     [
@@ -454,7 +464,7 @@ function benchProgram(program: Program, timeoutS: number, cells: Cell[], only: s
   const costs = new Map<string, { usage: Usage | null; error: string | null }>();
   for (const spec of modes(timeoutS).filter((m) => only === null || only.includes(m.mode))) {
     let cost: { usage: Usage | null; error: string | null } | null = null;
-    if (spec.instrument) {
+    if (spec.instrument && instrumentCosts) {
       cost = costs.get(spec.instrument) ?? instrumentCost(program, spec.instrument, timeoutS);
       costs.set(spec.instrument, cost);
     }
@@ -526,7 +536,8 @@ async function main(): Promise<void> {
   }
   if (yosys && chosen.includes('yosys')) ordered.push(yosys);
   const onlyModes = option('--modes')?.split(',') ?? null;
-  for (const program of ordered) benchProgram(program, timeoutS, cells, onlyModes);
+  const instrumentCosts = !argv.includes('--no-instrument-cost');
+  for (const program of ordered) benchProgram(program, timeoutS, cells, onlyModes, instrumentCosts);
   const jsonFile = option('--json');
   if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ schema: 'taintlens/bench-real@1', cells }, null, 2));
 }
