@@ -4,6 +4,7 @@ import { WasiExit, WasiFatal, WasiHost } from './wasi.js';
 import { DEFAULT_MEMORY_LIMIT_MIB } from '../util/memory-limit.js';
 import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
+import { threadCpuMs } from './thread-cpu.js';
 import { CommunicationAborted, CommunicationError } from './spmd/communicator.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
@@ -122,6 +123,7 @@ function runInstance(
   }
   let result: RepetitionResult['result'] = null;
   let ms = 0;
+  let cpuMs: number | null = null;
   try {
     if (kind === 'wasi-reactor' && typeof instance.exports._initialize === 'function') {
       (instance.exports._initialize as () => void)();
@@ -129,15 +131,18 @@ function runInstance(
     for (const plugin of plugins) plugin.beforeRun?.();
     if (request.invoke === null) {
       if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
+      const cpuStart = threadCpuMs();
       const start = performance.now();
       result = runCommand(instance.exports._start as () => void);
       ms = performance.now() - start;
+      cpuMs = cpuSince(cpuStart);
       // A command that exits non-zero failed (bad argv, a failed check): its output is no result.
       if (result !== 0)
         throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi), Number(result));
     } else {
       const target = instance.exports[request.invoke];
       if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
+      const cpuStart = threadCpuMs();
       const start = performance.now();
       let value: unknown;
       try {
@@ -148,6 +153,7 @@ function runInstance(
         throw error;
       }
       ms = performance.now() - start;
+      cpuMs = cpuSince(cpuStart);
       result = fromWasmValue(value);
     }
   } catch (error) {
@@ -191,12 +197,18 @@ function runInstance(
   return {
     result,
     ms,
+    cpuMs,
     regions,
     globals,
     stdout: wasi?.stdout ?? '',
     stderr: wasi?.stderr ?? '',
     plugins: pluginResults,
   };
+}
+
+function cpuSince(start: number | null): number | null {
+  const now = start === null ? null : threadCpuMs();
+  return start === null || now === null ? null : now - start;
 }
 
 function guestOutput(wasi: WasiHost | null): GuestOutput | undefined {
