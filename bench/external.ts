@@ -10,12 +10,14 @@
 // does all the work was timed in whichever tier it started in (gemm -O0 plain 225 ms in Liftoff,
 // 26–35 ms in TurboFan; taint-instrumented it often never left Liftoff) — then one warm-up
 // repetition discarded and the median of `repeat` more, on a fresh instance each. Each round's
-// ratio is the variant's median ÷ the same round's baseline median, on the run thread's CPU clock
-// (src/runtime/thread-cpu.ts: on a shared 2-core machine the wall clock also counts the time other
-// processes hold the core) where the system reports it, else on the wall clock; a kernel's figure
+// ratio is the variant's median ÷ the same round's baseline median, on the CPU clock
+// (src/runtime/process-cpu.ts: on a shared 2-core machine the wall clock also counts the time other
+// processes hold the core); a kernel's figure
 // is the median of its rounds' ratios, shown with their range, and the wall-clock geomeans are
-// printed beside. Problem sizes give the plain -O2 builds 25–60 ms and the -O0 ones 50–250 ms of
-// CPU per call. Also per row: the loop profiler's exact count of the original instructions per
+// printed beside. Problem sizes are about twice the work of the first version's (gemm 200, trmm
+// 260, jacobi-2d 10 steps, elements 8 steps): plain 10–30 ms of CPU per call at -O2, 25–95 ms at
+// -O0; the CPU clock and the warm-up make that enough, larger ones made the run take 5 minutes a
+// kernel on a loaded machine (the exact instruction counts run over the instrumented modules). Also per row: the loop profiler's exact count of the original instructions per
 // call, which says how call-heavy the kernel is, and the loop profiler's and the sampler's
 // instructions executed per original instruction (bench/instruction-ratio.ts), for the whole run
 // and the hottest loop, and the taint analysis's for the whole run (its innermost loops are
@@ -48,10 +50,10 @@ import {
 import { instructionRatio, instructionRatioOf, type InstructionRatio } from './instruction-ratio.js';
 
 const O0_AND_O2: Array<{ name: string; source: string; args: string[] }> = [
-  { name: 'gemm', source: 'gemm', args: ['400'] },
-  { name: 'trmm', source: 'trmm', args: ['400', '400'] },
-  { name: 'jacobi2d', source: 'jacobi2d', args: ['500', '40'] },
-  { name: 'elements', source: 'elements', args: ['16', '32'] },
+  { name: 'gemm', source: 'gemm', args: ['260'] },
+  { name: 'trmm', source: 'trmm', args: ['340', '340'] },
+  { name: 'jacobi2d', source: 'jacobi2d', args: ['500', '20'] },
+  { name: 'elements', source: 'elements', args: ['16', '16'] },
 ];
 const externalSuite: BenchKernel[] = O0_AND_O2.flatMap(({ name, source, args }) => [
   { name: `${name} -O0`, file: `native/wasm/${source}_O0.wasm`, invoke: 'run', args },
@@ -124,10 +126,10 @@ async function variantsOf(
 interface Row {
   kernel: string;
   plainMs: number;
-  plainCpuMs: number | null;
-  /** Per mode, its per-round time ratios on the wall clock and on the run thread's CPU clock (null: not reported here). */
+  plainCpuMs: number;
+  /** Per mode, its per-round time ratios on the wall clock and on the CPU clock. */
   wall: Record<Mode, number[]>;
-  cpu: Record<Mode, number[]> | null;
+  cpu: Record<Mode, number[]>;
   instructionsPerCall: number;
   loopsInstructions: InstructionRatio;
   sampleInstructions: InstructionRatio;
@@ -138,9 +140,8 @@ interface Row {
   same: boolean;
 }
 const rows: Row[] = [];
-/** Per variant, per round: wall and run-thread CPU medians. */
-type RoundTimes = Map<string, { wall: number[]; cpu: Array<number | null> }>;
-let cpuEverywhere = true;
+/** Per variant, per round: wall and CPU medians. */
+type RoundTimes = Map<string, { wall: number[]; cpu: number[] }>;
 for (const kernel of loadKernels(externalSuite)) {
   const { variants, selected, selectiveBytes, noneBytes } = await variantsOf(kernel);
   const times: RoundTimes = new Map(variants.map((v) => [v.name, { wall: [], cpu: [] }]));
@@ -155,7 +156,6 @@ for (const kernel of loadKernels(externalSuite)) {
       same &&= result === reference;
       times.get(variant.name)!.wall.push(timed.medianMs);
       times.get(variant.name)!.cpu.push(timed.cpuMs);
-      cpuEverywhere &&= timed.cpuMs !== null;
     }
   }
   const profile = await profileLoops(kernel.file, kernel.bytes, {
@@ -172,7 +172,7 @@ for (const kernel of loadKernels(externalSuite)) {
     selectiveInstructions: { none: selectiveWhole / noneWhole, plain: selectiveWhole },
     kernel: kernel.name,
     plainMs: median(times.get('plain')!.wall),
-    plainCpuMs: cpuEverywhere ? median(times.get('plain')!.cpu as number[]) : null,
+    plainCpuMs: median(times.get('plain')!.cpu),
     selected,
     same,
     loopsInstructions: await instructionRatio(kernel, 'loops'),
@@ -180,7 +180,7 @@ for (const kernel of loadKernels(externalSuite)) {
     taintInstructions: await instructionRatio(kernel, 'taint'),
     instructionsPerCall: profile.totalInstructions / Math.max(1, calls),
     wall: ratiosOf(times, (t) => t.wall),
-    cpu: cpuEverywhere ? ratiosOf(times, (t) => t.cpu as number[]) : null,
+    cpu: ratiosOf(times, (t) => t.cpu),
   });
   console.error(`${kernel.name}: done`);
 }
@@ -188,7 +188,7 @@ for (const kernel of loadKernels(externalSuite)) {
 /** Each mode's per-round ratios (÷ the same round's baseline) on one clock. */
 function ratiosOf(
   times: RoundTimes,
-  clock: (t: { wall: number[]; cpu: Array<number | null> }) => number[],
+  clock: (t: { wall: number[]; cpu: number[] }) => number[],
 ): Record<Mode, number[]> {
   const perRound = (mode: string, baseline: string) => {
     const base = clock(times.get(baseline)!);
@@ -209,24 +209,21 @@ const spread = (values: number[]) => {
   if (sorted.length === 0) return '-';
   return `${ratio(median(sorted))} [${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}]`;
 };
-/** The clock the ratios are judged on: the run thread's CPU time where every run reported it, else wall time. */
-const clockName = cpuEverywhere ? 'run-thread CPU time' : 'wall time';
-const judgedRounds = (r: Row): Record<Mode, number[]> => r.cpu ?? r.wall;
 console.log(
-  `overhead on third-party-shaped kernels, ${clockName} ÷ uninstrumented (selective: ÷ the measurement pass without regions): ${TIMING_METHOD}; per kernel the median [min–max] over ${rounds} alternating rounds of each round's ratio of median-of-${repeat} times; sampling period ${DEFAULT_PERIOD}`,
+  `overhead on third-party-shaped kernels, CPU time ÷ uninstrumented (selective: ÷ the measurement pass without regions): ${TIMING_METHOD}; per kernel the median [min–max] over ${rounds} alternating rounds of each round's ratio of median-of-${repeat} times; sampling period ${DEFAULT_PERIOD}`,
 );
 console.log(
   renderTable(rows, [
     { header: 'kernel', value: (r) => r.kernel },
     {
       header: 'plain ms (cpu)',
-      value: (r) => `${r.plainMs.toFixed(1)} (${r.plainCpuMs?.toFixed(1) ?? '-'})`,
+      value: (r) => `${r.plainMs.toFixed(1)} (${r.plainCpuMs.toFixed(1)})`,
       align: 'right',
     },
     { header: 'instr/call', value: (r) => r.instructionsPerCall.toFixed(0), align: 'right' },
     ...MODES.map((mode) => ({
       header: mode,
-      value: (r: Row) => spread(judgedRounds(r)[mode]),
+      value: (r: Row) => spread(r.cpu[mode]),
       align: 'right' as const,
     })),
     { header: 'regions', value: (r) => String(r.selected), align: 'right' },
@@ -245,17 +242,15 @@ const judged = (figure: number, target: number, digits = 3) =>
 const geo = (pick: (r: Row) => number) => geomean(rows.map(pick));
 /** A mode's time figures: the geomean of the kernels' median ratios (judged), its per-round spread, and the wall-clock geomean beside it. */
 const timeOf = (mode: Mode) => {
-  const perRound = (rows[0] ? judgedRounds(rows[0])[mode] : []).map((_, round) =>
-    geomean(rows.map((r) => judgedRounds(r)[mode][round]!)),
-  );
+  const perRound = (rows[0] ? rows[0].cpu[mode] : []).map((_, round) => geomean(rows.map((r) => r.cpu[mode][round]!)));
   const wall = geo((r) => median(r.wall[mode]));
   return {
     time: judged(
-      geo((r) => median(judgedRounds(r)[mode])),
+      geo((r) => median(r.cpu[mode])),
       TARGETS[mode],
     ),
     rounds: spread(perRound),
-    wall: cpuEverywhere ? ratio(wall) : '(judged)',
+    wall: ratio(wall),
   };
 };
 /** A counting mode's row: whole-run and hot-loop instruction ratios, and its time. */
@@ -301,7 +296,7 @@ console.log(
       { header: 'mode', value: (r) => r.mode },
       { header: 'instructions, exact: whole run', value: (r) => r.exact },
       { header: 'hot loops', value: (r) => r.hot },
-      { header: `${clockName} (geomean of kernel medians)`, value: (r) => r.time },
+      { header: 'CPU time (geomean of kernel medians)', value: (r) => r.time },
       { header: 'per-round geomeans [min–max]', value: (r) => r.rounds },
       { header: 'wall time', value: (r) => r.wall },
     ],

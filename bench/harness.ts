@@ -4,8 +4,8 @@
 // TurboFan before its first call, so no repetition runs in V8's baseline tier (a hot function moves
 // to TurboFan only for its next call: a one-call kernel would be timed in whichever tier it started
 // in, and an instrumented one often never left Liftoff), one warm-up repetition discarded, the
-// median of the rest, both wall time and the run thread's CPU time (src/runtime/thread-cpu.ts: the
-// time other processes hold the core is not counted).
+// median of the rest, both wall time and CPU time (src/runtime/process-cpu.ts: the time other
+// processes hold the core is not counted).
 import { existsSync, readFileSync } from 'node:fs';
 import { runModule } from '../src/runtime/run.js';
 import { median } from '../src/util/stats.js';
@@ -17,8 +17,8 @@ import type { BenchKernel } from './suite.js';
 export interface Timed {
   /** Median wall time of the timed repetitions. */
   medianMs: number;
-  /** Median CPU time of the run thread over the timed repetitions; null where the system does not report it. */
-  cpuMs: number | null;
+  /** Median CPU time over the timed repetitions (the process's, which only waits for the run meanwhile). */
+  cpuMs: number;
   result: unknown;
 }
 
@@ -34,12 +34,11 @@ export function timedRun(repeat: number): { repeat: number; optimized: true } {
 }
 
 /** The median times of a timed run's repetitions after the warm-up ones. */
-export function timedOf(repetitions: ReadonlyArray<{ ms: number; cpuMs?: number | null; result: unknown }>): Timed {
+export function timedOf(repetitions: ReadonlyArray<{ ms: number; cpuMs: number; result: unknown }>): Timed {
   const timed = repetitions.slice(WARM_UP_REPETITIONS);
-  const cpu = timed.map((r) => r.cpuMs ?? null);
   return {
     medianMs: median(timed.map((r) => r.ms)),
-    cpuMs: cpu.every((ms): ms is number => ms !== null) ? median(cpu) : null,
+    cpuMs: median(timed.map((r) => r.cpuMs)),
     result: repetitions[0]!.result,
   };
 }

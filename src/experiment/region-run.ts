@@ -35,8 +35,8 @@ export interface RegionRunOptions {
 export interface RegionRepetition {
   result: RepetitionResult['result'];
   ms: number;
-  /** The run thread's CPU time during the call (RepetitionResult.cpuMs). */
-  cpuMs: number | null;
+  /** The process's CPU time during the call (RepetitionResult.cpuMs). */
+  cpuMs: number;
   regions: RegionStats[];
   /** An SPMD run's communication per rank (empty for a plain run). */
   communication: Array<Record<string, OpStats>>;
