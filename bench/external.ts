@@ -12,14 +12,14 @@
 // repetition discarded and the median of `repeat` more, on a fresh instance each. Each round's
 // ratio is the variant's median ÷ the same round's baseline median, on the CPU clock
 // (src/runtime/process-cpu.ts: on a shared 2-core machine the wall clock also counts the time other
-// processes hold the core); a kernel's figure
-// is the median of its rounds' ratios, shown with their range, and the wall-clock geomeans are
-// printed beside. Problem sizes are about twice the work of the first version's (gemm 200, trmm
-// 260, jacobi-2d 10 steps, elements 8 steps): plain 10–30 ms of CPU per call at -O2, 25–95 ms at
-// -O0; the CPU clock and the warm-up make that enough, larger ones made the run take 5 minutes a
-// kernel on a loaded machine (the exact instruction counts run over the instrumented modules). Also per row: the loop profiler's exact count of the original instructions per
-// call, which says how call-heavy the kernel is, and the loop profiler's and the sampler's
-// instructions executed per original instruction (bench/instruction-ratio.ts), for the whole run
+// processes hold the core); a kernel's figure is the median of its rounds' ratios, shown with their
+// range, and the wall-clock geomeans are printed beside. Problem sizes are about twice the work of the first version's (gemm 200, trmm
+// 260, jacobi-2d 10 steps, elements 8 steps): plain 21–41 ms of CPU per call at -O2, 36–111 ms at
+// -O0 (load 11–17); four times the work took 5 minutes for the first kernel alone on a loaded
+// machine, mostly the exact instruction counts (the loop profiler over instrumented modules).
+// Also per row: the loop profiler's exact count of the original instructions per call, which says
+// how call-heavy the kernel is, and the loop profiler's and the sampler's instructions executed per
+// original instruction (bench/instruction-ratio.ts), for the whole run
 // and the hottest loop, and the taint analysis's for the whole run (its innermost loops are
 // versioned, so the original's loop ids do not name them). Selective measurement gets its exact
 // instruction ratio too (÷ the measurement pass without regions; its clock calls count one
