@@ -26,9 +26,9 @@ test('every repetition reports its CPU time, and an eagerly optimized module com
   });
   for (const rep of outcome.repetitions) {
     expect(rep.result).toBe(expected);
-    // Millions of iterations: milliseconds on the CPU, and never (much) more than the wall time
-    // (the process's other threads only wait meanwhile).
+    // Millions of iterations: milliseconds on the CPU, however undisturbed the call ran (a thread's
+    // own counter read 0 then). No upper bound: test files running beside this one in the same
+    // process add their CPU time.
     expect(rep.cpuMs).toBeGreaterThan(0.1);
-    expect(rep.cpuMs).toBeLessThanOrEqual(rep.ms * 1.2 + 1);
   }
 });
