@@ -1,5 +1,11 @@
 // Shared benchmark plumbing: time a module's export over fresh instances (median), and print
 // ratios measured in the same run so machine noise affects numerator and denominator alike.
+// Every variant, plain or instrumented, is timed the same way (TIMING_METHOD): compiled whole with
+// TurboFan before its first call, so no repetition runs in V8's baseline tier (a hot function moves
+// to TurboFan only for its next call: a one-call kernel would be timed in whichever tier it started
+// in, and an instrumented one often never left Liftoff), one warm-up repetition discarded, the
+// median of the rest, both wall time and CPU time (src/runtime/process-cpu.ts: the time other
+// processes hold the core is not counted).
 import { existsSync, readFileSync } from 'node:fs';
 import { runModule } from '../src/runtime/run.js';
 import { median } from '../src/util/stats.js';
@@ -9,8 +15,32 @@ import type { TaintLayout } from '../instrument/passes/taint.js';
 import type { BenchKernel } from './suite.js';
 
 export interface Timed {
+  /** Median wall time of the timed repetitions. */
   medianMs: number;
+  /** Median CPU time over the timed repetitions (the process's, which only waits for the run meanwhile). */
+  cpuMs: number;
   result: unknown;
+}
+
+/** Repetitions run before the timed ones and discarded (first-call costs: code pages, caches, wrappers). */
+export const WARM_UP_REPETITIONS = 1;
+
+/** One line for a bench's header: how every variant is timed. */
+export const TIMING_METHOD = `each variant compiled whole with TurboFan, ${WARM_UP_REPETITIONS} warm-up repetition discarded, fresh instance per repetition`;
+
+/** What every timed run of a variant adds to its run options (see TIMING_METHOD). */
+export function timedRun(repeat: number): { repeat: number; optimized: true } {
+  return { repeat: repeat + WARM_UP_REPETITIONS, optimized: true };
+}
+
+/** The median times of a timed run's repetitions after the warm-up ones. */
+export function timedOf(repetitions: ReadonlyArray<{ ms: number; cpuMs: number; result: unknown }>): Timed {
+  const timed = repetitions.slice(WARM_UP_REPETITIONS);
+  return {
+    medianMs: median(timed.map((r) => r.ms)),
+    cpuMs: median(timed.map((r) => r.cpuMs)),
+    result: repetitions[0]!.result,
+  };
 }
 
 export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat: number): Promise<Timed> {
@@ -20,10 +50,10 @@ export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat:
     invoke: kernel.invoke,
     args: kernel.args,
     argv: kernel.argv ?? [],
-    repeat,
+    ...timedRun(repeat),
     timeoutMs: 300_000,
   });
-  return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
+  return timedOf(outcome.repetitions);
 }
 
 /** Times a taint-instrumented module with the taint plugin attached (no parameter marked: the shadow work is all there is). */
@@ -47,12 +77,12 @@ export async function timeTaint(
     invoke: kernel.invoke,
     args: kernel.args,
     argv: kernel.argv ?? [],
-    repeat,
+    ...timedRun(repeat),
     timeoutMs: 600_000,
     plugins: [{ url: taintPluginUrl, options }],
     programBase,
   });
-  return { medianMs: median(outcome.repetitions.map((r) => r.ms)), result: outcome.repetitions[0]!.result };
+  return timedOf(outcome.repetitions);
 }
 
 /** The suite's kernels whose binaries exist; `--only a,b` keeps the named ones. */

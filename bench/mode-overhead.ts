@@ -4,7 +4,7 @@
 import { instrumentModule } from '../instrument/pipeline.js';
 import { renderTable } from '../src/report/table.js';
 import { benchSuite } from './suite.js';
-import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule } from './harness.js';
+import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, TIMING_METHOD } from './harness.js';
 
 export interface ModeOverheadBench {
   mode: string;
@@ -27,7 +27,7 @@ export async function benchModeOverhead(bench: ModeOverheadBench): Promise<void>
     );
     rows.push({ kernel: kernel.name, plainMs: timing.baselineMs, modeMs: timing.candidateMs, same: timing.same });
   }
-  console.log(`${bench.title}; best of 3 rounds of median-of-${repeat})`);
+  console.log(`${bench.title}; best of 3 rounds of median-of-${repeat}; ${TIMING_METHOD})`);
   console.log(
     renderTable(rows, [
       { header: 'kernel', value: (r) => r.kernel },

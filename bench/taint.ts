@@ -12,7 +12,15 @@ import type { ShadowGranularity } from '../instrument/passes/shadow-placement.js
 import type { ImplicitFlow, PointerLabels } from '../instrument/passes/taint-semantics.js';
 import { renderTable } from '../src/report/table.js';
 import { benchSuite } from './suite.js';
-import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, timeTaint } from './harness.js';
+import {
+  compareTimings,
+  geomean,
+  loadKernels,
+  repeatFromArgs,
+  timeModule,
+  timeTaint,
+  TIMING_METHOD,
+} from './harness.js';
 
 const repeat = repeatFromArgs(7);
 const ROUNDS = 5;
@@ -62,7 +70,7 @@ for (const kernel of loadKernels(benchSuite)) {
   rows.push(row);
 }
 console.log(
-  `taint analysis overhead (time of the invoked export; best of ${ROUNDS} alternating rounds of median-of-${repeat})`,
+  `taint analysis overhead (wall time of the invoked export; best of ${ROUNDS} alternating rounds of median-of-${repeat}; ${TIMING_METHOD})`,
 );
 console.log(
   renderTable(rows, [

@@ -28,11 +28,15 @@ export interface RegionRunOptions {
   wasi?: WasiConfig;
   /** Size of the region tree (default 16 MiB). */
   treeBytes?: number;
+  /** Compile every function with TurboFan before the first call (RunOptions.optimized). */
+  optimized?: boolean;
 }
 
 export interface RegionRepetition {
   result: RepetitionResult['result'];
   ms: number;
+  /** The process's CPU time during the call (RepetitionResult.cpuMs). */
+  cpuMs: number;
   regions: RegionStats[];
   /** An SPMD run's communication per rank (empty for a plain run). */
   communication: Array<Record<string, OpStats>>;
@@ -75,6 +79,7 @@ export function instrumentRegions(
         programBase: sites.layout?.programBase ?? 0,
         ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
         ...(options.wasi ? { wasi: options.wasi } : {}),
+        ...(options.optimized ? { optimized: true } : {}),
       });
       // Region statistics of a tree that filled miss call paths: refused, not stored.
       const lost = Math.max(0, ...outcome.repetitions.map((rep) => Number(rep.globals[tree.exports.overflow] ?? 0)));
@@ -82,6 +87,7 @@ export function instrumentRegions(
       return slowestRankRepetitions(outcome).map((rep, i) => ({
         result: rep.result,
         ms: rep.ms,
+        cpuMs: rep.cpuMs,
         regions: decodeRegions(rep.regions.measure!, layout, Number(rep.globals[tree.exports.next])),
         communication: outcome.ranks?.map((rank) => rank.repetitions[i]!.communication) ?? [],
       }));

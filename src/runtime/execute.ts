@@ -4,6 +4,7 @@ import { WasiExit, WasiFatal, WasiHost } from './wasi.js';
 import { DEFAULT_MEMORY_LIMIT_MIB } from '../util/memory-limit.js';
 import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
+import { processCpuMs } from './process-cpu.js';
 import { CommunicationAborted, CommunicationError } from './spmd/communicator.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
@@ -122,6 +123,7 @@ function runInstance(
   }
   let result: RepetitionResult['result'] = null;
   let ms = 0;
+  let cpuMs = 0;
   try {
     if (kind === 'wasi-reactor' && typeof instance.exports._initialize === 'function') {
       (instance.exports._initialize as () => void)();
@@ -129,15 +131,18 @@ function runInstance(
     for (const plugin of plugins) plugin.beforeRun?.();
     if (request.invoke === null) {
       if (kind !== 'wasi-command') throw new RunFailure('link', 'has no _start export: name an export with --invoke');
+      const cpuStart = processCpuMs();
       const start = performance.now();
       result = runCommand(instance.exports._start as () => void);
       ms = performance.now() - start;
+      cpuMs = processCpuMs() - cpuStart;
       // A command that exits non-zero failed (bad argv, a failed check): its output is no result.
       if (result !== 0)
         throw new RunFailure('exit', `the program exited with code ${result}`, guestOutput(wasi), Number(result));
     } else {
       const target = instance.exports[request.invoke];
       if (typeof target !== 'function') throw new RunFailure('link', `has no exported function '${request.invoke}'`);
+      const cpuStart = processCpuMs();
       const start = performance.now();
       let value: unknown;
       try {
@@ -148,6 +153,7 @@ function runInstance(
         throw error;
       }
       ms = performance.now() - start;
+      cpuMs = processCpuMs() - cpuStart;
       result = fromWasmValue(value);
     }
   } catch (error) {
@@ -191,6 +197,7 @@ function runInstance(
   return {
     result,
     ms,
+    cpuMs,
     regions,
     globals,
     stdout: wasi?.stdout ?? '',

@@ -56,6 +56,8 @@ export interface RepetitionResult {
   /** What the export returned (i64 as decimal string), or the WASI exit code. */
   result: number | string | null | Array<number | string>;
   ms: number;
+  /** CPU time of the whole process during the call (src/runtime/process-cpu.ts): the call's own in a benchmark. */
+  cpuMs: number;
   regions: Record<string, Uint8Array>;
   globals: Record<string, number | string>;
   stdout: string;

@@ -8,7 +8,7 @@ import { readModuleInterface } from '../../instrument/module-interface.js';
 import { foreignHost } from '../util/foreign-host.js';
 import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
-import { compileEagerly } from './spmd/eager-compile.js';
+import { compileEagerly, type CompileTier } from './spmd/eager-compile.js';
 import { MP_MODULE } from './spmd/mp-plugin.js';
 import type {
   HostPluginSpec,
@@ -45,6 +45,12 @@ export interface RunOptions {
    * module imports taintlens_mp, else a plain single run.
    */
   ranks?: number;
+  /**
+   * Compile every function with TurboFan before the first call, so every repetition runs optimized
+   * code (default: V8's own tiers, Liftoff first; see spmd/eager-compile.ts). For timing small
+   * kernels: TurboFan compiles a multi-megabyte module for tens of seconds.
+   */
+  optimized?: boolean;
 }
 
 export const NO_WASI_EXTRAS: WasiConfig = { preopens: [], env: {}, clock: 'real' };
@@ -63,7 +69,11 @@ const WORKER_FLAGS: string[] = [];
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
   // SPMD ranks share one compiled module: compiled whole here, not lazily by every rank.
-  const module = compile(options.bytes, file, (options.ranks ?? 1) > 1);
+  const module = compile(
+    options.bytes,
+    file,
+    options.optimized ? 'optimized' : (options.ranks ?? 1) > 1 ? 'baseline' : 'lazy',
+  );
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
   const args =
@@ -123,10 +133,10 @@ function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
   return `time limit exceeded: ${request.invoke ?? '_start'} ran longer than ${(timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0)} s (raise it with --timeout)`;
 }
 
-function compile(bytes: Uint8Array, file: string, eager: boolean): WebAssembly.Module {
+function compile(bytes: Uint8Array, file: string, how: CompileTier | 'lazy'): WebAssembly.Module {
   let module: WebAssembly.Module;
   try {
-    module = eager ? compileEagerly(bytes) : new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    module = how === 'lazy' ? new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>) : compileEagerly(bytes, how);
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }

@@ -1,16 +1,22 @@
-// Compiles a module whole before the ranks of an SPMD run start, so they share its code. V8
-// compiles a function lazily on its first call, in the thread that calls it: P ranks reaching the
+// Compiles a module whole before it runs. SPMD ranks share one compiled module this way: V8
+// compiles a function lazily on its first call, in the thread that calls it, so P ranks reaching the
 // same function together each compile it, and a taint-instrumented function (LULESH's
-// LagrangeLeapFrog has 15,858 locals) takes hundreds of MB to compile, so `taint --ranks 8` of
-// LULESH peaked at 5.9 GB. Compiled once here, the module's code travels to every rank with it.
+// LagrangeLeapFrog has 15,858 locals) takes hundreds of MB to compile (`taint --ranks 8` of LULESH
+// peaked at 5.9 GB). Compiled once here, the module's code travels to every rank with it.
+// `optimized` compiles every function with TurboFan instead of Liftoff: V8 moves a hot function to
+// TurboFan only for its next call (no on-stack replacement for Wasm), so a run whose one call does
+// all the work would otherwise be timed in whichever tier it started in (docs/loops.md, issue 27).
 import { setFlagsFromString } from 'node:v8';
 
-export function compileEagerly(bytes: Uint8Array): WebAssembly.Module {
-  // The flag is read when a module is compiled; lazy compilation (V8's default) is restored at once.
-  setFlagsFromString('--no-wasm-lazy-compilation');
+export type CompileTier = 'baseline' | 'optimized';
+
+export function compileEagerly(bytes: Uint8Array, tier: CompileTier = 'baseline'): WebAssembly.Module {
+  // The flags are read when a module is compiled; V8's defaults (lazy, Liftoff first) are restored at once.
+  const flags = tier === 'optimized' ? ['wasm-lazy-compilation', 'liftoff'] : ['wasm-lazy-compilation'];
+  for (const flag of flags) setFlagsFromString(`--no-${flag}`);
   try {
     return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } finally {
-    setFlagsFromString('--wasm-lazy-compilation');
+    for (const flag of flags) setFlagsFromString(`--${flag}`);
   }
 }
