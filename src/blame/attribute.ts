@@ -136,6 +136,8 @@ function argumentTargets(
 type ParameterExit = { param: number } | { global: string };
 
 const MAX_CALL_DEPTH = 8;
+/** wasm-ld places static data from here up; a constant below it in an address is a field offset. */
+const STATIC_DATA = 1024;
 const exitsCache = new WeakMap<AttributionContext, Map<string, ParameterExit[]>>();
 const writesCache = new WeakMap<AttributionContext, Map<number, number[]>>();
 
@@ -195,7 +197,8 @@ function writtenParams(fn: number, context: AttributionContext, depth: number): 
   for (const fact of facts.facts) {
     const t = fact.target;
     if (t.kind === 'store') {
-      const root = rootLocal(t.ptr) ?? t.base ?? null;
+      // An address with a static data base (`table + i`) is indexed by the local, not based on it.
+      const root = (staticBase(t.ptr, t.offset) ?? 0) < STATIC_DATA ? (rootLocal(t.ptr) ?? t.base ?? null) : null;
       if (root !== null) for (const param of pointerParams(facts, root)) params.add(param);
     } else if (
       t.kind === 'arg' &&

@@ -1,14 +1,15 @@
-// Which parameters a pointer held in a local was derived from (its provenance), read backwards from
-// a function's flow facts: through the locals it was computed from (`p = this + 16` in an earlier
-// region, where the address expression no longer shows `this`) and through call results, which the
-// analysis assumes come from the call's arguments (`slot = at(vec, i)` points into `vec`). A store
-// through such a pointer writes into memory a parameter points to, so the transfer function maps it
-// onto the caller's argument. Loads are not data flow: a pointer loaded from memory has no provenance.
+// Which parameter a pointer held in a local was derived from (its provenance), read backwards from
+// a function's flow facts through copies and offsets (`p = this + 16` in an earlier region, where the
+// address expression no longer shows `this`; `p = p + 8` stepping it). A store through such a pointer
+// writes into memory the parameter points to, so the transfer function maps it onto the caller's
+// argument. Only definitions from one local are followed: `base + i * 8` reads an index too, and an
+// index is no owner (the flow facts do not say which operand is the pointer). Loads are not data
+// flow: a pointer loaded from memory has no provenance, and neither has a call's result.
 import type { FunctionFacts } from '../../instrument/flow-facts.js';
 
 interface Index {
-  /** Per local: the locals it is computed from (a call result stands for the call's argument locals). */
-  from: Map<number, number[]>;
+  /** Per local: the one other local each of its definitions is computed from; null when some definition reads several or a call's result. */
+  from: Map<number, number[] | null>;
   /** Per local: the parameters it derives from (memoised). */
   roots: Map<number, readonly number[]>;
 }
@@ -32,7 +33,9 @@ export function pointerParams(facts: FunctionFacts, local: number): readonly num
     }
     // A stack-pointer local points into the function's own frame, not into a parameter's object.
     if (facts.stackLocals.includes(l)) continue;
-    for (const next of index.from.get(l) ?? [])
+    const from = index.from.get(l);
+    if (from === null) return none(index, local);
+    for (const next of from ?? [])
       if (!seen.has(next)) {
         seen.add(next);
         queue.push(next);
@@ -43,25 +46,29 @@ export function pointerParams(facts: FunctionFacts, local: number): readonly num
   return roots;
 }
 
+const NONE: readonly number[] = [];
+
+function none(index: Index, local: number): readonly number[] {
+  index.roots.set(local, NONE);
+  return NONE;
+}
+
 function indexOf(facts: FunctionFacts): Index {
   let index = indexes.get(facts);
   if (index) return index;
-  const argLocals = new Map<number, number[]>();
-  for (const fact of facts.facts) {
-    if (fact.target.kind !== 'arg') continue;
-    let list = argLocals.get(fact.target.call);
-    if (!list) argLocals.set(fact.target.call, (list = []));
-    for (const source of fact.sources) if (source.startsWith('l')) list.push(Number(source.slice(1)));
-  }
-  const from = new Map<number, number[]>();
+  const from = new Map<number, number[] | null>();
   for (const fact of facts.facts) {
     if (fact.target.kind !== 'local') continue;
-    let list = from.get(fact.target.local);
-    if (!list) from.set(fact.target.local, (list = []));
-    for (const source of fact.sources) {
-      if (source.startsWith('l')) list.push(Number(source.slice(1)));
-      else if (source.startsWith('c')) list.push(...(argLocals.get(Number(source.slice(1))) ?? []));
-    }
+    const local = fact.target.local;
+    const list = from.get(local);
+    if (list === null) continue;
+    const others = fact.sources.filter((source) => source !== `l${local}`);
+    if (others.length > 1 || others.some((source) => !source.startsWith('l'))) from.set(local, null);
+    else if (others.length === 1) {
+      const next = Number(others[0]!.slice(1));
+      if (list) list.push(next);
+      else from.set(local, [next]);
+    } else if (!list) from.set(local, []);
   }
   index = { from, roots: new Map() };
   indexes.set(facts, index);
