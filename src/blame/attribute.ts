@@ -11,7 +11,7 @@ import { baseLoad, baseLocal, type AddressAst } from '../../instrument/flow-fact
 import type { FunctionRelations, Sink } from '../../instrument/blame-relations.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 import type { CalleesAt } from './observed-callees.js';
-import { pointerParams } from './pointer-params.js';
+import { argumentLocals, pointerParams } from './pointer-params.js';
 
 export type Target =
   | { kind: 'container'; container: Container; frame: number; base: number | null; staticBase: number | null }
@@ -45,7 +45,9 @@ export function attributeSample(sample: Sample, point: number, context: Attribut
     const call = sample.path[allocatorFrame]!.call;
     if (kind !== 'free') return staticTargets({ kind: 'return' }, allocatorFrame, point, sample, context, 0);
     const freed =
-      call === null ? [] : context.relations(sample.path[allocatorFrame - 1]!.function).argumentSources(call, 0);
+      call === null
+        ? []
+        : argumentLocals(context.layout.functions[sample.path[allocatorFrame - 1]!.function]!, call, 0);
     return freed.length
       ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]!, pointer: true }]
       : [{ kind: 'other', why: 'unknown address' }];
@@ -125,7 +127,7 @@ function argumentTargets(
   for (const exit of exits.values()) {
     if ('global' in exit) out.push({ kind: 'global', name: exit.global });
     else {
-      const local = context.relations(fn).argumentSources(sink.call, exit.param)[0];
+      const local = argumentLocals(context.layout.functions[fn]!, sink.call, exit.param)[0];
       if (local !== undefined) out.push({ kind: 'var', frame, local, pointer: true });
     }
   }
@@ -173,7 +175,7 @@ function parameterExits(fn: number, arg: number, context: AttributionContext, de
         for (const exit of parameterExits(next, terminal.arg, context, depth + 1)) {
           if ('global' in exit) add(exit);
           else
-            for (const local of relations.argumentSources(terminal.call, exit.param))
+            for (const local of argumentLocals(facts, terminal.call, exit.param))
               for (const param of pointerParams(facts, local)) add({ param });
         }
     }

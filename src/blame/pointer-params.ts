@@ -12,6 +12,8 @@ interface Index {
   from: Map<number, number[] | null>;
   /** Per local: the parameters it derives from (memoised). */
   roots: Map<number, readonly number[]>;
+  /** Per call and argument (`call * 65536 + arg`): the locals whose value is passed there, in fact order. */
+  args: Map<number, number[]>;
 }
 
 const indexes = new WeakMap<FunctionFacts, Index>();
@@ -48,6 +50,15 @@ export function pointerParams(facts: FunctionFacts, local: number): readonly num
 
 const NONE: readonly number[] = [];
 
+/**
+ * Locals whose value is passed as argument `arg` of call `call` (FunctionRelations.argumentSources,
+ * indexed once per function: blame asks it per sample and frame, and a scan of every fact of a
+ * large function per question cost nextpnr minutes).
+ */
+export function argumentLocals(facts: FunctionFacts, call: number, arg: number): readonly number[] {
+  return indexOf(facts).args.get(call * 65536 + arg) ?? NONE;
+}
+
 function none(index: Index, local: number): readonly number[] {
   index.roots.set(local, NONE);
   return NONE;
@@ -57,7 +68,14 @@ function indexOf(facts: FunctionFacts): Index {
   let index = indexes.get(facts);
   if (index) return index;
   const from = new Map<number, number[] | null>();
+  const args = new Map<number, number[]>();
   for (const fact of facts.facts) {
+    if (fact.target.kind === 'arg') {
+      const key = fact.target.call * 65536 + fact.target.arg;
+      let list = args.get(key);
+      if (!list) args.set(key, (list = []));
+      for (const source of fact.sources) if (source.startsWith('l')) list.push(Number(source.slice(1)));
+    }
     if (fact.target.kind !== 'local') continue;
     const local = fact.target.local;
     const list = from.get(local);
@@ -70,7 +88,7 @@ function indexOf(facts: FunctionFacts): Index {
       else from.set(local, [next]);
     } else if (!list) from.set(local, []);
   }
-  index = { from, roots: new Map() };
+  index = { from, roots: new Map(), args };
   indexes.set(facts, index);
   return index;
 }

@@ -14,7 +14,7 @@ import type { CallSite, SiteTable } from '../../instrument/sites.js';
 import type { SourceLocation } from '../../instrument/debug/locations.js';
 import { staticVariableAt, type StaticVariable } from '../../instrument/debug/dwarf-variables.js';
 import { ALLOCATING, assignedName, fieldName } from './source-names.js';
-import { pointerParams } from './pointer-params.js';
+import { argumentLocals, pointerParams } from './pointer-params.js';
 
 export interface VariableRef {
   key: string;
@@ -130,7 +130,7 @@ function liftLocal(
     const call = path[f]!.call;
     if (pointer && l >= fn.params && !fn.stackLocals.includes(l)) l = pointerParams(fn, l)[0] ?? l;
     if (l >= fn.params || call === null) break;
-    const sources = context.relations(path[f - 1]!.function).argumentSources(call, l);
+    const sources = argumentLocals(context.layout.functions[path[f - 1]!.function]!, call, l);
     if (sources.length === 0) break;
     l = sources[0]!;
     f--;
@@ -147,7 +147,7 @@ function stackOwner(path: Frame[], frame: number, base: number, context: Transfe
     if (fn.stackLocals.includes(l)) return f;
     const call = path[f]!.call;
     if (l >= fn.params || call === null || f === 0) return null;
-    const sources = context.relations(path[f - 1]!.function).argumentSources(call, l);
+    const sources = argumentLocals(context.layout.functions[path[f - 1]!.function]!, call, l);
     if (sources.length === 0) return null;
     l = sources[0]!;
     f--;
