@@ -4,7 +4,9 @@
 // writes into memory the parameter points to, so the transfer function maps it onto the caller's
 // argument. Only definitions from one local are followed: `base + i * 8` reads an index too, and an
 // index is no owner (the flow facts do not say which operand is the pointer). Loads are not data
-// flow: a pointer loaded from memory has no provenance, and neither has a call's result.
+// flow: a pointer loaded from memory has no provenance, and neither has a call's result. The same
+// per-function index answers which locals a function passes as each call argument (the way back
+// from a callee's parameter to the caller's variable, asked per sample and frame).
 import type { FunctionFacts } from '../../instrument/flow-facts.js';
 
 interface Index {
