@@ -31,6 +31,7 @@ export const SYSTEM_TESTS = [
   'test/taint/proven.test.ts',
   'test/taint/kernels.test.ts',
   'test/blame/indirect-calls.test.ts',
+  'test/blame/value-flows.test.ts',
   'test/taint/call-params.test.ts',
 ];
 

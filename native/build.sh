@@ -241,7 +241,7 @@ build spmd_stencil spmd_stencil.c reactor run
 build spmd_sweep spmd_sweep.c reactor run
 build spmd_cg spmd_cg.c reactor run
 build mpi_ring mpi_ring.c command
-build blame_kernels blame_kernels.c reactor fill_then_produce sparse_solve through_callee struct_fields decode_into decode_indirect
+build blame_kernels blame_kernels.c reactor fill_then_produce sparse_solve through_callee struct_fields decode_into decode_indirect histogram_chain
 
 # With debug info (source locations, library code apart): DWARF 4 (clang 14's default) and 5.
 build_debug matmul matmul.c reactor 4 run
@@ -250,7 +250,7 @@ build_debug taint_examples taint_examples.c reactor 5 \
   foo nest_const nest_linear nest_quadratic triangular matmul_small foo_ab \
   via_memory via_global via_return via_indirect callee_in_loop
 build_debug miniapp_cmd miniapp.c command 4 -DMINIAPP_COMMAND
-build_debug blame_kernels blame_kernels.c reactor 4 fill_then_produce sparse_solve through_callee struct_fields decode_into decode_indirect
+build_debug blame_kernels blame_kernels.c reactor 4 fill_then_produce sparse_solve through_callee struct_fields decode_into decode_indirect histogram_chain
 # C globals by name need -g: blame reads their names and sizes from .debug_info (DWARF 5 here, 4 works too).
 build blame_globals blame_globals.c command
 build_debug blame_globals blame_globals.c command 5

@@ -17,6 +17,9 @@
  *                         the state pointer; the work stays in the callee's frame, below the export.
  *   decode_indirect(n, r) the same decoder calling update through a function pointer (an indirect
  *                         call, as C++ virtual calls are): the callee is the one the run entered.
+ *   histogram_chain(n, r) a histogram's bins chosen by a by-value chain (bin_of -> mix, each
+ *                         returning its result) and passed to a void deposit that only indexes the
+ *                         histogram with it: the chain's work belongs to the histogram it steers.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -195,4 +198,43 @@ __attribute__((noinline)) double decode_indirect(int n, int rounds) {
   for (int r = 0; r < rounds; r++)
     for (int i = 0; i < n; i++) up(&d, i, quantize((i * 37 + r * 11 + d.sr) & 1023));
   return d.sr;
+}
+
+/* A histogram in a heap struct: the bins array is a field. */
+typedef struct {
+  double *bins;
+  int n;
+} Histogram;
+
+/* By value: scrambles an integer and returns it (most of the kernel's work). */
+__attribute__((noinline)) unsigned mix(unsigned x) {
+  for (int k = 0; k < 12; k++) {
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+  }
+  return x;
+}
+
+/* By value: the bin a sample falls into, through mix. */
+__attribute__((noinline)) int bin_of(int i, int r, int n) {
+  return (int)(mix((unsigned)(i * 31 + r * 7)) % (unsigned)n);
+}
+
+/* Void: the bin only addresses the histogram; the weight goes into it. */
+__attribute__((noinline)) void deposit(Histogram *h, int bin, double weight) {
+  h->bins[bin] += weight;
+}
+
+__attribute__((noinline)) double histogram_chain(int n, int rounds) {
+  Histogram *hist = malloc(sizeof(Histogram));
+  hist->n = n;
+  hist->bins = calloc((size_t)n, sizeof(double));
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < n; i++) deposit(hist, bin_of(i, r, n), 1.0);
+  double peak = 0.0;
+  for (int i = 0; i < n; i++) peak = hist->bins[i] > peak ? hist->bins[i] : peak;
+  free(hist->bins);
+  free(hist);
+  return peak;
 }

@@ -11,10 +11,12 @@ import { baseLoad, baseLocal, type AddressAst } from '../../instrument/flow-fact
 import type { FunctionRelations, Sink } from '../../instrument/blame-relations.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 import type { CalleesAt } from './observed-callees.js';
+import { argumentLocals, pointerParams } from './pointer-params.js';
 
 export type Target =
   | { kind: 'container'; container: Container; frame: number; base: number | null; staticBase: number | null }
-  | { kind: 'var'; frame: number; local: number }
+  /** `pointer`: the local holds a pointer the work was stored through (its provenance may lead to a parameter). */
+  | { kind: 'var'; frame: number; local: number; pointer?: true }
   | { kind: 'global'; name: string }
   | { kind: 'result'; frame: number }
   | { kind: 'other'; why: 'control' | 'callee argument' | 'unknown address' };
@@ -43,9 +45,11 @@ export function attributeSample(sample: Sample, point: number, context: Attribut
     const call = sample.path[allocatorFrame]!.call;
     if (kind !== 'free') return staticTargets({ kind: 'return' }, allocatorFrame, point, sample, context, 0);
     const freed =
-      call === null ? [] : context.relations(sample.path[allocatorFrame - 1]!.function).argumentSources(call, 0);
+      call === null
+        ? []
+        : argumentLocals(context.layout.functions[sample.path[allocatorFrame - 1]!.function]!, call, 0);
     return freed.length
-      ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]! }]
+      ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]!, pointer: true }]
       : [{ kind: 'other', why: 'unknown address' }];
   }
   const relations = context.relations(region.function);
@@ -88,7 +92,9 @@ function staticTargets(
   if (sink.kind === 'arg') return argumentTargets(sink, frame, sample, context);
   if (sink.kind === 'store') {
     const base = baseLocal(sink.ptr);
-    return base === null ? [{ kind: 'other', why: 'unknown address' }] : [{ kind: 'var', frame, local: base }];
+    return base === null
+      ? [{ kind: 'other', why: 'unknown address' }]
+      : [{ kind: 'var', frame, local: base, pointer: true }];
   }
   // A returned value: the caller's call site decides where it goes.
   if (frame <= point || depth > MAX_BUBBLE) return [{ kind: 'result', frame }];
@@ -121,8 +127,8 @@ function argumentTargets(
   for (const exit of exits.values()) {
     if ('global' in exit) out.push({ kind: 'global', name: exit.global });
     else {
-      const local = context.relations(fn).argumentSources(sink.call, exit.param)[0];
-      if (local !== undefined) out.push({ kind: 'var', frame, local });
+      const local = argumentLocals(context.layout.functions[fn]!, sink.call, exit.param)[0];
+      if (local !== undefined) out.push({ kind: 'var', frame, local, pointer: true });
     }
   }
   return out.length > 0 ? out : [{ kind: 'other', why: 'callee argument' }];
@@ -132,12 +138,19 @@ function argumentTargets(
 type ParameterExit = { param: number } | { global: string };
 
 const MAX_CALL_DEPTH = 8;
+/** wasm-ld places static data from here up; a constant below it in an address is a field offset. */
+const STATIC_DATA = 1024;
 const exitsCache = new WeakMap<AttributionContext, Map<string, ParameterExit[]>>();
+const writesCache = new WeakMap<AttributionContext, Map<number, number[]>>();
 
 /**
  * Where the value of parameter `arg` of function `fn` ends up: stores into memory reached from a
- * pointer parameter (`state->dq[i] = v`, also through a loaded field), globals, and the same in the
- * callees it passes the value on to. A result it returns is not followed (the call's result is unused).
+ * pointer parameter (`state->dq[i] = v`, also through a loaded field, or through a pointer computed
+ * from the parameter in an earlier region or returned by a call it was passed to), globals, and the
+ * same in the callees it passes the value on to. A parameter the callee uses only to address memory
+ * or steer control (an index, a key, `this`) has no data flow of its own: like a loop counter it is
+ * charged to what the code it steers writes — the parameters the callee stores through. A result it
+ * returns is not followed (the call's result is unused).
  */
 function parameterExits(fn: number, arg: number, context: AttributionContext, depth: number): ParameterExit[] {
   let cache = exitsCache.get(context);
@@ -151,23 +164,55 @@ function parameterExits(fn: number, arg: number, context: AttributionContext, de
   const exits = new Map<string, ParameterExit>();
   const add = (exit: ParameterExit) => exits.set(JSON.stringify(exit), exit);
   const relations = context.relations(fn);
-  for (const terminal of relations.localSinks(arg, 0)) {
+  const terminals = relations.localSinks(arg, 0);
+  for (const terminal of terminals) {
     if (terminal.kind === 'global') add({ global: terminal.name });
     else if (terminal.kind === 'store') {
       const root = rootLocal(terminal.ptr) ?? terminal.base ?? null;
-      if (root !== null && root < facts.params) add({ param: root });
+      if (root !== null) for (const param of pointerParams(facts, root)) add({ param });
     } else if (terminal.kind === 'arg') {
       for (const next of context.calleesAt(fn, terminal.call))
         for (const exit of parameterExits(next, terminal.arg, context, depth + 1)) {
           if ('global' in exit) add(exit);
           else
-            for (const local of relations.argumentSources(terminal.call, exit.param))
-              if (local < facts.params) add({ param: local });
+            for (const local of argumentLocals(facts, terminal.call, exit.param))
+              for (const param of pointerParams(facts, local)) add({ param });
         }
     }
   }
+  if (terminals.length === 0) for (const param of writtenParams(fn, context, depth)) add({ param });
   const result = [...exits.values()];
   cache.set(key, result);
+  return result;
+}
+
+/** The parameters whose memory function `fn` stores into: directly, or through the callees it passes them to. */
+function writtenParams(fn: number, context: AttributionContext, depth: number): number[] {
+  let cache = writesCache.get(context);
+  if (!cache) writesCache.set(context, (cache = new Map()));
+  const cached = cache.get(fn);
+  if (cached) return cached;
+  const facts = context.layout.functions[fn];
+  if (!facts || depth > MAX_CALL_DEPTH) return [];
+  cache.set(fn, []); // recursion: a cycle adds nothing
+  const params = new Set<number>();
+  for (const fact of facts.facts) {
+    const t = fact.target;
+    if (t.kind === 'store') {
+      // An address with a static data base (`table + i`) is indexed by the local, not based on it.
+      const root = (staticBase(t.ptr, t.offset) ?? 0) < STATIC_DATA ? (rootLocal(t.ptr) ?? t.base ?? null) : null;
+      if (root !== null) for (const param of pointerParams(facts, root)) params.add(param);
+    } else if (
+      t.kind === 'arg' &&
+      context.calleesAt(fn, t.call).some((c) => writtenParams(c, context, depth + 1).includes(t.arg))
+    ) {
+      for (const source of fact.sources)
+        if (source.startsWith('l'))
+          for (const param of pointerParams(facts, Number(source.slice(1)))) params.add(param);
+    }
+  }
+  const result = [...params].sort((a, b) => a - b);
+  cache.set(fn, result);
   return result;
 }
 

@@ -14,6 +14,7 @@ import type { CallSite, SiteTable } from '../../instrument/sites.js';
 import type { SourceLocation } from '../../instrument/debug/locations.js';
 import { staticVariableAt, type StaticVariable } from '../../instrument/debug/dwarf-variables.js';
 import { ALLOCATING, assignedName, fieldName } from './source-names.js';
+import { argumentLocals, pointerParams } from './pointer-params.js';
 
 export interface VariableRef {
   key: string;
@@ -63,7 +64,7 @@ export function variableAt(target: Target, sample: Sample, point: number, contex
         ? { key: 'result', name: '(return value)', kind: 'local', container: null }
         : otherRef('a returned value whose call site is unknown');
     case 'var': {
-      const lifted = liftLocal(path, target.frame, target.local, point, context);
+      const lifted = liftLocal(path, target.frame, target.local, point, context, target.pointer === true);
       const fn = path[lifted.frame]!.function;
       // A pointer into the function's shadow-stack frame (`&state`): the work went into that frame.
       const onStack = context.layout.functions[fn]!.stackLocals.includes(lifted.local);
@@ -111,7 +112,8 @@ function stackRef(frame: number, fn: number, context: TransferContext): Variable
 
 /**
  * A callee's local, carried up to the blame point's frame through the parameters it was passed as;
- * where that stops (a local that is no parameter), the frame holding it.
+ * where that stops (a local that is no parameter), the frame holding it. A pointer the work was
+ * stored through is first traced back to the parameter it was computed from (pointer-params.ts).
  */
 function liftLocal(
   path: Frame[],
@@ -119,14 +121,16 @@ function liftLocal(
   local: number,
   point: number,
   context: TransferContext,
+  pointer: boolean,
 ): { frame: number; local: number } {
   let f = frame;
   let l = local;
   while (f > point) {
     const fn = context.layout.functions[path[f]!.function]!;
     const call = path[f]!.call;
+    if (pointer && l >= fn.params && !fn.stackLocals.includes(l)) l = pointerParams(fn, l)[0] ?? l;
     if (l >= fn.params || call === null) break;
-    const sources = context.relations(path[f - 1]!.function).argumentSources(call, l);
+    const sources = argumentLocals(context.layout.functions[path[f - 1]!.function]!, call, l);
     if (sources.length === 0) break;
     l = sources[0]!;
     f--;
@@ -143,7 +147,7 @@ function stackOwner(path: Frame[], frame: number, base: number, context: Transfe
     if (fn.stackLocals.includes(l)) return f;
     const call = path[f]!.call;
     if (l >= fn.params || call === null || f === 0) return null;
-    const sources = context.relations(path[f - 1]!.function).argumentSources(call, l);
+    const sources = argumentLocals(context.layout.functions[path[f - 1]!.function]!, call, l);
     if (sources.length === 0) return null;
     l = sources[0]!;
     f--;
@@ -196,15 +200,9 @@ function resolveHeapOwner(c: HeapContainer, path: Frame[], point: number, contex
     local = store.base!;
     // The container is a field of the object `local` points to (`this.e = new StaticArray(...)`).
     field = fieldOf(call !== null ? callLocation(fn, call, context) : null) ?? `+${store.offset}`;
-    // The object's own name: what the source line of a call filling `local` assigns to.
-    const makers = context.layout.functions[fn]!.facts.filter(
-      (f) => f.target.kind === 'local' && f.target.local === local,
-    )
-      .flatMap((f) => f.sources.filter((x) => x.startsWith('c')).map((x) => Number(x.slice(1))))
-      .filter((m) => context.layout.allocators.some((a) => a.function === context.layout.functions[fn]!.callees[m]));
     name =
       context.layout.functions[fn]!.localNames[local] ||
-      makers.map((m) => allocatingName(callLocation(fn, m, context))).find((n) => n) ||
+      allocatedName(fn, local, context) ||
       `object in local ${local}`;
   }
   // Received from the allocation here: a heap variable even when the compiler reused a parameter's local for it.
@@ -235,6 +233,24 @@ function variableName(fn: number, local: number, call: number | null, context: T
     context.layout.functions[fn]!.localNames[local] ||
     (call !== null ? assignedName(callLocation(fn, call, context)) : null)
   );
+}
+
+const allocatedNames = new WeakMap<TransferContext, Map<string, string | null>>();
+
+/** The name of the object a local holds: what the source line of an allocation filling it assigns to. */
+function allocatedName(fn: number, local: number, context: TransferContext): string | null {
+  let cache = allocatedNames.get(context);
+  if (!cache) allocatedNames.set(context, (cache = new Map()));
+  const key = `${fn}:${local}`;
+  if (cache.has(key)) return cache.get(key)!;
+  const facts = context.layout.functions[fn]!;
+  const makers = facts.facts
+    .filter((f) => f.target.kind === 'local' && f.target.local === local)
+    .flatMap((f) => f.sources.filter((x) => x.startsWith('c')).map((x) => Number(x.slice(1))))
+    .filter((m) => context.layout.allocators.some((a) => a.function === facts.callees[m]));
+  const name = makers.map((m) => allocatingName(callLocation(fn, m, context))).find((n) => n) ?? null;
+  cache.set(key, name);
+  return name;
 }
 
 /** The allocating line's variable; AssemblyScript's source maps put an inlined constructor's allocation a line early. */
@@ -291,7 +307,7 @@ function localRef(
   viaCall: string | null = null,
 ): VariableRef {
   const facts = context.layout.functions[fn]!;
-  const named = facts.localNames[local] || viaCall;
+  const named = facts.localNames[local] || viaCall || allocatedName(fn, local, context);
   const kind: BlameVariableKind = container ? 'heap' : local < facts.params ? 'parameter' : 'local';
   const name =
     named || (container ? containerName(container, context) : `${local < facts.params ? 'param' : 'local'} ${local}`);
