@@ -1,7 +1,7 @@
 // JSON text in pieces, byte for byte what JSON.stringify(value, null, indent) returns, for values
 // whose text is longer than a JavaScript string can be (V8: 2^29 - 24 characters): yosys's site
 // table with its sampling facts is over 1 GB of JSON. The outer levels of objects and arrays are
-// written here, and every value below them goes through JSON.stringify, re-indented to its depth.
+// written here, and the values below them go through JSON.stringify, a run of array items at a time.
 
 /** Containers are opened here down to this depth; below it, only arrays this long still are. */
 const OPEN_DEPTH = 3;
@@ -17,14 +17,8 @@ export function* jsonPieces(value: unknown, indent = 0): Generator<string> {
 
 function* pieces(value: unknown, indent: string, prefix: string, depth: number): Generator<string> {
   const isArray = Array.isArray(value);
-  const open =
-    value !== null &&
-    typeof value === 'object' &&
-    !isBoxed(value) &&
-    (depth < OPEN_DEPTH || (isArray && (value as unknown[]).length > OPEN_LENGTH));
-  if (!open) {
-    const text = JSON.stringify(value, null, indent);
-    yield indent && prefix ? text.replaceAll('\n', `\n${prefix}`) : text;
+  if (!opens(value, depth)) {
+    yield indentedText(value, indent, prefix);
     return;
   }
   const inner = prefix + indent;
@@ -49,15 +43,57 @@ function* pieces(value: unknown, indent: string, prefix: string, depth: number):
   }
   yield start;
   let first = true;
-  for (const [key, item] of entries) {
+  for (let k = 0; k < entries.length;) {
+    const [key, item] = entries[k]!;
     let head = first ? '' : ',';
     first = false;
+    if (key === null && !opens(item, depth + 1)) {
+      // A run of array items no level below opens: one JSON.stringify for up to CHUNK of them.
+      const run: unknown[] = [];
+      while (k < entries.length && run.length < CHUNK && !opens(entries[k]![1], depth + 1)) run.push(entries[k++]![1]);
+      const text = indentedText(run, indent, prefix);
+      yield head + text.slice(1, indent ? -(prefix.length + 2) : -1);
+      continue;
+    }
+    k++;
     if (indent) head += `\n${inner}`;
     if (key !== null) head += JSON.stringify(key) + (indent ? ': ' : ':');
     yield head;
     yield* pieces(item, indent, inner, depth + 1);
   }
   yield indent ? `\n${prefix}${end}` : end;
+}
+
+/**
+ * JSON.stringify(value, null, indent) as it reads `prefix` deep: the value is stringified inside as
+ * many one-item arrays, which are cut off again (cheaper than re-indenting every line).
+ */
+function indentedText(value: unknown, indent: string, prefix: string): string {
+  if (!indent || !prefix) return JSON.stringify(value, null, indent);
+  const levels = prefix.length / indent.length;
+  let wrapped: unknown = value;
+  let open = 0;
+  let close = 0;
+  for (let level = 0; level < levels; level++) {
+    wrapped = [wrapped];
+    open += 2 + (level + 1) * indent.length;
+    close += 2 + level * indent.length;
+  }
+  const text = JSON.stringify(wrapped, null, indent);
+  return text.slice(open, text.length - close);
+}
+
+/** Array items written by one JSON.stringify at most (small enough that their text fits a string). */
+const CHUNK = 256;
+
+/** Whether `pieces` opens a value itself (an object or array near the top, or a long array). */
+function opens(value: unknown, depth: number): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !isBoxed(value) &&
+    (depth < OPEN_DEPTH || (Array.isArray(value) && value.length > OPEN_LENGTH))
+  );
 }
 
 /** What JSON.stringify serializes for a property: the value's toJSON(key) result, when it has one. */
