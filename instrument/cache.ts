@@ -6,11 +6,13 @@
 // fuzz modules) are not cached: they instrument in milliseconds. A 48 KiB C program takes 2.5 s of
 // taint instrumentation (libc included), so from there on the cache pays. The cache is bounded (cache-limit.ts): least
 // recently used entries go once it holds more than 1 GiB ($TAINTLENS_CACHE_MAX_MB).
+import { constants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src/util/atomic-write.js';
+import { jsonPieces } from '../src/util/json-text.js';
 import { moduleGraph } from '../src/util/module-graph.js';
 import { instrumentModule, type InstrumentOptions, type InstrumentResult } from './pipeline.js';
 import { cacheMaxBytes, pruneCache, touchEntry } from './cache-limit.js';
@@ -87,16 +89,28 @@ export function instrumentCached(
   }
   const result = instrumentModule(bytes, file, modes, options);
   try {
-    const table = JSON.stringify(result.sites);
-    // An entry larger than the whole cache is not kept.
-    if (result.bytes.length + Buffer.byteLength(table) <= maxBytes) {
+    // An entry larger than the whole cache is not kept, nor a table too long to be read back as one string.
+    if (result.bytes.length < maxBytes) {
       mkdirSync(dir, { recursive: true });
+      writeFileAtomic(
+        sites,
+        bounded(jsonPieces(result.sites), Math.min(maxBytes - result.bytes.length, constants.MAX_STRING_LENGTH)),
+      );
       writeFileAtomic(wasm, result.bytes);
-      writeFileAtomic(sites, table);
       pruneCache(dir, maxBytes, key);
     }
   } catch {
     // A cache that cannot be written only costs time.
   }
   return { ...result, cached: false };
+}
+
+/** The pieces, failing (the write is abandoned) once they come to more than `limit` bytes. */
+function* bounded(pieces: Iterable<string>, limit: number): Generator<string> {
+  let bytes = 0;
+  for (const piece of pieces) {
+    bytes += Buffer.byteLength(piece);
+    if (bytes > limit) throw new Error(`site table over ${limit} bytes: not cached`);
+    yield piece;
+  }
 }

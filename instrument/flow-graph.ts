@@ -11,6 +11,7 @@ import type { FlowFact, FunctionFacts } from './flow-facts.js';
 
 /** Where a fact sends a value: the node's source (an id of `sourceId`), a terminal, or nothing (a condition). */
 const NOWHERE = -1;
+const NO_POSITION = Number.MAX_SAFE_INTEGER;
 
 interface LocalDefinitions {
   /** Fresh definitions (facts writing the local without reading it): their positions, sorted. */
@@ -77,7 +78,23 @@ export class FlowGraph {
       for (let l = loop; l >= 0; l = facts.loopParents[l] ?? -1) top = l;
       this.outermost[loop] = top;
     });
+    this.laterStart = new Float64Array(this.regionPositions.length + 1).fill(NO_POSITION);
+    for (let r = this.regionPositions.length - 1; r >= 0; r--)
+      this.laterStart[r] = Math.min(this.laterStart[r + 1]!, this.regionPositions[r]?.[0] ?? NO_POSITION);
+    list.forEach((fact, i) => {
+      const loop = facts.regions[fact.region]?.loop ?? -1;
+      if (loop < 0) return;
+      const outer = this.outermostLoop(loop);
+      const span = this.loopSpans.get(outer);
+      if (span) span.last = i;
+      else this.loopSpans.set(outer, { first: i, last: i });
+    });
   }
+
+  /** Per region: the first position of any fact of it or of a later region (NO_POSITION: none). */
+  private readonly laterStart: Float64Array;
+  /** Per outermost loop: the first and last positions of its regions' facts. */
+  private readonly loopSpans = new Map<number, { first: number; last: number }>();
 
   /** The node of `source` defined in `region`. */
   node(source: string, region: number): number {
@@ -157,7 +174,11 @@ export class FlowGraph {
     const local = this.sourceLocal[source]!;
     const children: number[] = [];
     const terminals: number[] = [];
-    for (const position of this.readers[source]!) {
+    const readers = this.readers[source]!;
+    const { first, last } = this.readerSpan(region, local);
+    for (let k = firstAtLeast(readers, first); k < readers.length; k++) {
+      const position = readers[k]!;
+      if (position > last) break;
       const fact = this.facts.facts[position]!;
       if (!this.mayReach(region, fact.region, position)) continue;
       if (local >= 0 && this.killedBetween(local, region, fact, position)) continue;
@@ -167,6 +188,26 @@ export class FlowGraph {
     }
     this.nodeChildren[node] = children;
     this.nodeTerminals[node] = terminals;
+  }
+
+  /**
+   * The positions outside which no reader of a node's value can take it (the same readers as the
+   * whole list filtered by mayReach and killedBetween, without scanning a long-lived local's every
+   * use from each of its definitions): before `first` a reader is in neither a later region, nor a
+   * shared loop, nor after the region's start; after `last` a fresh definition outside every loop,
+   * past the region's and its loop's facts, cuts every flow from it off.
+   */
+  private readerSpan(from: number, local: number): { first: number; last: number } {
+    let first = this.laterStart[Math.min(from, this.laterStart.length - 1)] ?? NO_POSITION;
+    let end = this.regionPositions[from]?.at(-1) ?? -1;
+    const loop = this.facts.regions[from]?.loop ?? -1;
+    const span = loop >= 0 ? this.loopSpans.get(this.outermostLoop(loop)) : undefined;
+    if (span) {
+      first = Math.min(first, span.first);
+      end = Math.max(end, span.last);
+    }
+    const defs = local >= 0 ? this.definitionsOf(local) : null;
+    return { first, last: defs ? firstOutsideLoopsAfter(defs, end) : NO_POSITION };
   }
 
   /**
@@ -263,4 +304,19 @@ function firstAtLeast(list: number[], value: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** The position of the first fresh definition outside every loop after `position` (NO_POSITION: none). */
+function firstOutsideLoopsAfter(defs: LocalDefinitions, position: number): number {
+  const from = firstAfter(defs.positions, position);
+  const before = defs.outsideLoops[from]!;
+  // The first definition j >= from with outsideLoops[j + 1] > before (the counts never fall).
+  let lo = from;
+  let hi = defs.positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (defs.outsideLoops[mid + 1]! > before) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < defs.positions.length ? defs.positions[lo]! : NO_POSITION;
 }

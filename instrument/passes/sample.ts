@@ -46,6 +46,7 @@ import { MEMORY_GROW_FUNCTION, PROGRAM_BYTES32_GLOBAL, RESERVED_PREFIX } from '.
 import { walkFunction, type WalkedFunction } from '../sample-walk.js';
 import { FunctionRelations } from '../blame-relations.js';
 import type { AddressAst, FunctionFacts } from '../flow-facts.js';
+import { FactPacker } from '../packed-facts.js';
 import { allocatorOf, type AllocatorKind } from '../allocators.js';
 import { directCallLeaves } from '../direct-leaves.js';
 import { TRAPPING_TRUNCATIONS } from '../control-plan.js';
@@ -215,6 +216,8 @@ export function applySampling(
   const defined = new Set(definedIndex.keys());
   // Once per module: built per function, this map cost yosys (20,000 functions) most of its instrumentation.
   const loopsById = new Map(analysis.table.loops.map((l) => [l.id, l]));
+  // Each function's facts and recorded stores are packed once the pass is done with them.
+  const packer = new FactPacker(functions, layoutRegions);
   for (const fn of analysis.functions) {
     const size = nodeBytesFor(fn.callExprs.length);
     nodeBytes.push(size);
@@ -231,7 +234,7 @@ export function applySampling(
       grows: [],
       stackLocals: [],
     };
-    functions.push(facts);
+    packer.start(facts);
     if (!body || name.startsWith(RESERVED_PREFIX)) continue;
     const temps = new Map<number, number>();
     const tempOf = (type: number) => {
@@ -428,6 +431,7 @@ export function applySampling(
     if (allocator) allocators.push({ function: fn.site.index, kind: allocator.kind });
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
+  packer.finish();
   for (const { check, build, slow, calls } of windowList) {
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
     Block.appendChild(check, build(total, slow));

@@ -15,6 +15,10 @@ import {
 } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { fileError } from './errors.js';
+import { jsonPieces } from './json-text.js';
+
+/** A file's content: text, bytes, or text in pieces (written as they come, never joined). */
+export type FileContent = string | Uint8Array | Iterable<string>;
 
 /** Refuses an output path that cannot take a file, before any work is done for it. */
 export function checkOutputFile(path: string): void {
@@ -22,7 +26,7 @@ export function checkOutputFile(path: string): void {
     throw fileError(path, 'is a directory: give a file name to write');
 }
 
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+export function writeFileAtomic(path: string, data: FileContent): void {
   checkOutputFile(path);
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
@@ -54,19 +58,44 @@ export function appendDurably(path: string, text: string): void {
   writeAndSync(path, 'a', Buffer.from(text));
 }
 
+/** `JSON.stringify(value, null, 2)` and a newline, written in pieces: a site table can be longer than a string can. */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+  writeFileAtomic(path, withNewline(jsonPieces(value, 2)));
+}
+
+function* withNewline(pieces: Iterable<string>): Generator<string> {
+  yield* pieces;
+  yield '\n';
 }
 
 /** Writes the whole of `data` and flushes it to disk before the file is closed. */
-function writeDurably(file: string, data: string | Uint8Array): void {
+function writeDurably(file: string, data: FileContent): void {
   writeAndSync(file, 'w', typeof data === 'string' ? Buffer.from(data) : data);
 }
 
-function writeAndSync(file: string, flags: 'w' | 'a', bytes: Uint8Array): void {
+/** Pieces of text are gathered into writes of about this many characters. */
+const PIECE_BATCH = 1 << 20;
+
+function writeAndSync(file: string, flags: 'w' | 'a', data: Uint8Array | Iterable<string>): void {
   const fd = openSync(file, flags);
-  try {
+  const writeAll = (bytes: Uint8Array) => {
     for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+  };
+  try {
+    if (data instanceof Uint8Array) writeAll(data);
+    else {
+      let batch: string[] = [];
+      let size = 0;
+      for (const piece of data) {
+        batch.push(piece);
+        size += piece.length;
+        if (size < PIECE_BATCH) continue;
+        writeAll(Buffer.from(batch.join('')));
+        batch = [];
+        size = 0;
+      }
+      writeAll(Buffer.from(batch.join('')));
+    }
     fsyncSync(fd);
   } finally {
     closeSync(fd);
