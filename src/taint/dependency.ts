@@ -50,13 +50,23 @@ export function dependencies(input: DependencyInput): Dependencies {
   const loopById = new Map(loops.map((l) => [l.id, l]));
   // A recursive function whose branches outside loops carry parameters (fib(n): `n < 2` ends the
   // recursion) recurses to a parameter-dependent depth: counted like a loop over those parameters.
+  // Grouped once: yosys has thousands of recursive functions and loops and ~10^5 branches, and a
+  // scan of every branch, loop or import per function or loop took minutes.
+  const recursive = new Set(input.recursive);
   const recursionBranches = new Map<string, TaintBranch[]>();
-  for (const name of input.recursive) {
-    const deciding = branches.filter(
-      (b) => b.function === name && b.loop === null && b.executed && b.params.length > 0,
-    );
-    if (deciding.length > 0) recursionBranches.set(name, deciding);
+  for (const b of branches) {
+    if (!recursive.has(b.function) || b.loop !== null || !b.executed || b.params.length === 0) continue;
+    const deciding = recursionBranches.get(b.function);
+    if (deciding) deciding.push(b);
+    else recursionBranches.set(b.function, [b]);
   }
+  const childLoops = groupBy(sites.loops, (l) => l.parent);
+  const importsByLoop = groupBy(
+    imports.filter((i) => i.params.length > 0),
+    (i) => i.loop,
+  );
+  const outsideLoops = groupBy(importsByLoop.get(null) ?? [], (i) => i.function);
+  const withLibraryCost = new Set(layout.imports.map((i) => i.function));
   const recursionParams = (name: string) =>
     [...new Set((recursionBranches.get(name) ?? []).flatMap((b) => b.params))].sort();
   const withRecursion = (name: string, p: Poly): Poly =>
@@ -67,10 +77,9 @@ export function dependencies(input: DependencyInput): Dependencies {
   const memo = new Map<string, Poly>();
   const inProgress = new Set<string>();
   const recursionHits = new Set<string>();
-  const importPoly = (matches: (i: TaintImportCall) => boolean): Poly => {
+  const importPoly = (calls: TaintImportCall[] | undefined): Poly => {
     let p: Poly = new Map();
-    for (const imp of imports.filter((i) => matches(i) && i.params.length > 0))
-      p = add(p, poly([...imp.params].sort()));
+    for (const imp of calls ?? []) p = add(p, poly([...imp.params].sort()));
     return p;
   };
   /**
@@ -82,8 +91,7 @@ export function dependencies(input: DependencyInput): Dependencies {
     const loop = loopById.get(loopId)!;
     const site = loopSite.get(loopId)!;
     let children: Poly = new Map();
-    for (const child of sites.loops.filter((l) => l.parent === loopId))
-      children = add(children, loopPoly(child.id, node));
+    for (const child of childLoops.get(loopId) ?? []) children = add(children, loopPoly(child.id, node));
     for (const callId of site.calls) {
       const call = callSite.get(callId)!;
       const targets = callTargets(call, indirectCallees);
@@ -95,10 +103,7 @@ export function dependencies(input: DependencyInput): Dependencies {
         for (const target of targets) children = add(children, functionPoly(target));
       }
     }
-    children = add(
-      children,
-      importPoly((i) => i.loop === loopId),
-    );
+    children = add(children, importPoly(importsByLoop.get(loopId)));
     const exitBits = node ? (node.loops.get(loopId)?.exits ?? []) : [];
     const params = node ? bitsToNames(unionBits(exitBits), names) : loop.params;
     const exits = node ? exitBits.map((bits) => bitsToNames(bits, names)) : loop.exits;
@@ -111,7 +116,7 @@ export function dependencies(input: DependencyInput): Dependencies {
   const nodePoly = (node: TaintContextNode): Poly => {
     let p = nodeMemo.get(node);
     if (!p) {
-      p = importPoly((i) => i.function === node.function && i.loop === null);
+      p = importPoly(outsideLoops.get(node.function));
       for (const loopId of topLoops(node.function)) p = add(p, loopPoly(loopId, node));
       p = withRecursion(node.function, p);
       nodeMemo.set(node, p);
@@ -131,7 +136,7 @@ export function dependencies(input: DependencyInput): Dependencies {
     if (contexts.length > 0) {
       for (const node of contexts) p = add(p, nodePoly(node));
     } else if (functionSite.has(name)) {
-      p = importPoly((i) => i.function === name && i.loop === null);
+      p = importPoly(outsideLoops.get(name));
       for (const loopId of topLoops(name)) p = add(p, loopPoly(loopId, null));
       p = withRecursion(name, p);
     }
@@ -149,7 +154,7 @@ export function dependencies(input: DependencyInput): Dependencies {
     if (known !== undefined) return known;
     staticMemo.set(name, false);
     const fn = functionSite.get(name);
-    let ok = !!fn && !layout.imports.some((i) => i.function === name);
+    let ok = !!fn && !withLibraryCost.has(name);
     for (const id of fn?.loops ?? []) {
       if (!ok) break;
       const site = loopSite.get(id)!;
@@ -165,6 +170,18 @@ export function dependencies(input: DependencyInput): Dependencies {
     return ok;
   };
   return { functionPoly, nodePoly, recursionBranches, recursionParams, recursionHits, staticallyConstant };
+}
+
+/** Items by key, in their order. */
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }
 
 /**
