@@ -1,6 +1,7 @@
 // Reads the taint pass's calling-context tree (copied out of the module's memory) into nodes: per
 // node its function, call path and call site, and per loop of the function the header executions,
 // entries and the label bits of each exit condition in that context.
+import { groupBy } from '../util/group-by.js';
 import type { SiteTable } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { TAINT_LOOP_RECORD, EXTERNAL_SITE, readContextNodes } from '../../instrument/layouts.js';
@@ -34,8 +35,7 @@ export function decodeContextNodes(
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const at = (address: number) => address - tree.base;
   const u64 = (address: number) => Number(view.getBigUint64(at(address), true));
-  const loopsOf = new Map<string, typeof layout.loops>();
-  for (const loop of layout.loops) loopsOf.set(loop.function, [...(loopsOf.get(loop.function) ?? []), loop]);
+  const loopsOf = groupBy(layout.loops, (loop) => loop.function);
   const byAddress = new Map<number, TaintContextNode>();
   const nodes: TaintContextNode[] = [];
   const functionByName = new Map(sites.functions.map((f) => [f.name, f]));

@@ -12,6 +12,7 @@ import type { TaintBranch, TaintImportCall, TaintLoop } from './report.js';
 import { add, multiply, poly, type Poly } from './poly.js';
 import { bitsToNames, unionBits } from './sink-decode.js';
 import { callTargets } from './call-graph.js';
+import { groupBy } from '../util/group-by.js';
 
 export interface DependencyInput {
   sites: InstrumentedSites;
@@ -170,18 +171,6 @@ export function dependencies(input: DependencyInput): Dependencies {
     return ok;
   };
   return { functionPoly, nodePoly, recursionBranches, recursionParams, recursionHits, staticallyConstant };
-}
-
-/** Items by key, in their order. */
-function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }
 
 /**

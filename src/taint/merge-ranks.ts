@@ -3,6 +3,7 @@
 // rank skip a neighbour, rank 0 roots collectives), ran when it ran on any rank, and its iterations
 // add up. A function's dependency is the one with the most terms over the ranks (ties: the lowest
 // rank). Every rank's parameters per loop stay in `ranks`, for rank-dependent behaviour.
+import { groupBy } from '../util/group-by.js';
 import { coverageOf, type TaintLoopContext, type TaintReport } from './report.js';
 
 export interface RankTaint {
@@ -19,11 +20,7 @@ const union = (lists: string[][]): string[] => [...new Set(lists.flat())].sort()
 
 /** One context per call path and call site over the ranks (the first rank's node number), merged as loops are. */
 function mergeContexts(contexts: TaintLoopContext[]): TaintLoopContext[] {
-  const byPath = new Map<string, TaintLoopContext[]>();
-  for (const context of contexts) {
-    const key = JSON.stringify([context.callpath, context.call]);
-    byPath.set(key, [...(byPath.get(key) ?? []), context]);
-  }
+  const byPath = groupBy(contexts, (context) => JSON.stringify([context.callpath, context.call]));
   return [...byPath.values()].map((same) => ({
     ...same[0]!,
     params: union(same.map((c) => c.params)),

@@ -6,6 +6,7 @@
 // not executed and warnings. Loops and functions are also reported per calling context (a full
 // call path from the context tree, context-nodes.ts). The exports (Score-P filter, Perf-Taint's
 // JSON) are in exports.ts.
+import { groupBy } from '../util/group-by.js';
 import type { InstrumentedSites } from '../../instrument/pipeline.js';
 import type { CallSite } from '../../instrument/sites.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
@@ -170,8 +171,7 @@ export function decodeTaint(input: DecodeInput): TaintReport {
   const { sites, layout, names } = input;
   const warnings = [...(input.warnings ?? [])];
   const nodes = decodeContextNodes(input.contexts.raw, input.contexts.next, sites, layout);
-  const nodesOf = new Map<string, TaintContextNode[]>();
-  for (const node of nodes) nodesOf.set(node.function, [...(nodesOf.get(node.function) ?? []), node]);
+  const nodesOf: Map<string, TaintContextNode[]> = groupBy(nodes, (node) => node.function);
   const { loops } = decodeLoops(sites, layout, nodesOf, names, warnings);
   const loopById = new Map(loops.map((l) => [l.id, l]));
   const { branches, imports, entered } = decodeSiteSinks(layout, input.sinks, names);
@@ -242,8 +242,9 @@ export function decodeTaint(input: DecodeInput): TaintReport {
       };
     });
 
+  const functionByName = new Map(functions.map((f) => [f.name, f]));
   for (const name of recursive) {
-    const fn = functions.find((f) => f.name === name);
+    const fn = functionByName.get(name);
     const deciding = deps.recursionBranches.get(name);
     if (deciding) {
       const params = deps.recursionParams(name);
