@@ -54,13 +54,10 @@ export function dependencies(input: DependencyInput): Dependencies {
   // Grouped once: yosys has thousands of recursive functions and loops and ~10^5 branches, and a
   // scan of every branch, loop or import per function or loop took minutes.
   const recursive = new Set(input.recursive);
-  const recursionBranches = new Map<string, TaintBranch[]>();
-  for (const b of branches) {
-    if (!recursive.has(b.function) || b.loop !== null || !b.executed || b.params.length === 0) continue;
-    const deciding = recursionBranches.get(b.function);
-    if (deciding) deciding.push(b);
-    else recursionBranches.set(b.function, [b]);
-  }
+  const recursionBranches: Map<string, TaintBranch[]> = groupBy(
+    branches.filter((b) => recursive.has(b.function) && b.loop === null && b.executed && b.params.length > 0),
+    (b) => b.function,
+  );
   const childLoops = groupBy(sites.loops, (l) => l.parent);
   const importsByLoop = groupBy(
     imports.filter((i) => i.params.length > 0),
