@@ -24,6 +24,7 @@ import {
   labelOf,
   branchTargets,
   typeOf,
+  walkPostOrder,
   Call,
   i64Const,
   setConstI64,
@@ -242,6 +243,10 @@ function instrumentFunction(
   };
   let current: Region | null = entryRegion;
   const dead = (expr: Expr) => typeOf(expr) === binaryen.unreachable;
+  /** Regions begun right after a `br_if` of a loop's header region, with that loop and branch. */
+  const afterHeaderExit = new Map<Region, { loop: number; branch: Expr }>();
+  /** Per loop, the instructions of its body region counted as headers − entries (exitDerivedBody). */
+  const derivedBody = new Map<Region, number>();
 
   /** Instruments `expr` (held in `slot`); returns the labels (and '' for return) control may escape to. */
   const walk = (slot: ChildSlot, expr: Expr, loop: number): Set<string> => {
@@ -265,6 +270,8 @@ function instrumentFunction(
       pristineHeader = null;
       const label = Loop.getName(expr);
       if (label) escapes.delete(label);
+      const derived = exitDerivedBody(afterHeaderExit, k, body, escapes, dead(expr));
+      if (derived) derivedBody.set(derived, k);
       // Left only by falling off its end: an induction stepped once per header gives the header count at exit.
       const induction =
         escapes.size === 0 && typeOf(expr) === binaryen.none ? inductions.find((c) => stepsInHeader.has(c)) : undefined;
@@ -348,7 +355,11 @@ function instrumentFunction(
       pristineHeader = null;
     } else if (id === Id.Call || id === Id.CallIndirect) pristineHeader = null;
     if (dead(expr)) current = null;
-    else if (id === Id.Break && escapes.size > 0 && current) current = startAfter(slot, expr, loop);
+    else if (id === Id.Break && escapes.size > 0 && current) {
+      const header = loop >= 0 && current === headerRegions[loop];
+      current = startAfter(slot, expr, loop);
+      if (header && current.accumulator === loopLocals[loop]!.acc) afterHeaderExit.set(current, { loop, branch: expr });
+    }
     return escapes;
   };
 
@@ -359,8 +370,15 @@ function instrumentFunction(
 
   /** Accumulators some placed region adds to: the others stay 0 and need no flush. */
   const used = new Set<number>();
+  /** Per loop, instructions per run of its derived body region (added at exit as count × (headers − entries)). */
+  const derivedPerLoop = new Map<number, number>();
   for (const { region, place } of regions) {
     if (region.count === 0) continue;
+    const derivedLoop = derivedBody.get(region);
+    if (derivedLoop !== undefined) {
+      derivedPerLoop.set(derivedLoop, region.count);
+      continue;
+    }
     setConstI64(region.constant!, region.count);
     place();
     if (region.accumulator !== null) used.add(region.accumulator);
@@ -378,8 +396,13 @@ function instrumentFunction(
       addInto(at + LOOP_PROFILE_RECORD.entries, module.local.get(locals.entries, i64)),
       addInto(at + LOOP_PROFILE_RECORD.headers, module.local.get(locals.headers, i64)),
     );
-    if (used.has(locals.acc))
-      flush.push(addInto(at + LOOP_PROFILE_RECORD.instructions, module.local.get(locals.acc, i64)));
+    const bodyRuns = () =>
+      module.i64.sub(module.local.get(locals.headers, i64), module.local.get(locals.entries, i64));
+    const perBodyRun = derivedPerLoop.get(k);
+    const derived = perBodyRun === undefined ? null : module.i64.mul(bodyRuns(), i64Const(module, perBodyRun));
+    const counted = used.has(locals.acc) ? module.local.get(locals.acc, i64) : null;
+    const instructions = derived && counted ? module.i64.add(counted, derived) : (derived ?? counted);
+    if (instructions) flush.push(addInto(at + LOOP_PROFILE_RECORD.instructions, instructions));
   });
   flush.push(
     ...leafCalls.flush(
@@ -410,4 +433,30 @@ function instrumentFunction(
     loopHeaderInstructions: headerRegions.map((r) => r.count),
     ...(leafCalls.siteCount > 0 ? { leafSites: leafCalls.records } : {}),
   };
+}
+
+/**
+ * The -O0 loop shape `loop $L { header; br_if $exit; body; br $L }`: the region begun right after
+ * the header's `br_if` runs on every header execution but the one that leaves, so it runs
+ * headers − entries times per invocation and needs no increment per iteration (one register less
+ * in the loop for TurboFan). Holds when that `br_if` is the loop's only way out: the loop never
+ * falls off its end, and no other branch in it (nested loops included) leaves it — a `return`
+ * escapes as '' and a trap loses the invocation's counts anyway. Returns the region, or null.
+ */
+function exitDerivedBody(
+  afterHeaderExit: Map<Region, { loop: number; branch: Expr }>,
+  loop: number,
+  body: Expr,
+  escapes: Set<string>,
+  neverFallsThrough: boolean,
+): Region | null {
+  if (!neverFallsThrough || escapes.size !== 1) return null;
+  const candidate = [...afterHeaderExit].find(([, at]) => at.loop === loop);
+  if (!candidate) return null;
+  const [exit] = escapes;
+  let leaving = 0;
+  walkPostOrder(body, (expr) => {
+    if (branchTargets(expr).includes(exit!)) leaving++;
+  });
+  return leaving === 1 && branchTargets(candidate[1].branch).includes(exit!) ? candidate[0] : null;
 }
