@@ -51,6 +51,12 @@ const TREE_NAMES = {
   enter: 'taintlens$enter',
 };
 const ENTER = TREE_NAMES.enter;
+/** Expression ids that catch exceptions (absent from older Binaryen builds: undefined is filtered). */
+const CATCHING = new Set(
+  [(binaryen as unknown as Record<string, unknown>).TryId, (binaryen as unknown as Record<string, unknown>).TryTableId].filter(
+    (id): id is number => typeof id === 'number',
+  ),
+);
 const EXIT_LABEL = 'taintlens$exit';
 
 export interface LoopProfileLayout {
@@ -247,6 +253,11 @@ function instrumentFunction(
   const afterHeaderExit = new Map<Region, { loop: number; branch: Expr }>();
   /** Per loop, the instructions of its body region counted as headers − entries (exitDerivedBody). */
   const derivedBody = new Map<Region, number>();
+  /** A `try` could catch a throw from inside a loop and leave it by a path no branch shows. */
+  let catches = false;
+  walkPostOrder(body, (expr) => {
+    if (CATCHING.has(idOf(expr))) catches = true;
+  });
 
   /** Instruments `expr` (held in `slot`); returns the labels (and '' for return) control may escape to. */
   const walk = (slot: ChildSlot, expr: Expr, loop: number): Set<string> => {
@@ -270,7 +281,7 @@ function instrumentFunction(
       pristineHeader = null;
       const label = Loop.getName(expr);
       if (label) escapes.delete(label);
-      const derived = exitDerivedBody(afterHeaderExit, k, body, escapes, dead(expr));
+      const derived = catches ? null : exitDerivedBody(afterHeaderExit, k, body, escapes, dead(expr));
       if (derived) derivedBody.set(derived, k);
       // Left only by falling off its end: an induction stepped once per header gives the header count at exit.
       const induction =
