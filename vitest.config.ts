@@ -15,7 +15,6 @@ export const SYSTEM_TESTS = [
   'test/cli/readme.test.ts',
   'test/runtime/third-party.test.ts',
   'test/runtime/timing.test.ts',
-  'test/runtime/lazy-tier.test.ts',
   'test/experiment/slurm.test.ts',
   'test/fuzz/differential.test.ts',
   'test/fuzz/regressions.test.ts',

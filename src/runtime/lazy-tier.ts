@@ -1,12 +1,12 @@
 // Which compiler V8 uses for a function's first call. Liftoff, V8's baseline and default first
 // tier, keeps the state of every local at each block, loop and if while it compiles a function and
-// frees it only when the function is done, so its memory grows with locals × control structures.
-// Taint-instrumented functions have thousands of both (flattening gives every value a local and a
-// label local): Liftoff took 5.6 GB of malloc memory compiling nextpnr's taint module lazily and
-// 16–20 GB on yosys's (docs/real-programs.md, "The run's memory"). So a function with that many
-// locals is compiled with TurboFan, still lazily, through V8's per-function compilation hints (a
-// `compilationHints` custom section, read when V8's experimental flag for it is on while the module
-// compiles); every other function keeps V8's default tiers.
+// frees it only when the function is done: about 12 bytes per local per control structure. Taint-
+// instrumented functions have thousands of both (flattening gives every value a local and a label
+// local): Liftoff took 5.6 GB of malloc memory compiling nextpnr's taint module lazily and 16–20 GB
+// on yosys's (docs/real-programs.md, "the memory of instrumented runs"). So a function with that
+// many locals is compiled with TurboFan, still lazily, through V8's per-function compilation hints
+// (a `compilationHints` custom section, read when V8's experimental flag for it is on while the
+// module compiles); every other function keeps V8's default tiers, Liftoff first.
 import { setFlagsFromString } from 'node:v8';
 import { ByteReader, readSections } from '../../instrument/wasm-reader.js';
 import { uleb } from '../util/leb128.js';
@@ -55,14 +55,14 @@ export function localCounts(bytes: Uint8Array): number[] {
  * TurboFan, placed right after the function section as V8 requires; the module itself when no
  * function is over the limit or it has hints of its own.
  */
-export function withTierHints(bytes: Uint8Array): Uint8Array {
+export function withTierHints(bytes: Uint8Array, localsLimit = LIFTOFF_LOCALS_LIMIT): Uint8Array {
   const counts = localCounts(bytes);
-  if (!counts.some((locals) => locals > LIFTOFF_LOCALS_LIMIT)) return bytes;
+  if (!counts.some((locals) => locals > localsLimit)) return bytes;
   const sections = readSections(bytes);
   const functions = sections.find((section) => section.id === FUNCTION_SECTION);
   if (!functions || sections.some((section) => section.name === HINTS_SECTION)) return bytes;
   const name = new TextEncoder().encode(HINTS_SECTION);
-  const hints = counts.map((locals) => (locals > LIFTOFF_LOCALS_LIMIT ? TURBOFAN_HINT : 0));
+  const hints = counts.map((locals) => (locals > localsLimit ? TURBOFAN_HINT : 0));
   const content = [...uleb(name.length), ...name, ...uleb(counts.length), ...hints];
   const section = Uint8Array.from([0, ...uleb(content.length), ...content]);
   const out = new Uint8Array(bytes.length + section.length);
@@ -73,8 +73,8 @@ export function withTierHints(bytes: Uint8Array): Uint8Array {
 }
 
 /** Compiles the module lazily, its functions over the locals limit with TurboFan (see the file comment). */
-export function compileLazily(bytes: Uint8Array): WebAssembly.Module {
-  const hinted = withTierHints(bytes);
+export function compileLazily(bytes: Uint8Array, localsLimit = LIFTOFF_LOCALS_LIMIT): WebAssembly.Module {
+  const hinted = withTierHints(bytes, localsLimit);
   if (hinted === bytes) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   // V8 decodes the section only with the flag on; the compiled module keeps the hints for its lazy compiles.
   setFlagsFromString(`--${HINTS_FLAG}`);
