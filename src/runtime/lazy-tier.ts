@@ -23,7 +23,8 @@ const CODE_SECTION = 10;
 export const HINTS_SECTION = 'compilationHints';
 /** A hint byte: strategy default (bits 0-1), baseline tier and top tier optimized (2 in bits 2-3 and 4-5). */
 export const TURBOFAN_HINT = (2 << 2) | (2 << 4);
-const HINTS_FLAG = 'experimental-wasm-compilation-hints';
+/** V8 decodes the hints section only with this flag on while the module compiles. */
+export const HINTS_FLAG = 'experimental-wasm-compilation-hints';
 
 /** Locals each defined function declares, in order (empty without a code section or when it cannot be read). */
 export function localCounts(bytes: Uint8Array): number[] {

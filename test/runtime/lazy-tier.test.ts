@@ -13,6 +13,7 @@ import {
   withTierHints,
 } from '../../src/runtime/lazy-tier.js';
 import { customSection, readSections } from '../../instrument/wasm-reader.js';
+import { compileEagerly } from '../../src/runtime/spmd/eager-compile.js';
 
 /** `run` sums 1..n with `locals` locals declared in groups of i32 and i64; a small second function. */
 function manyLocals(locals: number): Uint8Array {
@@ -53,9 +54,11 @@ test('local counts read every group of every function; only functions over the l
   expect(localCounts(large.subarray(0, large.length - 20))).toEqual([]);
 });
 
-test('V8 accepts the hints, and the hinted function computes what the unhinted one computes', () => {
+test('V8 accepts the hints, lazily and eagerly, and the hinted function computes what the unhinted one computes', () => {
   const sum = (module: WebAssembly.Module) =>
     (new WebAssembly.Instance(module).exports.run as (n: number) => number)(1000);
   expect(sum(compileLazily(large))).toBe(500500);
   expect(sum(compileLazily(large, LIFTOFF_LOCALS_LIMIT + 1))).toBe(500500);
+  // SPMD ranks compile whole before they start (Liftoff, these functions TurboFan).
+  expect(sum(compileEagerly(large, 'baseline'))).toBe(500500);
 });
