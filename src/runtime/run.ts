@@ -10,6 +10,7 @@ import { describeGuestOutput } from './guest-output.js';
 import { checkRanks, runSpmd, type RankOutcome } from './spmd/spmd-run.js';
 import { compileEagerly, type CompileTier } from './spmd/eager-compile.js';
 import { MP_MODULE } from './spmd/mp-plugin.js';
+import { compileLazily } from './lazy-tier.js';
 import type {
   HostPluginSpec,
   ModuleKind,
@@ -136,7 +137,7 @@ function timeLimitMessage(request: RunRequest, timeoutMs: number): string {
 function compile(bytes: Uint8Array, file: string, how: CompileTier | 'lazy'): WebAssembly.Module {
   let module: WebAssembly.Module;
   try {
-    module = how === 'lazy' ? new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>) : compileEagerly(bytes, how);
+    module = how === 'lazy' ? compileLazily(bytes) : compileEagerly(bytes, how);
   } catch (error) {
     throw fileError(file, `invalid module: ${(error as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
