@@ -26,7 +26,7 @@ test('the second instrumentation of the same module comes from the cache, identi
 
 test('a sample table is cached with its packed facts in a file of their own, read back packed and identical', () => {
   const dir = tempDir('taintlens-cache-');
-  const bytes = new Uint8Array(readFileSync('native/wasm/blame_kernels.wasm'));
+  const bytes = new Uint8Array(readFileSync('native/wasm/gemm.wasm'));
   const first = instrumentCached(bytes, 'a.wasm', ['sample'], {}, { dir, minBytes: 0 });
   const second = instrumentCached(bytes, 'a.wasm', ['sample'], {}, { dir, minBytes: 0 });
   expect(second.cached).toBe(true);
