@@ -219,13 +219,22 @@ export class FunctionRelations {
             ? this.sinksFrom(`c${t.call}`, index)
             : [t];
       for (const terminal of terminals) {
-        const key = JSON.stringify(terminal);
+        const key = this.sinkKey(terminal);
         if (!out.has(key)) out.set(key, terminal);
       }
     }
     const result = [...out];
     this.explicit.set(index, result);
     return result;
+  }
+
+  /** Terminals are the facts' own target objects: each one's JSON is written once, not once per region reaching it. */
+  private readonly sinkKeys = new Map<Terminal, string>();
+
+  private sinkKey(terminal: Terminal): string {
+    let key = this.sinkKeys.get(terminal);
+    if (key === undefined) this.sinkKeys.set(terminal, (key = JSON.stringify(terminal)));
+    return key;
   }
 
   private insideLoop(loop: number, outer: number): boolean {

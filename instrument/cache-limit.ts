@@ -1,4 +1,4 @@
-// The instrumentation cache's size bound: entries (KEY.wasm + KEY.sites.json) are dropped least
+// The instrumentation cache's size bound: entries (KEY.wasm + KEY.sites.json [+ KEY.facts]) are dropped least
 // recently used first until the cache holds at most its limit. A hit touches its entry (mtime), so
 // use, not creation, orders them. Default 1 GiB; TAINTLENS_CACHE_MAX_MB changes it.
 import { readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
@@ -17,7 +17,10 @@ export function cacheMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
   return Math.floor(mib * (1 << 20));
 }
 
-const ENTRY_FILE = /^([0-9a-f]{64})\.(wasm|sites\.json)$/;
+const ENTRY_FILE = /^([0-9a-f]{64})\.(wasm|sites\.json|facts)$/;
+
+/** The files of an entry (`.facts`: a sample table's packed facts, facts-file.ts). */
+const ENTRY_SUFFIXES = ['.wasm', '.sites.json', '.facts'];
 
 interface Entry {
   key: string;
@@ -47,7 +50,7 @@ function entries(dir: string): Entry[] {
 /** Marks an entry as just used. */
 export function touchEntry(dir: string, key: string): void {
   const now = new Date();
-  for (const suffix of ['.wasm', '.sites.json']) {
+  for (const suffix of ENTRY_SUFFIXES) {
     try {
       utimesSync(join(dir, key + suffix), now, now);
     } catch {
@@ -64,7 +67,7 @@ export function pruneCache(dir: string, maxBytes: number, keep?: string): string
   for (const entry of all) {
     if (total <= maxBytes) break;
     if (entry.key === keep) continue;
-    for (const suffix of ['.wasm', '.sites.json']) rmSync(join(dir, entry.key + suffix), { force: true });
+    for (const suffix of ENTRY_SUFFIXES) rmSync(join(dir, entry.key + suffix), { force: true });
     total -= entry.bytes;
     dropped.push(entry.key);
   }

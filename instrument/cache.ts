@@ -16,6 +16,7 @@ import { jsonPieces } from '../src/util/json-text.js';
 import { moduleGraph } from '../src/util/module-graph.js';
 import { instrumentModule, type InstrumentOptions, type InstrumentResult } from './pipeline.js';
 import { cacheMaxBytes, pruneCache, touchEntry } from './cache-limit.js';
+import { hasSplitFacts, joinPackedFacts, splitPackedFacts } from './facts-file.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CACHE_MIN_BYTES = 8 << 10;
@@ -78,9 +79,11 @@ export function instrumentCached(
   const key = cacheKey(bytes, modes, options);
   const wasm = join(dir, `${key}.wasm`);
   const sites = join(dir, `${key}.sites.json`);
+  const facts = join(dir, `${key}.facts`);
   try {
     if (existsSync(wasm) && existsSync(sites)) {
-      const table = JSON.parse(readFileSync(sites, 'utf8')) as InstrumentResult['sites'];
+      let table = JSON.parse(readFileSync(sites, 'utf8')) as InstrumentResult['sites'];
+      if (hasSplitFacts(table)) table = joinPackedFacts(table, readFileSync(facts), facts);
       touchEntry(dir, key);
       return { bytes: new Uint8Array(readFileSync(wasm)), sites: { ...table, module: file }, cached: true };
     }
@@ -89,12 +92,20 @@ export function instrumentCached(
   }
   const result = instrumentModule(bytes, file, modes, options);
   try {
-    // An entry larger than the whole cache is not kept, nor a table too long to be read back as one string.
-    if (result.bytes.length < maxBytes) {
+    // An entry larger than the whole cache is not kept, nor a table too long to be read back as one
+    // string. A sample table's packed facts go to a file of their own (facts-file.ts): yosys's are
+    // most of its table.
+    const split = splitPackedFacts(result.sites);
+    const factBytes = split ? split.facts.reduce((n, piece) => n + piece.byteLength, 0) : 0;
+    if (result.bytes.length + factBytes < maxBytes) {
       mkdirSync(dir, { recursive: true });
+      if (split) writeFileAtomic(facts, split.facts);
       writeFileAtomic(
         sites,
-        bounded(jsonPieces(result.sites), Math.min(maxBytes - result.bytes.length, constants.MAX_STRING_LENGTH)),
+        bounded(
+          jsonPieces(split ? split.table : result.sites),
+          Math.min(maxBytes - result.bytes.length - factBytes, constants.MAX_STRING_LENGTH),
+        ),
       );
       writeFileAtomic(wasm, result.bytes);
       pruneCache(dir, maxBytes, key);

@@ -207,7 +207,8 @@ function sourceWord(source: string, stringOf: (text: string) => number): number 
   return (stringOf(source) << 2) | SOURCE_STRING;
 }
 
-interface Words {
+/** A packed function's words (the facts file of the instrumentation cache stores them as they are). */
+export interface PackedWords {
   facts: Int32Array;
   asts: Int32Array;
   regions: Int32Array;
@@ -217,6 +218,9 @@ interface Words {
   wide: number[];
   strings: string[];
 }
+
+/** A function's facts without the packed parts: what a PackedFunctionFacts is built from beside its words. */
+export type FunctionFactsHead = Omit<FunctionFacts, 'facts' | 'regions'>;
 
 /**
  * A function's facts as the site table holds them (FunctionFacts), with `facts` and `regions`
@@ -234,8 +238,8 @@ export class PackedFunctionFacts implements FunctionFacts {
   private unpackedRegions: FunctionFacts['regions'] | undefined;
 
   constructor(
-    from: FunctionFacts,
-    private readonly words: Words,
+    from: FunctionFactsHead,
+    readonly words: PackedWords,
   ) {
     this.index = from.index;
     this.params = from.params;
@@ -370,7 +374,7 @@ export class PackedRegion {
   constructor(
     fn: number,
     readonly index: number,
-    private readonly owner: PackedFunctionFacts,
+    readonly owner: PackedFunctionFacts,
   ) {
     this.function = fn;
   }

@@ -5,7 +5,7 @@
 // passed to a callee whose result is unused goes where the callee puts it: the objects its pointer
 // parameters point to, or globals (a transfer function computed from the callee's own relations);
 // an indirect call's callees are those the run was seen entering from that call site.
-import type { Sample } from './sample-run.js';
+import type { Frame, Sample } from './sample-run.js';
 import type { Container, ContainerTimeline } from './containers.js';
 import { baseLoad, baseLocal, type AddressAst } from '../../instrument/flow-facts.js';
 import type { FunctionRelations, Sink } from '../../instrument/blame-relations.js';
@@ -31,52 +31,105 @@ export interface AttributionContext {
 
 const MAX_BUBBLE = 64;
 
+/**
+ * What a sample's work goes into, for a blame point at path index `point`, before the sample's own
+ * store addresses are looked at: the same for every sample of one region on one call path, so the
+ * blame analysis works it out once per (call path, region) and not once per sample (yosys takes
+ * two million samples, most of them in a few thousand such pairs).
+ */
+export interface AttributionPlan {
+  /** Whether the allocation timeline is replayed up to the sample (the region has sinks of its own). */
+  advances: boolean;
+  steps: PlanStep[];
+}
+
+export type PlanStep =
+  | { kind: 'targets'; targets: Target[] }
+  /** A store whose address the sample recorded in `slot`: its container, or `fallback` when the address is too low to be real. */
+  | { kind: 'store'; slot: number; frame: number; base: number | null; staticBase: number | null; fallback: Target[] };
+
 /** The targets of a sample's work, for a blame point at path index `point` (results stop there). */
 export function attributeSample(sample: Sample, point: number, context: AttributionContext): Target[] {
+  return planTargets(attributionPlan(sample, point, context), sample, context);
+}
+
+/** The plan of a sample's region on its call path (only `region` and `path` of the sample are read). */
+export function attributionPlan(
+  sample: Pick<Sample, 'region' | 'path'>,
+  point: number,
+  context: AttributionContext,
+): AttributionPlan {
+  const path = sample.path;
   const region = context.layout.regions[sample.region];
-  const frame = sample.path.length - 1;
-  if (!region || frame < point) return [];
+  const frame = path.length - 1;
+  if (!region || frame < point) return { advances: false, steps: [] };
+  const fixed = (targets: Target[]): AttributionPlan => ({ advances: false, steps: [{ kind: 'targets', targets }] });
   // Work inside an allocator (or free) belongs to the block it hands out (or takes back).
-  const allocatorFrame = sample.path.findIndex(
+  const allocatorFrame = path.findIndex(
     (f, j) => j > point && context.layout.allocators.some((a) => a.function === f.function),
   );
   if (allocatorFrame > 0) {
-    const kind = context.layout.allocators.find((a) => a.function === sample.path[allocatorFrame]!.function)!.kind;
-    const call = sample.path[allocatorFrame]!.call;
-    if (kind !== 'free') return staticTargets({ kind: 'return' }, allocatorFrame, point, sample, context, 0);
+    const kind = context.layout.allocators.find((a) => a.function === path[allocatorFrame]!.function)!.kind;
+    const call = path[allocatorFrame]!.call;
+    if (kind !== 'free') return fixed(staticTargets({ kind: 'return' }, allocatorFrame, point, path, context, 0));
     const freed =
-      call === null
-        ? []
-        : argumentLocals(context.layout.functions[sample.path[allocatorFrame - 1]!.function]!, call, 0);
-    return freed.length
-      ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]!, pointer: true }]
-      : [{ kind: 'other', why: 'unknown address' }];
+      call === null ? [] : argumentLocals(context.layout.functions[path[allocatorFrame - 1]!.function]!, call, 0);
+    return fixed(
+      freed.length
+        ? [{ kind: 'var', frame: allocatorFrame - 1, local: freed[0]!, pointer: true }]
+        : [{ kind: 'other', why: 'unknown address' }],
+    );
   }
   const relations = context.relations(region.function);
   const blame = relations.regionBlame(region.index);
-  if (blame.sinks.length === 0) return [{ kind: 'other', why: 'control' }];
-  context.containers.advanceTo(sample.allocations);
+  if (blame.sinks.length === 0) return fixed([{ kind: 'other', why: 'control' }]);
   const recordedKeys = region.recorded.map((r) => JSON.stringify([r.ptr, r.offset]));
-  const out: Target[] = [];
+  const steps: PlanStep[] = [];
   for (const sink of blame.sinks) {
-    if (sink.kind === 'store') {
-      const k = recordedKeys.indexOf(JSON.stringify([sink.ptr, sink.offset]));
-      const address = k >= 0 ? sample.addresses[k]! : 0;
-      // Below 1 KiB (wasm-ld's null page) an address computed at the region's start is stale.
-      if (address >= (context.layout.stack ? 1024 : 1)) {
-        out.push({
-          kind: 'container',
-          container: context.containers.find(address, sample.stackPointer),
-          frame,
-          base: baseLocal(sink.ptr),
-          staticBase: staticBase(sink.ptr, sink.offset),
-        });
-        continue;
-      }
-    }
-    out.push(...staticTargets(sink, frame, point, sample, context, 0));
+    const slot = sink.kind === 'store' ? recordedKeys.indexOf(JSON.stringify([sink.ptr, sink.offset])) : -1;
+    const targets = staticTargets(sink, frame, point, path, context, 0);
+    if (sink.kind === 'store' && slot >= 0)
+      steps.push({
+        kind: 'store',
+        slot,
+        frame,
+        base: baseLocal(sink.ptr),
+        staticBase: staticBase(sink.ptr, sink.offset),
+        fallback: targets,
+      });
+    else steps.push({ kind: 'targets', targets });
+  }
+  return { advances: true, steps };
+}
+
+/** A plan's targets for one sample: its recorded addresses pick the containers. */
+export function planTargets(plan: AttributionPlan, sample: Sample, context: AttributionContext): Target[] {
+  if (plan.advances) context.containers.advanceTo(sample.allocations);
+  const out: Target[] = [];
+  for (const step of plan.steps) {
+    const container = step.kind === 'store' ? storeContainer(step, sample, context) : null;
+    if (container) out.push(container);
+    else out.push(...(step.kind === 'store' ? step.fallback : step.targets));
   }
   return out;
+}
+
+/** The container a recorded store address falls in; null when the address is too low to be real. */
+export function storeContainer(
+  step: Extract<PlanStep, { kind: 'store' }>,
+  sample: Sample,
+  context: AttributionContext,
+): Extract<Target, { kind: 'container' }> | null {
+  const address = sample.addresses[step.slot] ?? 0;
+  // Below 1 KiB (wasm-ld's null page) an address computed at the region's start is stale.
+  if (address < (context.layout.stack ? 1024 : 1)) return null;
+  return {
+    kind: 'container',
+    container: context.containers.find(address, sample.stackPointer),
+    frame: step.frame,
+    base: step.base,
+    staticBase: step.staticBase,
+  };
 }
 
 /** Targets of a sink without a recorded address: the variable holding the base pointer. */
@@ -84,12 +137,12 @@ function staticTargets(
   sink: Sink,
   frame: number,
   point: number,
-  sample: Sample,
+  path: readonly Frame[],
   context: AttributionContext,
   depth: number,
 ): Target[] {
   if (sink.kind === 'global') return [{ kind: 'global', name: sink.name }];
-  if (sink.kind === 'arg') return argumentTargets(sink, frame, sample, context);
+  if (sink.kind === 'arg') return argumentTargets(sink, frame, path, context);
   if (sink.kind === 'store') {
     const base = baseLocal(sink.ptr);
     return base === null
@@ -98,13 +151,13 @@ function staticTargets(
   }
   // A returned value: the caller's call site decides where it goes.
   if (frame <= point || depth > MAX_BUBBLE) return [{ kind: 'result', frame }];
-  const call = sample.path[frame]!.call;
-  const caller = sample.path[frame - 1]!;
+  const call = path[frame]!.call;
+  const caller = path[frame - 1]!;
   if (call === null) return [{ kind: 'result', frame }];
   const relations = context.relations(caller.function);
   const sinks = relations.resultSinks(`c${call}`);
   const out: Target[] = [];
-  for (const next of sinks) out.push(...staticTargets(next, frame - 1, point, sample, context, depth + 1));
+  for (const next of sinks) out.push(...staticTargets(next, frame - 1, point, path, context, depth + 1));
   if (sinks.length === 0) {
     const local = relations.receivers(`c${call}`).locals[0];
     if (local !== undefined) out.push({ kind: 'var', frame: frame - 1, local });
@@ -116,10 +169,10 @@ function staticTargets(
 function argumentTargets(
   sink: Extract<Sink, { kind: 'arg' }>,
   frame: number,
-  sample: Sample,
+  path: readonly Frame[],
   context: AttributionContext,
 ): Target[] {
-  const fn = sample.path[frame]!.function;
+  const fn = path[frame]!.function;
   const exits = new Map<string, ParameterExit>();
   for (const callee of context.calleesAt(fn, sink.call))
     for (const exit of parameterExits(callee, sink.arg, context, 0)) exits.set(JSON.stringify(exit), exit);

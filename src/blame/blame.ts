@@ -5,12 +5,13 @@ import { readWasmFile } from '../../instrument/module-io.js';
 import type { InstrumentOptions } from '../../instrument/pipeline.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { NO_WASI_EXTRAS } from '../runtime/run.js';
-import { runSampled, type SampledRun, type Sample } from './sample-run.js';
+import { runSampled, type Frame, type SampledRun, type Sample } from './sample-run.js';
 import { ContainerTimeline, type HeapContainer } from './containers.js';
 import { FunctionRelations } from '../../instrument/blame-relations.js';
-import { attributeSample } from './attribute.js';
+import { attributionPlan, storeContainer, type AttributionPlan, type PlanStep, type Target } from './attribute.js';
 import { observedCallees } from './observed-callees.js';
-import { allocationSite, otherRef, variableAt, type VariableRef } from './transfer.js';
+import { allocationSite, otherRef, variableAt, type TransferContext, type VariableRef } from './transfer.js';
+import type { AttributionContext } from './attribute.js';
 import type { BlamedVariable, BlamePoint, BlameReport } from './types.js';
 import { fileError } from '../util/errors.js';
 import { contextsLostOf } from './sampled-profile.js';
@@ -99,7 +100,7 @@ export function blameFromRun(
     frame ? shortName(names[frame.function] ?? '?') : '?';
   // SPMD: every rank's samples, each against its own memory's containers; variables merge by name.
   const runs = sampled.ranks ?? [sampled];
-  const contexts = runs.map((run) => ({
+  const contexts = runs.map((run): BlameContext => ({
     layout,
     relations,
     containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null),
@@ -112,14 +113,19 @@ export function blameFromRun(
     let total = 0;
     runs.forEach((run, rank) => {
       const context = contexts[rank]!;
+      // Samples share their call path (one array per context-tree node) and, on it, their region's plan.
+      const pointAt = new Map<readonly Frame[], number>();
+      const plans = new Map<readonly Frame[], Map<number, RefPlan>>();
       for (const sample of run.samples) {
-        const at = pointIndex(sample, point, names);
+        let at = pointAt.get(sample.path);
+        if (at === undefined) pointAt.set(sample.path, (at = pointIndex(sample, point, names)));
         if (at < 0) continue;
         total++;
-        const targets = attributeSample(sample, at, context);
-        const refs = targets.length
-          ? targets.map((t) => variableAt(t, sample, at, context))
-          : [otherRef('no sampled region')];
+        let byRegion = plans.get(sample.path);
+        if (!byRegion) plans.set(sample.path, (byRegion = new Map()));
+        let plan = byRegion.get(sample.region);
+        if (!plan) byRegion.set(sample.region, (plan = refPlan(attributionPlan(sample, at, context), sample, at, context)));
+        const refs = sampleRefs(plan, sample, at, context);
         for (const ref of refs) {
           let row = rows.get(ref.key);
           if (!row)
@@ -172,6 +178,40 @@ export function blameFromRun(
     ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.samples.length) } : {}),
     ...guestStreams(sampled),
   };
+}
+
+/** What attribution and the transfer functions read: one per run (SPMD: per rank). */
+type BlameContext = AttributionContext & TransferContext;
+
+/** An attribution plan with its fixed targets already mapped to the blame point's variables. */
+interface RefPlan {
+  advances: boolean;
+  steps: Array<{ refs: VariableRef[] } | { store: Extract<PlanStep, { kind: 'store' }>; fallback: VariableRef[] }>;
+}
+
+function refPlan(plan: AttributionPlan, sample: Sample, at: number, context: BlameContext): RefPlan {
+  const refsOf = (targets: Target[]) => targets.map((t) => variableAt(t, sample, at, context));
+  return {
+    advances: plan.advances,
+    steps: plan.steps.map((step) =>
+      step.kind === 'store' ? { store: step, fallback: refsOf(step.fallback) } : { refs: refsOf(step.targets) },
+    ),
+  };
+}
+
+/** A sample's variables: the plan's, a recorded address's container where the sample has one. */
+function sampleRefs(plan: RefPlan, sample: Sample, at: number, context: BlameContext): VariableRef[] {
+  if (plan.advances) context.containers.advanceTo(sample.allocations);
+  const refs: VariableRef[] = [];
+  for (const step of plan.steps) {
+    if ('refs' in step) refs.push(...step.refs);
+    else {
+      const container = storeContainer(step.store, sample, context);
+      if (container) refs.push(variableAt(container, sample, at, context));
+      else refs.push(...step.fallback);
+    }
+  }
+  return refs.length > 0 ? refs : [otherRef('no sampled region')];
 }
 
 /** A callee holding this share of the entry function's blame (percent) becomes a blame point; at most this many. */

@@ -13,7 +13,11 @@ export function observedCallees(
   allocations: readonly AllocationEvent[],
 ): CalleesAt {
   const seen = new Map<string, Set<number>>();
+  // Samples on one call path share its array: each path is looked at once.
+  const noted = new Set<Sample['path']>();
   const note = (path: Sample['path']) => {
+    if (noted.has(path)) return;
+    noted.add(path);
     for (let j = 1; j < path.length; j++) {
       const frame = path[j]!;
       if (frame.call === null) continue;

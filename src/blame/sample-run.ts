@@ -13,6 +13,7 @@ import {
   NODE_HEADER,
   SAMPLE_RECORD,
   readContextNodes,
+  type RawContextNode,
 } from '../../instrument/layouts.js';
 import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
@@ -92,8 +93,28 @@ export async function runSampled(
 ): Promise<SampledRun> {
   const first = await runSampledOnce(file, bytes, run, options);
   const runs = first.ranks ?? [first];
-  const needed = Math.max(...runs.map((r) => r.samples.length + r.dropped));
   if (!runs.some((r) => r.dropped > 0) || options.maxSamples !== undefined) return first;
+  return runGrown(
+    file,
+    bytes,
+    run,
+    options,
+    Math.max(...runs.map((r) => r.samples.length + r.dropped)),
+  );
+}
+
+/**
+ * The second run, with room for `needed` samples. Only the count is passed on: the first run (its
+ * site table, samples and paths) is garbage before the second instrumentation (on yosys the two
+ * together passed 5 GB).
+ */
+async function runGrown(
+  file: string,
+  bytes: Uint8Array,
+  run: RunSettings,
+  options: SampleRunOptions,
+  needed: number,
+): Promise<SampledRun> {
   return runSampledOnce(file, bytes, run, {
     ...options,
     maxSamples: Math.min(MAX_GROWN_SAMPLES, Math.ceil(needed * 1.25)),
@@ -158,8 +179,7 @@ async function runSampledOnce(
   const staticVariables = staticVariablesOf(bytes);
   const invoke = run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run');
   const decode = (rep: RepetitionResult): SampledRun => {
-    const paths = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
-    const pathOf = (node: number): Frame[] => paths.get(node) ?? [];
+    const pathOf = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
     return {
       sites,
       layout,
@@ -180,20 +200,40 @@ async function runSampledOnce(
   return outcome.ranks ? { ...first, ranks: outcome.ranks.map((r) => decode(r.repetitions[0]!)) } : first;
 }
 
-/** Call path (outermost first) of every real node of the tree. */
-function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): Map<number, Frame[]> {
-  const nodes = readContextNodes(raw, layout.tree, next, (f) => layout.nodeBytes[f] ?? 0);
+/** An unknown node's path (shared, as every node's path is shared by the samples taken under it). */
+const NO_PATH: Frame[] = [];
+
+/**
+ * The call path (outermost first) of a node of the tree, built on first use: only nodes on the
+ * paths of samples and allocations get one (yosys's tree holds millions of nodes).
+ */
+function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): (node: number) => Frame[] {
+  const nodes = new Map(
+    readContextNodes(raw, layout.tree, next, (f) => layout.nodeBytes[f] ?? 0).map((node) => [node.address, node]),
+  );
   const paths = new Map<number, Frame[]>();
-  for (const node of nodes) {
-    const parent = paths.get(node.parent) ?? [];
-    const call =
-      node.site === EXTERNAL_SITE || node.parent === layout.tree.base ? null : (node.site - NODE_HEADER.bytes) / 4;
-    paths.set(node.address, [
-      ...(call === null ? [] : parent),
-      { function: node.functionIndex, call, node: node.address },
-    ]);
-  }
-  return paths;
+  const pathOf = (address: number): Frame[] => {
+    const known = paths.get(address);
+    if (known) return known;
+    // The node and its ancestors without a path yet, innermost first.
+    const pending: RawContextNode[] = [];
+    // A parent is a node written before its child (a higher address is a corrupt link: no parent).
+    const parentOf = (node: RawContextNode) => (node.parent < node.address ? nodes.get(node.parent) : undefined);
+    for (let at = nodes.get(address); at && !paths.has(at.address); at = parentOf(at)) pending.push(at);
+    if (pending.length === 0) return NO_PATH;
+    for (let k = pending.length - 1; k >= 0; k--) {
+      const node = pending[k]!;
+      const parent = (node.parent < node.address ? paths.get(node.parent) : undefined) ?? NO_PATH;
+      const call =
+        node.site === EXTERNAL_SITE || node.parent === layout.tree.base ? null : (node.site - NODE_HEADER.bytes) / 4;
+      paths.set(node.address, [
+        ...(call === null ? NO_PATH : parent),
+        { function: node.functionIndex, call, node: node.address },
+      ]);
+    }
+    return paths.get(address) ?? NO_PATH;
+  };
+  return pathOf;
 }
 
 function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], allocationBase: number): Sample[] {

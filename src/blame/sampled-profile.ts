@@ -44,14 +44,58 @@ export interface SampledProfile {
   stderr?: string;
 }
 
-export function compareProfiles(file: string, sampled: SampledRun, exact: LoopProfileReport): SampledProfile {
+/**
+ * What the comparison needs of a sampled run: `sample` keeps only this while the exact profile is
+ * instrumented and run (yosys's sampled run, its site table and samples, is gigabytes).
+ */
+export interface SampledSummary {
+  /** Samples per call path (function names joined by "->"). */
+  counts: Map<string, number>;
+  total: number;
+  dropped: number;
+  contextsLost: number;
+  treeBytes: number;
+  period: number;
+  invoke: string | null;
+  result: SampledRun['result'];
+  ms: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function summarizeSampled(sampled: SampledRun): SampledSummary {
   const names = sampled.sites.functions.map((f) => f.name);
+  // Samples on one call path share its array: each path's name is built once.
+  const pathNames = new Map<SampledRun['samples'][number]['path'], string>();
   const counts = new Map<string, number>();
   for (const sample of sampled.samples) {
-    const path = sample.path.map((f) => names[f.function]).join('->');
+    let path = pathNames.get(sample.path);
+    if (path === undefined) pathNames.set(sample.path, (path = sample.path.map((f) => names[f.function]).join('->')));
     counts.set(path, (counts.get(path) ?? 0) + 1);
   }
-  const total = sampled.samples.length;
+  return {
+    counts,
+    total: sampled.samples.length,
+    dropped: sampled.dropped,
+    contextsLost: sampled.contextsLost,
+    treeBytes: sampled.layout.tree.bytes,
+    period: sampled.layout.period,
+    invoke: sampled.invoke,
+    result: sampled.result,
+    ms: sampled.ms,
+    stdout: sampled.stdout,
+    stderr: sampled.stderr,
+  };
+}
+
+export function compareProfiles(
+  file: string,
+  run: SampledRun | SampledSummary,
+  exact: LoopProfileReport,
+): SampledProfile {
+  const sampled = 'counts' in run ? run : summarizeSampled(run);
+  const counts = sampled.counts;
+  const total = sampled.total;
   const exactShare = new Map(exact.callpaths.map((c) => [c.callpath, c.instructions]));
   const paths = new Set([...counts.keys(), ...[...exactShare].filter(([, n]) => n > 0).map(([p]) => p)]);
   const round = (n: number) => Math.round(n * 100) / 100;
@@ -80,14 +124,14 @@ export function compareProfiles(file: string, sampled: SampledRun, exact: LoopPr
     module: file,
     invoke: sampled.invoke,
     result: sampled.result,
-    period: sampled.layout.period,
+    period: sampled.period,
     totalSamples: total,
     droppedSamples: sampled.dropped,
     totalInstructions: exact.totalInstructions,
     maxErrorPoints: largest ? round(Math.abs(largest.sampledPercent - largest.exactPercent)) : null,
     expectedErrorPoints: largest ? round(100 * 1.96 * Math.sqrt((share * (1 - share)) / total)) : null,
     callpaths,
-    ...contextsLostOf(sampled.contextsLost + (exact.contextsLost ?? 0), sampled.layout.tree.bytes),
+    ...contextsLostOf(sampled.contextsLost + (exact.contextsLost ?? 0), sampled.treeBytes),
     timing: { ms: Math.round(sampled.ms * 1000) / 1000 },
     ...(sampled.stdout ? { stdout: sampled.stdout } : {}),
     ...(sampled.stderr ? { stderr: sampled.stderr } : {}),

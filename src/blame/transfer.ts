@@ -159,10 +159,8 @@ const heapCache = new WeakMap<TransferContext, Map<string, VariableRef>>();
 function heapOwner(c: HeapContainer, path: Frame[], point: number, context: TransferContext): VariableRef {
   let cache = heapCache.get(context);
   if (!cache) heapCache.set(context, (cache = new Map()));
-  const key = `${c.id}:${path
-    .slice(0, point + 1)
-    .map((f) => f.node)
-    .join(',')}`;
+  // A context-tree node stands for its whole call path.
+  const key = `${c.id}:${path[point]?.node ?? -1}`;
   let ref = cache.get(key);
   if (!ref) cache.set(key, (ref = resolveHeapOwner(c, path, point, context)));
   return ref;

@@ -17,8 +17,8 @@ import { dirname, basename, join } from 'node:path';
 import { fileError } from './errors.js';
 import { jsonPieces } from './json-text.js';
 
-/** A file's content: text, bytes, or text in pieces (written as they come, never joined). */
-export type FileContent = string | Uint8Array | Iterable<string>;
+/** A file's content: text, bytes, or text or bytes in pieces (written as they come, never joined). */
+export type FileContent = string | Uint8Array | Iterable<string | Uint8Array>;
 
 /** Refuses an output path that cannot take a file, before any work is done for it. */
 export function checkOutputFile(path: string): void {
@@ -76,7 +76,7 @@ function writeDurably(file: string, data: FileContent): void {
 /** Pieces of text are gathered into writes of about this many characters. */
 const PIECE_BATCH = 1 << 20;
 
-function writeAndSync(file: string, flags: 'w' | 'a', data: Uint8Array | Iterable<string>): void {
+function writeAndSync(file: string, flags: 'w' | 'a', data: Uint8Array | Iterable<string | Uint8Array>): void {
   const fd = openSync(file, flags);
   const writeAll = (bytes: Uint8Array) => {
     for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
@@ -87,6 +87,13 @@ function writeAndSync(file: string, flags: 'w' | 'a', data: Uint8Array | Iterabl
       let batch: string[] = [];
       let size = 0;
       for (const piece of data) {
+        if (piece instanceof Uint8Array) {
+          writeAll(Buffer.from(batch.join('')));
+          writeAll(piece);
+          batch = [];
+          size = 0;
+          continue;
+        }
         batch.push(piece);
         size += piece.length;
         if (size < PIECE_BATCH) continue;

@@ -1,11 +1,13 @@
 // Instrumented modules are cached by content (module, modes, options, instrumenter code): a second
 // loops or taint of the same module reads the cache, and anything that changes the output misses it.
 import { expect, test } from 'vitest';
-import { readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { instrumentCached } from '../../instrument/cache.js';
 import { cacheMaxBytes, DEFAULT_CACHE_MAX_BYTES } from '../../instrument/cache-limit.js';
 import { tempDir } from '../helpers/temp.js';
+import { PackedFunctionFacts, PackedRegion } from '../../instrument/packed-facts.js';
+import type { SampleLayout } from '../../instrument/passes/sample.js';
 
 test('the second instrumentation of the same module comes from the cache, identical', () => {
   const dir = tempDir('taintlens-cache-');
@@ -20,6 +22,26 @@ test('the second instrumentation of the same module comes from the cache, identi
   const bigger = instrumentCached(bytes, 'a.wasm', ['loops'], { contextBytes: 32 << 20 }, { dir, minBytes: 0 });
   expect(bigger.cached).toBe(false);
   expect(readdirSync(dir).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
+});
+
+test('a sample table is cached with its packed facts in a file of their own, read back packed and identical', () => {
+  const dir = tempDir('taintlens-cache-');
+  const bytes = new Uint8Array(readFileSync('native/wasm/gemm.wasm'));
+  const first = instrumentCached(bytes, 'a.wasm', ['sample'], {}, { dir, minBytes: 0 });
+  const second = instrumentCached(bytes, 'a.wasm', ['sample'], {}, { dir, minBytes: 0 });
+  expect(second.cached).toBe(true);
+  expect(readdirSync(dir).filter((f) => f.endsWith('.facts'))).toHaveLength(1);
+  const table = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.sites.json'))!), 'utf8'));
+  expect(table.passes.sample.functions[0].facts).toBeUndefined(); // the facts are in the facts file
+  const layout = second.sites.passes.sample as SampleLayout;
+  expect(layout.functions.every((f) => f instanceof PackedFunctionFacts)).toBe(true);
+  expect(layout.regions.every((r) => r instanceof PackedRegion)).toBe(true);
+  expect(JSON.stringify(second.sites)).toBe(JSON.stringify(first.sites));
+  // A facts file that does not match its table is a miss, instrumented again.
+  const facts = readdirSync(dir).find((f) => f.endsWith('.facts'))!;
+  writeFileSync(join(dir, facts), readFileSync(join(dir, facts)).subarray(0, 64));
+  expect(instrumentCached(bytes, 'a.wasm', ['sample'], {}, { dir, minBytes: 0 }).cached).toBe(false);
+  rmSync(dir, { recursive: true });
 });
 
 test('modules below the size threshold are not cached', () => {

@@ -12,7 +12,7 @@ import { blameTables, sampleLossWarnings, sampleTable } from '../../blame/report
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { runSampled } from '../../blame/sample-run.js';
 import { profileLoops } from '../../profile/profile-run.js';
-import { compareProfiles } from '../../blame/sampled-profile.js';
+import { compareProfiles, summarizeSampled } from '../../blame/sampled-profile.js';
 
 export interface SampleCliOptions extends RunCliOptions, InstrumentCliOptions, LayoutCliOptions {
   period?: number;
@@ -46,10 +46,13 @@ export async function sampleAction(file: string, options: SampleCliOptions, comm
   if (options.output) checkOutputFile(options.output);
   const bytes = readWasmFile(file);
   const instrument = parseInstrumentOptions(options);
-  const sampled = await runSampled(file, bytes, run, {
-    ...(options.period ? { period: options.period } : {}),
-    instrument,
-  });
+  // Only the samples per call path are kept while the exact profile is instrumented and run.
+  const sampled = summarizeSampled(
+    await runSampled(file, bytes, run, {
+      ...(options.period ? { period: options.period } : {}),
+      instrument,
+    }),
+  );
   const exact = await profileLoops(file, bytes, { ...run, repeat: 1 }, instrument);
   const profile = compareProfiles(file, sampled, exact);
   if (options.output) writeJsonAtomic(options.output, profile);
