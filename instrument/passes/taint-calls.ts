@@ -8,7 +8,15 @@ import binaryen from 'binaryen';
 import { Call, Id, childSlots, idOf, type Expr } from '../ir.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
 import { ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, type ImportRule } from './taint-layout.js';
-import { copyOperand, isDead, operandLabel, orAll, orZero, type FunctionTaint, type ModuleTaint } from './taint-function.js';
+import {
+  copyOperand,
+  isDead,
+  operandLabel,
+  orAll,
+  orZero,
+  type FunctionTaint,
+  type ModuleTaint,
+} from './taint-function.js';
 import { flush, newImportSite, recordSite } from './taint-sink-records.js';
 
 /** Shadow code around a call: `pre` before it, `post(shadow local of its result, or null)` after it. */

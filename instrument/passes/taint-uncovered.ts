@@ -6,7 +6,6 @@
 // writing any shadow code. Its node size is what the full pass would give it (the report reads
 // which functions keep nodes). Its only code is a guard at entry: a sink-table word set to 1 that
 // says the run entered it after all, so the caller runs again with it instrumented.
-import binaryen from 'binaryen';
 import { Block, Break, Call, Drop, Func, Id, If, LocalSet, Loop, Switch, idOf, type Expr } from '../ir.js';
 import type { FunctionAnalysis } from '../sites.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';

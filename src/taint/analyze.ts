@@ -17,13 +17,7 @@ import { guestStreams } from '../runtime/guest-output.js';
 import { TREE_FILLED, treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
 import { mergeRankReports } from './merge-ranks.js';
-import {
-  COVERAGE_ROUNDS,
-  coverageApplies,
-  enteredFunctions,
-  trippedGuards,
-  type CoverageMode,
-} from './coverage.js';
+import { COVERAGE_ROUNDS, coverageApplies, enteredFunctions, trippedGuards, type CoverageMode } from './coverage.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
@@ -95,6 +89,8 @@ export interface TaintRunOptions extends Pick<
   ranks?: number;
   /** Instrument only the functions a first run enters (coverage.ts; default auto: modules of 1 MiB and more). */
   coverage?: CoverageMode;
+  /** The covered set to start from instead of a first run's (site-table names; a guard still adds what the run enters). */
+  coveredFunctions?: string[];
   /** Progress notes (the coverage run, re-runs), one line each. */
   log?: (line: string) => void;
 }
@@ -249,10 +245,13 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     });
     return { instrumented, layout, outcome };
   };
-  let covered = coverageApplies(options.coverage ?? 'auto', options.bytes.length)
-    ? await enteredFunctions({ ...run, bytes: options.bytes, plugins: options.extraPlugins ?? [] }, instrumentOptions)
-    : undefined;
-  if (covered) log(`taint: instrumenting the ${covered.length} function(s) a first run entered`);
+  let covered = options.coveredFunctions
+    ? [...new Set(options.coveredFunctions)].sort()
+    : coverageApplies(options.coverage ?? 'auto', options.bytes.length)
+      ? await enteredFunctions({ ...run, bytes: options.bytes, plugins: options.extraPlugins ?? [] }, instrumentOptions)
+      : undefined;
+  if (covered && !options.coveredFunctions)
+    log(`taint: instrumenting the ${covered.length} function(s) a first run entered`);
   let attempt = await taintRun(covered);
   for (let round = 1; covered; round++) {
     const tripped = trippedGuards(attempt.layout, attempt.outcome);
@@ -299,6 +298,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
 
 function usedSinkBytes(layout: TaintLayout): number {
   let end = layout.sinks.base + 64;
-  for (const b of [...layout.branches, ...layout.imports, ...(layout.entered ?? []), ...(layout.guards ?? [])]) end = Math.max(end, b.sink + 8);
+  for (const b of [...layout.branches, ...layout.imports, ...(layout.entered ?? []), ...(layout.guards ?? [])])
+    end = Math.max(end, b.sink + 8);
   return Math.ceil((end - layout.sinks.base) / 16) * 16;
 }
