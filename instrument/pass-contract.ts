@@ -20,6 +20,8 @@ export interface InstrumentOptions extends LayoutOptions {
   taint?: TaintOptions;
   /** The sampling pass: period and buffer sizes. */
   sample?: SampleOptions;
+  /** Bytes reserved for the entry bitmap (one per defined function; default 1 MiB). */
+  entryBitmapBytes?: number;
   /** Source map text for a module whose .wasm.map is not on disk beside it (the AS transform). */
   sourceMap?: string;
 }

@@ -9,6 +9,7 @@ import { loopsPass } from './passes/loops.js';
 import { taintPass } from './passes/taint.js';
 import { measurePass } from './passes/measure.js';
 import { samplePass } from './passes/sample.js';
+import { entryBitmapPass } from './passes/entry-bitmap.js';
 
 export class PassRegistry {
   private readonly byName = new Map<string, PassDescriptor>();
@@ -130,4 +131,4 @@ function orderPasses(chosen: readonly PassDescriptor[], refuse: (why: string) =>
 }
 
 /** The passes Taintlens ships, in the order `availableModes()` lists them. */
-export const passRegistry = new PassRegistry([loopsPass, taintPass, measurePass, samplePass]);
+export const passRegistry = new PassRegistry([loopsPass, taintPass, measurePass, samplePass, entryBitmapPass]);

@@ -7,8 +7,16 @@
 import binaryen from 'binaryen';
 import { Call, Id, childSlots, idOf, type Expr } from '../ir.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
-import { ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL } from './taint-layout.js';
-import { copyOperand, isDead, operandLabel, orAll, orZero, type FunctionTaint } from './taint-function.js';
+import { ARG_GLOBAL, CTL_GLOBAL, RET_GLOBAL, type ImportRule } from './taint-layout.js';
+import {
+  copyOperand,
+  isDead,
+  operandLabel,
+  orAll,
+  orZero,
+  type FunctionTaint,
+  type ModuleTaint,
+} from './taint-function.js';
 import { flush, newImportSite, recordSite } from './taint-sink-records.js';
 
 /** Shadow code around a call: `pre` before it, `post(shadow local of its result, or null)` after it. */
@@ -37,10 +45,8 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
   }
   const siteCall = c.fn.site.calls[c.callIndex++] ?? null;
   if (isDead(call)) return { pre: [], post: () => [] };
-  const imported = target !== null ? c.m.importInfo.get(target) : undefined;
-  if (target !== null && (imported || !c.m.defined.has(target) || target.startsWith('taintlens$'))) {
-    return importShadow(c, call, target, imported?.key ?? target, args, argLabels, siteCall);
-  }
+  const hostKey = target !== null ? hostCallKey(c.m, target) : null;
+  if (target !== null && hostKey !== null) return importShadow(c, call, target, hostKey, args, argLabels, siteCall);
   const pre: Expr[] = argLabels.map((label, k) => module.global.set(ARG_GLOBAL(k), orZero(c, label)));
   if (c.m.branchFlow) pre.push(module.global.set(CTL_GLOBAL, module.local.get(c.control.label, i32)));
   pre.push(...c.sinks.announce(c.callIndex - 1));
@@ -79,6 +85,18 @@ export function callShadow(c: FunctionTaint, call: Expr): CallShadow {
   };
 }
 
+/** A call of `target` that goes to the host or to the pipeline's own helpers: its library key (`module.name`), else null. */
+export function hostCallKey(m: ModuleTaint, target: string): string | null {
+  const imported = m.importInfo.get(target);
+  if (imported) return imported.key;
+  return !m.defined.has(target) || target.startsWith('taintlens$') ? target : null;
+}
+
+/** The library rule of a host call: by its import key, else by its internal name. */
+export function libraryRule(m: ModuleTaint, key: string, target: string): ImportRule | undefined {
+  return m.options.library?.[key] ?? m.options.library?.[target];
+}
+
 function importShadow(
   c: FunctionTaint,
   call: Expr,
@@ -89,7 +107,7 @@ function importShadow(
   siteCall: string | null,
 ): CallShadow {
   const { module } = c.m;
-  const rule = c.m.options.library?.[key] ?? c.m.options.library?.[target];
+  const rule = libraryRule(c.m, key, target);
   // A host function may call back into an export: that entry comes from outside, not from this call site.
   const pre: Expr[] = [c.sinks.external()];
   const postFixed: Expr[] = [];

@@ -68,6 +68,11 @@ export interface TaintOptions {
   pointerLabels?: PointerLabels;
   /** Skip alignment versioning of loops (shadow-versioning.ts; for measurements). */
   noVersioning?: boolean;
+  /**
+   * Site-table names of the functions to instrument (default: all). The others, which the run is
+   * expected not to enter, keep their code plus an entry guard (taint-uncovered.ts).
+   */
+  functions?: string[];
 }
 
 export interface TaintBranchSite {
@@ -102,6 +107,8 @@ export interface TaintLayout {
   imports: TaintImportSite[];
   /** Functions that keep no context node: a sink-table word set to 1 when one runs (`executed` comes from the run). */
   entered: Array<{ function: string; sink: number }>;
+  /** With a covered set: per function left uninstrumented, a sink-table word set to 1 if the run entered it (the run is then not data). */
+  guards?: Array<{ function: string; sink: number }>;
   /** Exported argument-label globals, index k for argument k of any export. */
   argGlobals: string[];
   /** Exported global name → exported name of its shadow global. */

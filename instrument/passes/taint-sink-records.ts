@@ -8,7 +8,7 @@ import { addVar, i64Const, type Expr } from '../ir.js';
 import type { FunctionAnalysis } from '../sites.js';
 import type { SourceLocation } from '../debug/locations.js';
 import { SITE_SINK_BYTES, type TaintBranchSite } from './taint-layout.js';
-import type { FunctionTaint } from './taint-function.js';
+import type { FunctionTaint, ModuleTaint } from './taint-function.js';
 
 /** Flushes the function's sink locals: loops into its context node, other sites into the sink table. */
 export function flush(c: FunctionTaint, reset = false): Expr[] {
@@ -33,18 +33,18 @@ export function flush(c: FunctionTaint, reset = false): Expr[] {
 }
 // Sink-local resets at function entry are implicit: Wasm locals start at zero.
 
-/** A new sink-table word and the local accumulating it. */
-function newSiteSink(c: FunctionTaint): { sink: number; local: () => number } {
-  const sink = c.m.sinkCursor.value;
-  c.m.sinkCursor.value += SITE_SINK_BYTES;
-  return {
-    sink,
-    local: () => {
-      const local = addVar(c.func, binaryen.i64);
-      c.siteLocals.push({ local, sink });
-      return local;
-    },
-  };
+/** A new sink-table word. */
+export function newSiteSink(m: ModuleTaint): number {
+  const sink = m.sinkCursor.value;
+  m.sinkCursor.value += SITE_SINK_BYTES;
+  return sink;
+}
+
+/** The local accumulating sink-table word `sink` in this invocation. */
+function siteLocal(c: FunctionTaint, sink: number): number {
+  const local = addVar(c.func, binaryen.i64);
+  c.siteLocals.push({ local, sink });
+  return local;
 }
 
 /** The site id of the loop (of this function) holding `expr`, or null. */
@@ -55,16 +55,27 @@ function loopSiteOf(c: FunctionTaint, expr: Expr): string | null {
 
 /** A conditional branch's sink record; returns the local accumulating it. */
 export function newBranchSite(c: FunctionTaint, kind: TaintBranchSite['kind'], s: Expr): number {
-  const { sink, local } = newSiteSink(c);
-  c.m.layout.branches.push({
-    id: `B${c.m.layout.branches.length}`,
-    function: c.fn.site.name,
-    loop: loopSiteOf(c, s),
+  return siteLocal(c, addBranchRecord(c.m, c.fn, loopSiteOf(c, s), kind, s));
+}
+
+/** A branch's record in the layout (`loop`: the site id of the loop holding it); returns its sink-table word. */
+export function addBranchRecord(
+  m: ModuleTaint,
+  fn: FunctionAnalysis,
+  loop: string | null,
+  kind: TaintBranchSite['kind'],
+  s: Expr,
+): number {
+  const sink = newSiteSink(m);
+  m.layout.branches.push({
+    id: `B${m.layout.branches.length}`,
+    function: fn.site.name,
+    loop,
     kind,
     sink,
-    location: branchLocation(c.fn, s),
+    location: branchLocation(fn, s),
   });
-  return local();
+  return sink;
 }
 
 /** A library-cost call's sink record; returns the local accumulating it. */
@@ -75,17 +86,29 @@ export function newImportSite(
   params: string[],
   siteCall: string | null,
 ): number {
-  const { sink, local } = newSiteSink(c);
-  c.m.layout.imports.push({
-    id: `I${c.m.layout.imports.length}`,
+  return siteLocal(c, addImportRecord(c.m, c.fn, loopSiteOf(c, call), key, params, siteCall));
+}
+
+/** A library-cost call's record in the layout; returns its sink-table word. */
+export function addImportRecord(
+  m: ModuleTaint,
+  fn: FunctionAnalysis,
+  loop: string | null,
+  key: string,
+  params: string[],
+  siteCall: string | null,
+): number {
+  const sink = newSiteSink(m);
+  m.layout.imports.push({
+    id: `I${m.layout.imports.length}`,
     call: siteCall,
-    function: c.fn.site.name,
-    loop: loopSiteOf(c, call),
+    function: fn.site.name,
+    loop,
     import: key,
     params,
     sink,
   });
-  return local();
+  return sink;
 }
 
 const branchOrdinals = new WeakMap<FunctionAnalysis, Map<Expr, number>>();

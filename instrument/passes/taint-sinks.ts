@@ -76,6 +76,21 @@ export function functionsWithNodes(analysis: ModuleAnalysis, skipped: (name: str
   return withNodes;
 }
 
+/**
+ * A context node's layout: after the header one child slot per call site, then each loop's record,
+ * then each loop's exit-label words. Places the loops' records; returns the node size.
+ */
+export function layoutNode(calls: number, loops: readonly TaintLoopSite[]): number {
+  const recordsAt = align8(CALL_SLOTS + 4 * calls);
+  let exitAt = recordsAt + TAINT_LOOP_RECORD.bytes * loops.length;
+  loops.forEach((site, k) => {
+    site.record = recordsAt + TAINT_LOOP_RECORD.bytes * k;
+    site.exitLabels = exitAt;
+    exitAt += 4 * site.exitConditions;
+  });
+  return align8(exitAt);
+}
+
 interface LoopLocals {
   headers: number;
   entries: number;
@@ -147,14 +162,10 @@ export class FunctionSinks {
       if (this.loops.length > 0) throw new Error('internal: a function with loops keeps no context node');
       return { nodeBytes: 0, prologue: [], epilogue: [] };
     }
-    const recordsAt = align8(CALL_SLOTS + 4 * this.calls);
-    let exitAt = recordsAt + TAINT_LOOP_RECORD.bytes * this.loops.length;
-    this.loops.forEach((loop, k) => {
-      loop.site.record = recordsAt + TAINT_LOOP_RECORD.bytes * k;
-      loop.site.exitLabels = exitAt;
-      exitAt += 4 * loop.site.exitConditions;
-    });
-    const nodeBytes = align8(exitAt);
+    const nodeBytes = layoutNode(
+      this.calls,
+      this.loops.map((loop) => loop.site),
+    );
     for (const { holder, reset } of this.pending) {
       for (const expr of this.flushCode(reset)) Block.appendChild(holder, expr);
     }

@@ -28,7 +28,7 @@ import { memoryStmt, MEMORY_STATEMENTS } from './taint-memory.js';
 import { callStmt } from './taint-calls.js';
 
 /** Statements another pass may have added: its stores and helper calls are left as they are. */
-const FOREIGN_STATEMENTS = new Set<number>([
+export const FOREIGN_STATEMENTS = new Set<number>([
   Id.Store,
   Id.SIMDLoadStoreLane,
   Id.Call,

@@ -38,7 +38,15 @@ import { hoistInvariantJoins } from './taint-hoist.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { passArgLabelsAsParams } from './taint-call-params.js';
-import { FunctionSinks, TREE_NAMES, CALL_SLOTS, functionsWithNodes, type TaintContextLayout } from './taint-sinks.js';
+import {
+  FunctionSinks,
+  TREE_NAMES,
+  CALL_SLOTS,
+  functionsWithNodes,
+  layoutNode,
+  type TaintContextLayout,
+} from './taint-sinks.js';
+import { addGuard, mayHaveSites, recordUncovered } from './taint-uncovered.js';
 import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
@@ -185,6 +193,8 @@ export function applyTaint(
     analysis.functions.length,
   );
   const withNodes = functionsWithNodes(analysis, skipped);
+  // The functions to instrument (null: all); the others get site records and an entry guard only.
+  const covered = options.functions ? new Set(options.functions) : null;
   const contexts: TaintContextLayout = {
     ...tree.layout,
     callSlots: CALL_SLOTS,
@@ -200,6 +210,7 @@ export function applyTaint(
     branches: [],
     imports: [],
     entered: [],
+    ...(covered ? { guards: [] } : {}),
     argGlobals: [],
     shadowGlobals: {},
     maxArgs: 0,
@@ -233,17 +244,22 @@ export function applyTaint(
     if (skipped(fn.site.name)) continue;
     const body = Func.getBody(fn.func);
     if (!body) continue;
+    const keepsNode = withNodes.has(Func.getName(fn.func));
+    if (covered && !covered.has(fn.site.name) && !mayHaveSites(m, fn)) {
+      contexts.functions[fn.site.index]!.nodeBytes = keepsNode ? layoutNode(fn.callExprs.length, []) : 0;
+      addGuard(m, fn);
+      continue;
+    }
     // Locals that exist before flattening are the program's own; flatten only appends temporaries.
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
-    const sinks = new FunctionSinks(module, fn.func, tree, withNodes.has(Func.getName(fn.func)), fn.callExprs.length);
-    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(
-      m,
-      fn,
-      originalLocals,
-      sinks,
-      program?.locals.get(fn.func) ?? NO_LOCALS,
-    );
+    const foreignLocals = program?.locals.get(fn.func) ?? NO_LOCALS;
+    if (covered && !covered.has(fn.site.name)) {
+      contexts.functions[fn.site.index]!.nodeBytes = recordUncovered(m, fn, originalLocals, keepsNode, foreignLocals);
+      continue;
+    }
+    const sinks = new FunctionSinks(module, fn.func, tree, keepsNode, fn.callExprs.length);
+    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(m, fn, originalLocals, sinks, foreignLocals);
   }
   if (m.sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
   if (!options.noOptimize) {

@@ -17,6 +17,7 @@ import {
   z,
 } from '../util/validate.js';
 import type { VariedParameter } from '../experiment/grid.js';
+import { COVERAGE_MODES } from '../taint/coverage-mode.js';
 
 export interface Candidate {
   name: string;
@@ -75,6 +76,9 @@ export const configFields = strictFields(
     repetitions: wholeNumber(1, 'must be a whole number ≥ 1').default(5),
     timeout: positiveNumber('must be a positive number of seconds').default(60),
     plots: wholeNumber(1, 'must be a whole number ≥ 1 (ranked call paths plotted)').default(5),
+    taintCoverage: z
+      .enum(COVERAGE_MODES, { error: `must be ${COVERAGE_MODES.map((m) => `"${m}"`).join(', ')}` })
+      .default('auto'),
     overhead: z
       .union(
         [
@@ -183,6 +187,8 @@ function resolveConfig(config: ConfigFields, file: string) {
     timeoutMs: config.timeout * 1000,
     /** Ranked call paths plotted in the HTML report. */
     plots: config.plots,
+    /** Whether the taint step instruments only the functions a first run enters (src/taint/coverage.ts). */
+    taintCoverage: config.taintCoverage,
     overhead: config.overhead === false ? null : { rounds: config.overhead?.rounds ?? overheadRounds },
     blame: config.blame === false ? null : (config.blame ?? { period: 10_000, points: [] }),
   };

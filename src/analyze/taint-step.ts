@@ -100,6 +100,7 @@ export async function runTaintStep(
     params,
     library: loadLibrary(join(shippedLibraryDir(), 'wasi.json')),
     instrument,
+    coverage: config.taintCoverage,
     ...(shadow ? { granularity: shadow } : {}),
   });
   const reportFile = join(dir, 'taint.json');

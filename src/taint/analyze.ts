@@ -17,6 +17,7 @@ import { guestStreams } from '../runtime/guest-output.js';
 import { TREE_FILLED, treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
 import { mergeRankReports } from './merge-ranks.js';
+import { COVERAGE_ROUNDS, coverageApplies, enteredFunctions, trippedGuards, type CoverageMode } from './coverage.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
@@ -86,6 +87,12 @@ export interface TaintRunOptions extends Pick<
   extraPlugins?: HostPluginSpec[];
   /** SPMD ranks (src/runtime/spmd): every rank's report, merged (merge-ranks.ts). */
   ranks?: number;
+  /** Instrument only the functions a first run enters (coverage.ts; default auto: modules of 1 MiB and more). */
+  coverage?: CoverageMode;
+  /** The covered set to start from instead of a first run's (site-table names; a guard still adds what the run enters). */
+  coveredFunctions?: string[];
+  /** Progress notes (the coverage run, re-runs), one line each. */
+  log?: (line: string) => void;
 }
 
 export interface TaintAnalysis {
@@ -180,51 +187,83 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     pointerLabels: options.pointerLabels ?? DEFAULT_POINTER_LABELS,
     shadow: options.granularity ?? defaultGranularity(params),
   };
-  const instrumented = instrumentCached(options.bytes, file, ['taint'], {
+  const instrumentOptions: InstrumentOptions = {
     ...options.instrument,
     programLimitPages: options.instrument?.programLimitPages ?? 4096,
-    taint: {
-      library: options.library?.imports ?? {},
-      names: fixed,
-      noOptimize: options.noOptimize,
-      granularity: semantics.shadow,
-      implicitFlow: semantics.implicitFlow,
-      pointerLabels: semantics.pointerLabels,
-    },
-  });
-  const layout = instrumented.sites.passes.taint as TaintLayout;
-  const pluginOptions: TaintPluginOptions = {
-    shadow: layout.shadow,
-    names: layout.names,
-    args: params.flatMap((p) => ('arg' in p ? [{ name: p.name, global: layout.argGlobals[p.arg]! }] : [])),
-    globals: params.flatMap((p) => ('global' in p ? [{ name: p.name, shadow: layout.shadowGlobals[p.global]! }] : [])),
-    inputs: params.filter(isInput),
-    maxLabels: MAX_LABELS,
   };
-  const used = usedSinkBytes(layout);
-  const outcome = await runModule({
+  const taintOptions = {
+    library: options.library?.imports ?? {},
+    names: fixed,
+    noOptimize: options.noOptimize,
+    granularity: semantics.shadow,
+    implicitFlow: semantics.implicitFlow,
+    pointerLabels: semantics.pointerLabels,
+  };
+  const run = {
     file,
-    bytes: instrumented.bytes,
     invoke,
     args: options.args,
     argv: options.argv,
-    repeat: options.repeat ?? 1,
     timeoutMs: options.timeoutMs,
     wasi: options.wasi,
-    regions: [
-      { name: 'taint', base: layout.sinks.base, bytes: used },
-      {
-        name: 'contexts',
-        base: layout.contexts.base,
-        bytes: layout.contexts.bytes,
-        endGlobal: layout.contexts.exports.next,
-      },
-    ],
-    globals: [layout.contexts.exports.next, layout.contexts.exports.overflow],
-    plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
-    programBase: instrumented.sites.layout?.programBase ?? 0,
     ...(options.ranks !== undefined ? { ranks: options.ranks } : {}),
-  });
+  };
+  const log = options.log ?? (() => {});
+  /** Instruments `functions` (all when undefined) and runs the module under the taint plugin. */
+  const taintRun = async (functions: string[] | undefined) => {
+    const instrumented = instrumentCached(options.bytes, file, ['taint'], {
+      ...instrumentOptions,
+      taint: { ...taintOptions, ...(functions ? { functions } : {}) },
+    });
+    const layout = instrumented.sites.passes.taint as TaintLayout;
+    const pluginOptions: TaintPluginOptions = {
+      shadow: layout.shadow,
+      names: layout.names,
+      args: params.flatMap((p) => ('arg' in p ? [{ name: p.name, global: layout.argGlobals[p.arg]! }] : [])),
+      globals: params.flatMap((p) =>
+        'global' in p ? [{ name: p.name, shadow: layout.shadowGlobals[p.global]! }] : [],
+      ),
+      inputs: params.filter(isInput),
+      maxLabels: MAX_LABELS,
+    };
+    const outcome = await runModule({
+      ...run,
+      bytes: instrumented.bytes,
+      repeat: options.repeat ?? 1,
+      regions: [
+        { name: 'taint', base: layout.sinks.base, bytes: usedSinkBytes(layout) },
+        {
+          name: 'contexts',
+          base: layout.contexts.base,
+          bytes: layout.contexts.bytes,
+          endGlobal: layout.contexts.exports.next,
+        },
+      ],
+      globals: [layout.contexts.exports.next, layout.contexts.exports.overflow],
+      plugins: [...(options.extraPlugins ?? []), { url: taintPluginUrl, options: pluginOptions }],
+      programBase: instrumented.sites.layout?.programBase ?? 0,
+    });
+    return { instrumented, layout, outcome };
+  };
+  let covered = options.coveredFunctions
+    ? [...new Set(options.coveredFunctions)].sort()
+    : coverageApplies(options.coverage ?? 'auto', options.bytes.length)
+      ? await enteredFunctions({ ...run, bytes: options.bytes, plugins: options.extraPlugins ?? [] }, instrumentOptions)
+      : undefined;
+  if (covered && !options.coveredFunctions)
+    log(`taint: instrumenting the ${covered.length} function(s) a first run entered`);
+  let attempt = await taintRun(covered);
+  for (let round = 1; covered; round++) {
+    const tripped = trippedGuards(attempt.layout, attempt.outcome);
+    if (tripped.length === 0) break;
+    const shown = tripped.slice(0, 5).join(', ') + (tripped.length > 5 ? ` and ${tripped.length - 5} more` : '');
+    covered = round < COVERAGE_ROUNDS ? [...new Set([...covered, ...tripped])].sort() : undefined;
+    log(
+      `taint: the run entered ${tripped.length} function(s) the first run did not (${shown}); running again with ${covered ? 'them' : 'every function'} instrumented`,
+    );
+    attempt = await taintRun(covered);
+  }
+  const { instrumented, layout, outcome } = attempt;
   const timing = { medianMs: median(outcome.repetitions.map((r) => r.ms)), runs: outcome.repetitions.length };
   const decodeRank = (rep: RepetitionResult): TaintReport => {
     const plugin = rep.plugins[rep.plugins.length - 1] as TaintPluginResult;
@@ -259,6 +298,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
 
 function usedSinkBytes(layout: TaintLayout): number {
   let end = layout.sinks.base + 64;
-  for (const b of [...layout.branches, ...layout.imports, ...(layout.entered ?? [])]) end = Math.max(end, b.sink + 8);
+  for (const b of [...layout.branches, ...layout.imports, ...(layout.entered ?? []), ...(layout.guards ?? [])])
+    end = Math.max(end, b.sink + 8);
   return Math.ceil((end - layout.sinks.base) / 16) * 16;
 }

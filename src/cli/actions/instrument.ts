@@ -1,6 +1,7 @@
 // `taintlens instrument`'s action: instruments the module and writes it with its site table.
 import { checkOutputFile, writeFileAtomic, writeJsonAtomic } from '../../util/atomic-write.js';
-import { UserError } from '../../util/errors.js';
+import { readFileSync } from 'node:fs';
+import { fileError, UserError } from '../../util/errors.js';
 import { sha256Of } from '../../util/hash.js';
 import { emit } from '../output.js';
 import { parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
@@ -12,6 +13,26 @@ interface InstrumentCommandOptions extends InstrumentCliOptions {
   output?: string;
   sites?: string;
   json?: boolean;
+  functions?: string;
+}
+
+/** The `--functions` list: one site-table name per line (blank lines ignored). */
+function readFunctionList(file: string, modes: string[]): string[] {
+  if (!modes.includes('taint')) throw new UserError(`--functions: only the taint mode takes a function list`, 2);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw fileError(file, `cannot read the function list: ${(error as Error).message}`);
+  }
+  return [
+    ...new Set(
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== ''),
+    ),
+  ].sort();
 }
 
 export async function instrumentAction(file: string, options: InstrumentCommandOptions): Promise<void> {
@@ -26,7 +47,23 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
   const sitesFile = options.sites ?? output.replace(/\.wasm$/, '') + '.sites.json';
   checkOutputFile(output);
   checkOutputFile(sitesFile);
-  const result = instrumentModule(bytes, file, modes, parseInstrumentOptions(options));
+  const functions = options.functions !== undefined ? readFunctionList(options.functions, modes) : undefined;
+  const instrumentOptions = parseInstrumentOptions(options);
+  const result = instrumentModule(
+    bytes,
+    file,
+    modes,
+    functions ? { ...instrumentOptions, taint: { ...instrumentOptions.taint, functions } } : instrumentOptions,
+  );
+  if (functions) {
+    const known = new Set(result.sites.functions.map((f) => f.name));
+    const unknown = functions.filter((name) => !known.has(name));
+    if (unknown.length > 0)
+      throw fileError(
+        options.functions!,
+        `${unknown.length} name(s) are not functions of ${file}: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}`,
+      );
+  }
   writeFileAtomic(output, result.bytes);
   // The table names the module it describes, so `taintlens run` can tell it is this one's.
   writeJsonAtomic(sitesFile, { ...result.sites, instrumented: { file: output, sha256: sha256Of(result.bytes) } });

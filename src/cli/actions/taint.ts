@@ -22,10 +22,17 @@ import { rankNote } from '../../taint/rank-note.js';
 import { topInForce } from '../top-option.js';
 import { analyzeTaint, isLossWarning, parseParamSpec } from '../../taint/analyze.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
+import { COVERAGE_MODES, type CoverageMode } from '../../taint/coverage-mode.js';
 
 function parseImplicitFlow(text: string): ImplicitFlow {
   const found = IMPLICIT_FLOWS.find((f) => f === text);
   if (!found) throw new UserError(`--implicit-flow must be ${IMPLICIT_FLOWS.join(', ')}, got '${text}'`, 2);
+  return found;
+}
+
+function parseCoverage(text: string): CoverageMode {
+  const found = COVERAGE_MODES.find((m) => m === text);
+  if (!found) throw new UserError(`--coverage must be ${COVERAGE_MODES.join(', ')}, got '${text}'`, 2);
   return found;
 }
 
@@ -46,6 +53,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions, LayoutCli
   shadow: string;
   implicitFlow: string;
   pointerLabels: string;
+  coverage: string;
 }
 
 export async function taintAction(file: string, options: TaintCliOptions, command: Command): Promise<void> {
@@ -58,6 +66,7 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
     if (output) checkOutputFile(output);
   const implicitFlow = parseImplicitFlow(options.implicitFlow);
   const pointerLabels = parsePointerLabels(options.pointerLabels);
+  const coverage = parseCoverage(options.coverage);
   const bytes = readWasmFile(file);
   const libraries = [...shippedLibraries(bytes), ...userLibraries];
   const { report } = await analyzeTaint({
@@ -75,6 +84,8 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
     ...(granularity ? { granularity } : {}),
     implicitFlow,
     pointerLabels,
+    coverage,
+    log: (line) => process.stderr.write(`${line}\n`),
     ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
   if (options.output) writeJsonAtomic(options.output, report);

@@ -9,6 +9,10 @@ export function registerInstrument(program: Command): void {
     .requiredOption('--mode <modes>', 'comma-separated instrumentation modes: loops, taint')
     .option('-o, --output <file>', 'instrumented module (default: <module>.<mode>.wasm)')
     .option('--sites <file>', 'site table (default: <output>.sites.json)')
+    .option(
+      '--functions <file>',
+      'taint mode: instrument only these functions (site-table names, one per line, as `taintlens taint` finds with a first run); the others keep their code and an entry guard',
+    )
     .option('--json', 'print a summary as JSON')
     .action(onDemand(async () => (await import('../actions/instrument.js')).instrumentAction));
 }

@@ -9,6 +9,7 @@ import { onDemand } from '../on-demand.js';
 import { addWideOption } from '../layout-options.js';
 import { addShadowOption } from '../shadow-option.js';
 import { DEFAULT_IMPLICIT_FLOW, DEFAULT_POINTER_LABELS } from '../../../instrument/passes/taint-semantics.js';
+import { COVERAGE_MIN_BYTES } from '../../taint/coverage-mode.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -21,7 +22,7 @@ export function registerTaint(program: Command): void {
             .command('taint <module>')
             .description('dynamic taint analysis: which marked parameters drive each loop, function and branch')
             .usage(
-              '<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]',
+              '<module> [--invoke EXPORT] [--args a,b,...] [--param NAME=argK|argvK|global:EXPORT|env:VAR|file:PATH ...] [--library db.json] [--ranks P] [--coverage auto|on|off] [--top N] [--all] [--wide] [--json] [-o FILE] [-- argv...]',
             )
             .option(
               '--param <spec>',
@@ -54,6 +55,11 @@ export function registerTaint(program: Command): void {
               '--implicit-flow <mode>',
               "control dependence: loops (values carried to a loop's next iteration take its exit conditions' labels: nests bounded by an outer counter); on: every tainted branch too (values chosen, stores and calls under it; Perf-Taint's control-flow mode); off: data flow only (DFSan); exit conditions and branches are sinks in all three",
               DEFAULT_IMPLICIT_FLOW,
+            )
+            .option(
+              '--coverage <mode>',
+              `instrument only the functions a first run enters (on), every function (off), or on for modules of ${COVERAGE_MIN_BYTES >> 20} MiB and more (auto); a run that enters another function runs again with it instrumented`,
+              'auto',
             )
             .option(
               '--pointer-labels <mode>',

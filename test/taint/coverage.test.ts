@@ -1,0 +1,110 @@
+// The taint analysis instruments only the functions a first run enters (src/taint/coverage.ts):
+// the report is the one of a fully instrumented run, functions never entered keep their loops,
+// branches and node sizes in it, and a run that enters a function left out (its guard fires) runs
+// again with it instrumented.
+import { test, expect } from 'vitest';
+import { wat } from '../helpers/wat.js';
+import { analyzeTaint, type TaintRunOptions } from '../../src/taint/analyze.js';
+import { enteredFunctions } from '../../src/taint/coverage.js';
+import { runModule } from '../../src/runtime/run.js';
+import { instrumentModule } from '../../instrument/pipeline.js';
+
+const T = { timeout: 60_000 };
+
+// run(n): `big` (a loop over n, called through the table) only when n > 5; `never` (loops, a
+// branch, a table entry) in no run; `small` always.
+const KERNEL = wat(`(module
+  (memory (export "memory") 1)
+  (type $unary (func (param i32) (result i32)))
+  (table 3 funcref)
+  (elem (i32.const 0) $big $never $small)
+  (func $small (param $n i32) (result i32)
+    (if (result i32) (i32.gt_s (local.get $n) (i32.const 2))
+      (then (i32.add (local.get $n) (i32.const 1)))
+      (else (local.get $n))))
+  (func $big (param $n i32) (result i32) (local $i i32) (local $s i32)
+    (block $exit (loop $l
+      (br_if $exit (i32.ge_s (local.get $i) (local.get $n)))
+      (local.set $s (i32.add (local.get $s) (call $small (local.get $i))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (local.get $s))
+  (func $never (param $n i32) (result i32) (local $i i32)
+    (block $exit (loop $l
+      (br_if $exit (i32.ge_s (local.get $i) (local.get $n)))
+      (if (i32.eq (local.get $i) (i32.const 3)) (then (i32.store (i32.const 0) (local.get $i))))
+      (br_if $exit (i32.eq (i32.load (i32.const 0)) (i32.const 9)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (local.get $i))
+  (func (export "run") (param $n i32) (result i32)
+    (if (result i32) (i32.gt_s (local.get $n) (i32.const 5))
+      (then (call_indirect (type $unary) (local.get $n) (i32.const 0)))
+      (else (call $small (local.get $n))))))`);
+
+const options = (n: number): TaintRunOptions => ({
+  file: 'coverage.wasm',
+  bytes: KERNEL,
+  invoke: 'run',
+  args: [String(n)],
+  params: [{ name: 'n', arg: 0 }],
+  implicitFlow: 'on',
+});
+
+const withoutTiming = <R extends { timing?: unknown }>(report: R) => ({ ...report, timing: null });
+
+test('the entry bitmap run finds the functions a run enters and changes nothing it computes', T, async () => {
+  expect(await enteredFunctions({ ...options(3), plugins: [] }, {})).toEqual(['run', 'small']);
+  expect(await enteredFunctions({ ...options(7), plugins: [] }, {})).toEqual(['big', 'run', 'small']);
+  const { bytes } = instrumentModule(KERNEL, 'coverage.wasm', ['entry-bitmap']);
+  const plain = await runModule({ file: 'coverage.wasm', bytes: KERNEL, invoke: 'run', args: ['7'] });
+  const marked = await runModule({ file: 'coverage.wasm', bytes, invoke: 'run', args: ['7'] });
+  expect(marked.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+});
+
+test(
+  'instrumenting only the entered functions gives the full report, never-entered loops and branches included',
+  T,
+  async () => {
+    for (const n of [3, 7]) {
+      const full = await analyzeTaint({ ...options(n), coverage: 'off' });
+      const notes: string[] = [];
+      const covered = await analyzeTaint({ ...options(n), coverage: 'on', log: (line) => notes.push(line) });
+      expect(withoutTiming(covered.report)).toEqual(withoutTiming(full.report));
+      expect(covered.outcome.repetitions[0]!.result).toEqual(full.outcome.repetitions[0]!.result);
+      expect(notes).toEqual([`taint: instrumenting the ${n > 5 ? 3 : 2} function(s) a first run entered`]);
+      // `never` is left out, yet its two loops' exits and its branch are listed (not executed), and
+      // its node size is the full pass's.
+      expect(covered.layout.guards?.map((g) => g.function)).toContain('never');
+      const never = (l: { contexts: { functions: Array<{ name: string; nodeBytes: number }> } }) =>
+        l.contexts.functions.find((f) => f.name === 'never')!.nodeBytes;
+      expect(never(covered.layout)).toBe(never(full.layout));
+      expect(covered.report.loops.find((l) => l.function === 'never')!.exits).toEqual([[], []]);
+    }
+    const big = (await analyzeTaint({ ...options(7), coverage: 'on' })).report.functions.find((f) => f.name === 'big')!;
+    expect(big.dependency).toBe('n');
+  },
+);
+
+test('a run that enters a function left out is not data: it runs again with the function instrumented', T, async () => {
+  const full = await analyzeTaint({ ...options(7), coverage: 'off' });
+  const notes: string[] = [];
+  // `big` runs (n = 7) but is left out of the covered set: its guard fires.
+  const rerun = await analyzeTaint({
+    ...options(7),
+    coveredFunctions: ['run', 'small'],
+    log: (line) => notes.push(line),
+  });
+  expect(notes).toEqual([
+    'taint: the run entered 1 function(s) the first run did not (big); running again with them instrumented',
+  ]);
+  expect(rerun.layout.guards?.map((g) => g.function)).toEqual(['never']);
+  expect(withoutTiming(rerun.report)).toEqual(withoutTiming(full.report));
+  // Every round trips another guard: after the third, every function is instrumented.
+  const rounds: string[] = [];
+  const last = await analyzeTaint({ ...options(7), coveredFunctions: [], log: (line) => rounds.push(line) });
+  expect(rounds).toEqual([
+    'taint: the run entered 3 function(s) the first run did not (big, run, small); running again with them instrumented',
+  ]);
+  expect(withoutTiming(last.report)).toEqual(withoutTiming(full.report));
+});
