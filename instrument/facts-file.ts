@@ -7,12 +7,7 @@
 // order: the cache is local to the machine.
 import type { InstrumentedSites } from './pipeline.js';
 import type { SampleLayout } from './passes/sample.js';
-import {
-  PackedFunctionFacts,
-  PackedRegion,
-  type FunctionFactsHead,
-  type PackedWords,
-} from './packed-facts.js';
+import { PackedFunctionFacts, PackedRegion, type FunctionFactsHead, type PackedWords } from './packed-facts.js';
 
 /** The marker the split table's sample layout carries instead of its facts and regions. */
 interface FactsMarker {

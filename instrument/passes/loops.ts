@@ -53,9 +53,10 @@ const TREE_NAMES = {
 const ENTER = TREE_NAMES.enter;
 /** Expression ids that catch exceptions (absent from older Binaryen builds: undefined is filtered). */
 const CATCHING = new Set(
-  [(binaryen as unknown as Record<string, unknown>).TryId, (binaryen as unknown as Record<string, unknown>).TryTableId].filter(
-    (id): id is number => typeof id === 'number',
-  ),
+  [
+    (binaryen as unknown as Record<string, unknown>).TryId,
+    (binaryen as unknown as Record<string, unknown>).TryTableId,
+  ].filter((id): id is number => typeof id === 'number'),
 );
 const EXIT_LABEL = 'taintlens$exit';
 
@@ -407,8 +408,7 @@ function instrumentFunction(
       addInto(at + LOOP_PROFILE_RECORD.entries, module.local.get(locals.entries, i64)),
       addInto(at + LOOP_PROFILE_RECORD.headers, module.local.get(locals.headers, i64)),
     );
-    const bodyRuns = () =>
-      module.i64.sub(module.local.get(locals.headers, i64), module.local.get(locals.entries, i64));
+    const bodyRuns = () => module.i64.sub(module.local.get(locals.headers, i64), module.local.get(locals.entries, i64));
     const perBodyRun = derivedPerLoop.get(k);
     const derived = perBodyRun === undefined ? null : module.i64.mul(bodyRuns(), i64Const(module, perBodyRun));
     const counted = used.has(locals.acc) ? module.local.get(locals.acc, i64) : null;

@@ -124,7 +124,8 @@ export function blameFromRun(
         let byRegion = plans.get(sample.path);
         if (!byRegion) plans.set(sample.path, (byRegion = new Map()));
         let plan = byRegion.get(sample.region);
-        if (!plan) byRegion.set(sample.region, (plan = refPlan(attributionPlan(sample, at, context), sample, at, context)));
+        if (!plan)
+          byRegion.set(sample.region, (plan = refPlan(attributionPlan(sample, at, context), sample, at, context)));
         const refs = sampleRefs(plan, sample, at, context);
         for (const ref of refs) {
           let row = rows.get(ref.key);

@@ -94,13 +94,7 @@ export async function runSampled(
   const first = await runSampledOnce(file, bytes, run, options);
   const runs = first.ranks ?? [first];
   if (!runs.some((r) => r.dropped > 0) || options.maxSamples !== undefined) return first;
-  return runGrown(
-    file,
-    bytes,
-    run,
-    options,
-    Math.max(...runs.map((r) => r.samples.length + r.dropped)),
-  );
+  return runGrown(file, bytes, run, options, Math.max(...runs.map((r) => r.samples.length + r.dropped)));
 }
 
 /**

@@ -31,7 +31,15 @@ test('a sample table is cached with its packed facts in a file of their own, rea
   const second = instrumentCached(bytes, 'a.wasm', ['sample'], {}, { dir, minBytes: 0 });
   expect(second.cached).toBe(true);
   expect(readdirSync(dir).filter((f) => f.endsWith('.facts'))).toHaveLength(1);
-  const table = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.sites.json'))!), 'utf8'));
+  const table = JSON.parse(
+    readFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.sites.json'))!,
+      ),
+      'utf8',
+    ),
+  );
   expect(table.passes.sample.functions[0].facts).toBeUndefined(); // the facts are in the facts file
   const layout = second.sites.passes.sample as SampleLayout;
   expect(layout.functions.every((f) => f instanceof PackedFunctionFacts)).toBe(true);
