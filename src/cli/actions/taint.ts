@@ -24,21 +24,10 @@ import { analyzeTaint, isLossWarning, parseParamSpec } from '../../taint/analyze
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { COVERAGE_MODES, type CoverageMode } from '../../taint/coverage-mode.js';
 
-function parseImplicitFlow(text: string): ImplicitFlow {
-  const found = IMPLICIT_FLOWS.find((f) => f === text);
-  if (!found) throw new UserError(`--implicit-flow must be ${IMPLICIT_FLOWS.join(', ')}, got '${text}'`, 2);
-  return found;
-}
-
-function parseCoverage(text: string): CoverageMode {
-  const found = COVERAGE_MODES.find((m) => m === text);
-  if (!found) throw new UserError(`--coverage must be ${COVERAGE_MODES.join(', ')}, got '${text}'`, 2);
-  return found;
-}
-
-function parsePointerLabels(text: string): PointerLabels {
-  const found = POINTER_LABELS.find((p) => p === text);
-  if (!found) throw new UserError(`--pointer-labels must be ${POINTER_LABELS.join(' or ')}, got '${text}'`, 2);
+/** The value of an option with a fixed set of values; a usage error (exit 2) naming them otherwise. */
+function parseChoice<T extends string>(flag: string, choices: readonly T[], text: string, joiner = ', '): T {
+  const found = choices.find((choice) => choice === text);
+  if (!found) throw new UserError(`${flag} must be ${choices.join(joiner)}, got '${text}'`, 2);
   return found;
 }
 
@@ -64,9 +53,9 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   const granularity = parseShadowOption(options.shadow);
   for (const output of [options.output, options.scorepFilter, options.perfTaintJson])
     if (output) checkOutputFile(output);
-  const implicitFlow = parseImplicitFlow(options.implicitFlow);
-  const pointerLabels = parsePointerLabels(options.pointerLabels);
-  const coverage = parseCoverage(options.coverage);
+  const implicitFlow: ImplicitFlow = parseChoice('--implicit-flow', IMPLICIT_FLOWS, options.implicitFlow);
+  const pointerLabels: PointerLabels = parseChoice('--pointer-labels', POINTER_LABELS, options.pointerLabels, ' or ');
+  const coverage: CoverageMode = parseChoice('--coverage', COVERAGE_MODES, options.coverage);
   const bytes = readWasmFile(file);
   const libraries = [...shippedLibraries(bytes), ...userLibraries];
   const { report } = await analyzeTaint({
