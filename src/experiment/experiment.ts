@@ -57,12 +57,10 @@ export function basePoint(parameters: VariedParameter[]): GridPoint {
   return Object.fromEntries(parameters.map((p) => [p.name, p.values[0]!]));
 }
 
-/** The mode's region functions and the design, both from runs at the base point. */
-export async function planExperiment(
-  def: ExperimentDefinition,
-): Promise<{ selection: RegionSelection; design: Design }> {
+/** The run at the base point that region selection, the taint report and the overhead start from. */
+export function runAtBasePoint(def: ExperimentDefinition) {
   const base = basePoint(def.parameters);
-  const at = {
+  return {
     file: def.file,
     bytes: def.bytes,
     invoke: def.invoke,
@@ -73,6 +71,13 @@ export async function planExperiment(
     ...hostOf(def),
     ...(def.profiler ? { profiler: def.profiler } : {}),
   };
+}
+
+/** The mode's region functions and the design, both from runs at the base point. */
+export async function planExperiment(
+  def: ExperimentDefinition,
+): Promise<{ selection: RegionSelection; design: Design }> {
+  const at = runAtBasePoint(def);
   const selection = await selectRegions({ ...at, mode: def.mode });
   const design =
     def.design === 'auto'

@@ -6,7 +6,7 @@
 // loop-profiler run per point, folded onto the mode's regions), and a model whose growth differs
 // from the instruction-count model is flagged: instrumentation changed it.
 import { argumentsAt, type GridPoint } from './grid.js';
-import { basePoint, type ExperimentDefinition } from './experiment.js';
+import { runAtBasePoint, type ExperimentDefinition } from './experiment.js';
 import { selectRegions } from './select.js';
 import { instrumentRegions, type RegionModule } from './region-run.js';
 import { foldOntoRegions } from './fold.js';
@@ -90,19 +90,7 @@ export async function measureOverhead(
   rounds: number,
   progress?: Progress,
 ): Promise<OverheadReport> {
-  const base = basePoint(def.parameters);
-  const at = {
-    file: def.file,
-    bytes: def.bytes,
-    invoke: def.invoke,
-    timeoutMs: def.timeoutMs,
-    args: argumentsAt(base, def.parameters, 'arg', def.args),
-    argv: argumentsAt(base, def.parameters, 'argv', def.argv),
-    ...(def.taint ? { taint: def.taint } : {}),
-    ...wasiOf(def),
-    ...(def.profiler ? { profiler: def.profiler } : {}),
-    ...(def.contextBytes !== undefined ? { contextBytes: def.contextBytes } : {}),
-  };
+  const at = runAtBasePoint(def);
   const design =
     def.design === 'auto' ? autoDesign(def.parameters, await taintReportFor(at), 1) : gridDesign(def.parameters);
   const points = design.points;
