@@ -76,12 +76,22 @@ export function withTierHints(bytes: Uint8Array, localsLimit = LIFTOFF_LOCALS_LI
 /** Compiles the module lazily, its functions over the locals limit with TurboFan (see the file comment). */
 export function compileLazily(bytes: Uint8Array, localsLimit = LIFTOFF_LOCALS_LIMIT): WebAssembly.Module {
   const hinted = withTierHints(bytes, localsLimit);
-  if (hinted === bytes) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   // V8 decodes the section only with the flag on; the compiled module keeps the hints for its lazy compiles.
-  setFlagsFromString(`--${HINTS_FLAG}`);
+  return compileWithFlags(hinted, hinted === bytes ? [] : [HINTS_FLAG], []);
+}
+
+/**
+ * Compiles with V8 flags switched for this compile only: `on` turned on and `off` turned off, then
+ * each put back (V8 reads them when a module is compiled; every flag given here is off, resp. on,
+ * by default).
+ */
+export function compileWithFlags(bytes: Uint8Array, on: string[], off: string[]): WebAssembly.Module {
+  for (const flag of on) setFlagsFromString(`--${flag}`);
+  for (const flag of off) setFlagsFromString(`--no-${flag}`);
   try {
-    return new WebAssembly.Module(hinted as Uint8Array<ArrayBuffer>);
+    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   } finally {
-    setFlagsFromString(`--no-${HINTS_FLAG}`);
+    for (const flag of on) setFlagsFromString(`--no-${flag}`);
+    for (const flag of off) setFlagsFromString(`--${flag}`);
   }
 }

@@ -8,21 +8,12 @@
 // all the work would otherwise be timed in whichever tier it started in (docs/loops.md, issue 27).
 // `baseline` still sends functions with very many locals to TurboFan (lazy-tier.ts: Liftoff's
 // memory for them grows with locals × blocks).
-import { setFlagsFromString } from 'node:v8';
-import { HINTS_FLAG, withTierHints } from '../lazy-tier.js';
+import { HINTS_FLAG, compileWithFlags, withTierHints } from '../lazy-tier.js';
 
 export type CompileTier = 'baseline' | 'optimized';
 
 export function compileEagerly(bytes: Uint8Array, tier: CompileTier = 'baseline'): WebAssembly.Module {
-  // The flags are read when a module is compiled; V8's defaults (lazy, Liftoff first) are restored at once.
-  const flags = tier === 'optimized' ? ['wasm-lazy-compilation', 'liftoff'] : ['wasm-lazy-compilation'];
+  const off = tier === 'optimized' ? ['wasm-lazy-compilation', 'liftoff'] : ['wasm-lazy-compilation'];
   const hinted = tier === 'baseline' ? withTierHints(bytes) : bytes;
-  for (const flag of flags) setFlagsFromString(`--no-${flag}`);
-  if (hinted !== bytes) setFlagsFromString(`--${HINTS_FLAG}`);
-  try {
-    return new WebAssembly.Module(hinted as Uint8Array<ArrayBuffer>);
-  } finally {
-    for (const flag of flags) setFlagsFromString(`--${flag}`);
-    if (hinted !== bytes) setFlagsFromString(`--no-${HINTS_FLAG}`);
-  }
+  return compileWithFlags(hinted, hinted === bytes ? [] : [HINTS_FLAG], off);
 }
