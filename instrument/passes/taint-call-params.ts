@@ -35,7 +35,8 @@ import {
   walkPostOrder,
   type Expr,
 } from '../ir.js';
-import { reachableIndirectly } from '../direct-leaves.js';
+import { indirectRoots, uncountedTarget } from '../direct-leaves.js';
+import { factsApply, type CallFacts } from './taint-call-facts.js';
 import type { FunctionAnalysis } from '../sites.js';
 import { COALESCE_LOCALS_LIMIT } from './taint-optimize.js';
 import { directCall, isPureLabel, mayCallBack } from './taint-dead-call-labels.js';
@@ -55,15 +56,34 @@ export function passArgLabelsAsParams(
   functions: FunctionAnalysis[],
   argGlobals: readonly string[],
   callGlobals: ReadonlySet<string>,
+  /** Facts of the functions the pass left uninstrumented (taint-call-facts.ts), by function reference. */
+  uninstrumented: ReadonlyMap<number, CallFacts> = new Map(),
 ): number {
   if (mayCallBack(module)) return 0;
   const args = new Set(argGlobals);
-  const indirect = reachableIndirectly(module, functions);
+  // Uninstrumented code writes no label global: at its calls no label is written, so it reads none
+  // and its callees are refused (see collectSites).
+  const known = (func: number) => {
+    const facts = uninstrumented.get(func);
+    return factsApply(facts, callGlobals) ? facts : undefined;
+  };
+  const indirect = indirectRoots(module);
+  for (const fn of functions) {
+    const body = Func.getBody(fn.func);
+    const facts = known(fn.func);
+    if (facts) for (const target of facts.uncounted) indirect.add(target);
+    else if (body)
+      walkPostOrder(body, (expr) => {
+        const target = uncountedTarget(expr);
+        if (target !== null) indirect.add(target);
+      });
+  }
   const reads = new Map<string, string[]>();
   for (const fn of functions) {
     const name = Func.getName(fn.func);
     const body = Func.getBody(fn.func);
-    if (!body || indirect.has(name)) continue;
+    const facts = known(fn.func);
+    if (!body || indirect.has(name) || (facts && !argGlobals.some((g) => facts.globalsRead.has(g)))) continue;
     const read = entryReads(body, args);
     if (read !== null && read.size > 0)
       reads.set(
@@ -77,7 +97,10 @@ export function passArgLabelsAsParams(
     const func = module.getFunctionByIndex(i);
     const body = Func.getBody(func);
     if (!body) continue;
-    collectSites(func, body, reads, callGlobals, sites, refused);
+    const facts = known(func);
+    if (facts) {
+      for (const callee of facts.callees) if (reads.has(callee)) refused.add(callee);
+    } else collectSites(func, body, reads, callGlobals, sites, refused);
   }
   const changed: number[] = [];
   const callers = new Set<number>();

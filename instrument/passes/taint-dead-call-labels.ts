@@ -27,6 +27,7 @@ import {
 } from '../ir.js';
 import { indirectRoots, uncountedTarget } from '../direct-leaves.js';
 import type { FunctionAnalysis } from '../sites.js';
+import { factsApply, type CallFacts } from './taint-call-facts.js';
 
 /** Import modules whose functions never call into the program. */
 const NO_CALLBACK_MODULES = new Set(['wasi_snapshot_preview1', 'wasi_unstable', 'taintlens', 'taintlens_mp']);
@@ -40,6 +41,8 @@ export function dropDeadCallLabels(
   functions: FunctionAnalysis[],
   globals: ReadonlySet<string>,
   site: string,
+  /** Facts of the functions the pass left uninstrumented (taint-uncovered.ts), by function reference. */
+  uninstrumented: ReadonlyMap<number, CallFacts> = new Map(),
 ): void {
   if (mayCallBack(module)) return;
   // One walk per function: the globals it reads, what it reaches without a counting call
@@ -51,6 +54,13 @@ export function dropDeadCallLabels(
     const name = Func.getName(fn.func);
     const body = Func.getBody(fn.func);
     if (!body) continue;
+    const facts = uninstrumented.get(fn.func);
+    // Its code writes no label global, so it has no candidate block.
+    if (factsApply(facts, globals)) {
+      for (const target of facts.uncounted) indirect.add(target);
+      reads.set(name, facts.calls ? new Set([...facts.globalsRead, site]) : facts.globalsRead);
+      continue;
+    }
     const read = new Set<string>();
     const blocks: Expr[] = [];
     walkPostOrder(body, (expr) => {

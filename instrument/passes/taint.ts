@@ -47,6 +47,7 @@ import {
   type TaintContextLayout,
 } from './taint-sinks.js';
 import { addGuard, mayHaveSites, recordUncovered } from './taint-uncovered.js';
+import { callFacts, type CallFacts } from './taint-call-facts.js';
 import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
@@ -240,32 +241,34 @@ export function applyTaint(
     allocators: allocatorFunctions(module, globals.defined),
     functional: functionalFunctions(module, globals.defined),
   };
+  const uninstrumented = new Map<number, CallFacts>();
   for (const fn of analysis.functions) {
     if (skipped(fn.site.name)) continue;
     const body = Func.getBody(fn.func);
     if (!body) continue;
     const keepsNode = withNodes.has(Func.getName(fn.func));
-    if (covered && !covered.has(fn.site.name) && !mayHaveSites(m, fn)) {
-      contexts.functions[fn.site.index]!.nodeBytes = keepsNode ? layoutNode(fn.callExprs.length, []) : 0;
-      addGuard(m, fn);
+    const foreignLocals = program?.locals.get(fn.func) ?? NO_LOCALS;
+    if (covered && !covered.has(fn.site.name)) {
+      if (mayHaveSites(m, fn))
+        contexts.functions[fn.site.index]!.nodeBytes = recordUncovered(m, fn, keepsNode, foreignLocals);
+      else {
+        contexts.functions[fn.site.index]!.nodeBytes = keepsNode ? layoutNode(fn.callExprs.length, []) : 0;
+        addGuard(m, fn);
+      }
+      uninstrumented.set(fn.func, callFacts(Func.getBody(fn.func)));
       continue;
     }
     // Locals that exist before flattening are the program's own; flatten only appends temporaries.
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
-    const foreignLocals = program?.locals.get(fn.func) ?? NO_LOCALS;
-    if (covered && !covered.has(fn.site.name)) {
-      contexts.functions[fn.site.index]!.nodeBytes = recordUncovered(m, fn, originalLocals, keepsNode, foreignLocals);
-      continue;
-    }
     const sinks = new FunctionSinks(module, fn.func, tree, keepsNode, fn.callExprs.length);
     contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(m, fn, originalLocals, sinks, foreignLocals);
   }
   if (m.sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
   if (!options.noOptimize) {
     const written = new Set([...out.argGlobals, CTL_GLOBAL, TREE_NAMES.site]);
-    dropDeadCallLabels(module, analysis.functions, written, TREE_NAMES.site);
-    passArgLabelsAsParams(module, analysis.functions, out.argGlobals, written);
+    dropDeadCallLabels(module, analysis.functions, written, TREE_NAMES.site, uninstrumented);
+    passArgLabelsAsParams(module, analysis.functions, out.argGlobals, written, uninstrumented);
   }
   return out;
 }

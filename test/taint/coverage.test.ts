@@ -3,11 +3,13 @@
 // branches and node sizes in it, and a run that enters a function left out (its guard fires) runs
 // again with it instrumented.
 import { test, expect } from 'vitest';
+import binaryen from 'binaryen';
 import { wat } from '../helpers/wat.js';
 import { analyzeTaint, type TaintRunOptions } from '../../src/taint/analyze.js';
 import { enteredFunctions } from '../../src/taint/coverage.js';
 import { runModule } from '../../src/runtime/run.js';
 import { instrumentModule } from '../../instrument/pipeline.js';
+import type { TaintLayout } from '../../instrument/passes/taint.js';
 
 const T = { timeout: 60_000 };
 
@@ -107,4 +109,56 @@ test('a run that enters a function left out is not data: it runs again with the 
     'taint: the run entered 3 function(s) the first run did not (big, run, small); running again with them instrumented',
   ]);
   expect(withoutTiming(last.report)).toEqual(withoutTiming(full.report));
+});
+
+// Loops, branches and calls nested in operands (flattening moves them in front of their
+// statement): a call in an `if` condition, an `if` with a value inside a loop, a `br_table`, a
+// loop inside a call's operand.
+const NESTED = wat(`(module
+  (memory (export "memory") 1)
+  (func $f (param $x i32) (result i32) (i32.mul (local.get $x) (i32.const 3)))
+  (func $g (export "g") (param $n i32) (result i32) (local $i i32) (local $s i32)
+    (block $exit (loop $l
+      (br_if $exit (i32.ge_s (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n)))
+      (local.set $s (i32.add (local.get $s)
+        (if (result i32) (i32.gt_s (call $f (local.get $i)) (i32.const 7))
+          (then (call $f (i32.const 1)))
+          (else (i32.load (local.get $i))))))
+      (br $l)))
+    (block $c (block $b (block $a
+      (br_table $a $b $c (i32.and (local.get $s) (i32.const 3))))
+      (local.set $s (call $f (local.get $s))))
+      (local.set $s (i32.add (local.get $s) (i32.const 2))))
+    (i32.add (local.get $s)
+      (call $f (block (result i32) (loop $m
+        (br_if $m (i32.lt_s (local.tee $n (i32.sub (local.get $n) (i32.const 1))) (i32.const 0))))
+        (local.get $n)))))
+  (func (export "run") (param $n i32) (result i32) (call $g (local.get $n))))`);
+
+test("functions left out get the full pass's records, read off their code as it is", T, () => {
+  const records = (functions?: string[]) => {
+    const { bytes, sites } = instrumentModule(
+      NESTED,
+      'nested.wasm',
+      ['taint'],
+      functions ? { taint: { functions } } : {},
+    );
+    const t = sites.passes.taint as TaintLayout;
+    return {
+      bytes,
+      loops: t.loops.map((l) => [l.id, l.function, l.exitConditions]),
+      branches: t.branches.map((b) => [b.id, b.function, b.loop, b.kind]),
+      nodes: t.contexts.functions.map((f) => f.nodeBytes),
+    };
+  };
+  const full = records();
+  const none = records([]);
+  expect(none.loops).toEqual(full.loops);
+  expect(none.branches).toEqual(full.branches);
+  expect(none.nodes).toEqual(full.nodes);
+  expect(full.branches.map((b) => b[3])).toEqual(['if', 'br_table']);
+  // Not flattened: `g` keeps its own locals (flattening adds temporaries).
+  const module = binaryen.readBinary(none.bytes);
+  expect(binaryen.getFunctionInfo(module.getFunction('g')).vars).toHaveLength(2);
+  module.dispose();
 });
