@@ -68,6 +68,7 @@ import { nodeStart, readCounts } from './taint-control.js';
 import { flush } from './taint-sink-records.js';
 import { stmtThen } from './taint-statements.js';
 import { stackFrame, stackPointerGlobal } from './taint-frame.js';
+import { frameExit, planFrameLabels } from './shadow-frame.js';
 import { counterStores } from './taint-counters.js';
 import { allocatorOf } from '../allocators.js';
 import { isFunctionalMath } from '../functional.js';
@@ -306,6 +307,17 @@ function instrumentFunction(
     shadow: new Map(),
     plan,
     frame,
+    frameLabels:
+      m.stackPointer !== null && m.shadowMemory.placement.granularity === 'word'
+        ? planFrameLabels(
+            func,
+            Func.getBody(func),
+            frame.pointers,
+            m.stackPointer,
+            (relocated) => (relocated >>> 0) - m.programBase,
+            m.branchFlow,
+          )
+        : null,
     counters: counterStores(Func.getBody(func)),
     control: { label: controlLabel, callerLabel, exitJoin, branchLabels: new Map() },
     loopIndex: 0,
@@ -341,6 +353,7 @@ function instrumentFunction(
     if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
   });
   const tail: Expr[] = [...flush(c)];
+  if (c.frameLabels) tail.push(...frameExit(c.codegen, m.shadowMemory, c.frameLabels));
   const node = sinks.finish(fn.site.index);
   prologue.push(...node.prologue);
   if (node.nodeBytes === 0) prologue.push(enteredMark(c));
