@@ -34,7 +34,7 @@ import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
 import { foldCleanLabels } from './taint-clean.js';
-import { hoistInvariantJoins } from './taint-hoist.js';
+import { gatherInvariantJoins, hoistInvariantJoins } from './taint-hoist.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { passArgLabelsAsParams } from './taint-call-params.js';
@@ -282,6 +282,8 @@ function instrumentFunction(
   const { module } = m;
   const func = fn.func;
   const i32 = binaryen.i32;
+  // Every local from here on is the pass's own (labels, counters, temporaries).
+  const firstLabelLocal = Func.getNumLocals(func);
   const controlLabel = addVar(func, i32);
   const resultType = Func.getResults(func);
   const result = resultType === binaryen.none ? null : { value: addVar(func, resultType), label: addVar(func, i32) };
@@ -379,7 +381,10 @@ function instrumentFunction(
     propagateCopies(module, func);
     sinkTemporaries(module, func, m.shadowMemory);
     // Both walk the whole function to find its loops: a function without loops is left alone.
-    if (fn.loopExprs.length > 0) hoistInvariantJoins(module, Func.getBody(func));
+    if (fn.loopExprs.length > 0) {
+      hoistInvariantJoins(module, Func.getBody(func));
+      gatherInvariantJoins(module, func, firstLabelLocal);
+    }
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
   if (!m.options.noVersioning) {
