@@ -35,6 +35,7 @@ import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '.
 import { ContextTree } from '../context-tree.js';
 import { foldCleanLabels } from './taint-clean.js';
 import { gatherInvariantJoins, hoistInvariantJoins } from './taint-hoist.js';
+import { deriveHeaderCounts } from './taint-header-counts.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { passArgLabelsAsParams } from './taint-call-params.js';
@@ -384,6 +385,7 @@ function instrumentFunction(
     if (fn.loopExprs.length > 0) {
       hoistInvariantJoins(module, Func.getBody(func));
       gatherInvariantJoins(module, func, firstLabelLocal);
+      deriveHeaderCounts(module, func, Func.getBody(func), firstLabelLocal);
     }
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
