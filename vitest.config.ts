@@ -33,6 +33,7 @@ export const SYSTEM_TESTS = [
   'test/blame/indirect-calls.test.ts',
   'test/blame/value-flows.test.ts',
   'test/taint/call-params.test.ts',
+  'test/taint/frame-labels.test.ts',
   'test/taint/coverage.test.ts',
 ];
 

@@ -12,6 +12,7 @@ import type { BranchPlan } from '../control-plan.js';
 import type { TaintBranchSite } from './taint-layout.js';
 import { isDead, operandLabel, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
 import { slotKey } from './taint-frame.js';
+import { frameLoadLabel, frameStoreLabel } from './shadow-frame.js';
 import { exitPower } from './taint-exit-power.js';
 import { newBranchSite, newExit, recordExit, recordSite } from './taint-sink-records.js';
 
@@ -47,6 +48,14 @@ function joinFrameSlots(c: FunctionTaint, b: BranchPlan, label: () => Expr): Exp
     const readers = c.frame.readers.get(slotKey(store.pointer, store.offset));
     if (!readers || [...readers].every((node) => b.region.has(node))) continue;
     seen.add(key);
+    if (c.frameLabels) {
+      const frame = c.frameLabels;
+      const old = frameLoadLabel(c.codegen, frame, store.pointer, store.offset, store.bytes);
+      out.push(
+        ...frameStoreLabel(c.codegen, frame, store.pointer, store.offset, store.bytes, module.i32.or(old, label())),
+      );
+      continue;
+    }
     const pointer = () => module.local.get(store.pointer, binaryen.i32);
     const old = c.m.shadowMemory.load(c.codegen, pointer(), store.offset, store.bytes);
     out.push(...c.m.shadowMemory.store(c.codegen, pointer(), store.offset, store.bytes, module.i32.or(old, label())));

@@ -9,6 +9,7 @@ import type { ShadowCodegen, ShadowMemory } from './shadow-memory.js';
 import type { FunctionSinks } from './taint-sinks.js';
 import type { TaintLayout, TaintLoopSite, TaintOptions } from './taint-layout.js';
 import type { StackFrame } from './taint-frame.js';
+import type { FrameLabels } from './shadow-frame.js';
 
 /** The block every `return` of an instrumented function branches out of (its exit code follows). */
 export const EXIT_LABEL = 'taintlens$texit';
@@ -80,6 +81,8 @@ export interface FunctionTaint {
   plan: ControlPlan;
   /** Frame pointers and stores to the function's stack frame (taint-frame.ts). */
   frame: StackFrame;
+  /** The frame's labels kept in locals (shadow-frame.ts); null: its labels are in shadow memory. */
+  frameLabels: FrameLabels | null;
   /** Stores updating a counter in memory through the address it was read from (taint-counters.ts). */
   counters: Set<Expr>;
   control: FunctionControl;

@@ -8,7 +8,7 @@
 // A self-copy (`local.set $x (local.get $x)`, left by the copy rewrites) is not a write.
 // Only `local.get`, constants and `i32.or` move: no value, trap or effect of the program changes.
 import binaryen from 'binaryen';
-import { Binary, Block, Id, LocalGet, LocalSet, Loop, idOf, walkPostOrder, type Expr } from '../ir.js';
+import { Binary, Block, Id, LocalGet, LocalSet, Loop, addVar, idOf, walkPostOrder, type Expr } from '../ir.js';
 
 const BARRIERS = new Set<number>([Id.Break, Id.Switch, Id.Return, Id.Call, Id.CallIndirect, Id.Loop, Id.Unreachable]);
 
@@ -126,6 +126,123 @@ export function hoistInvariantJoins(module: binaryen.Module, root: Expr): void {
       const stmt = Block.getChildAt(block, i);
       if (idOf(stmt) !== Id.Loop) continue;
       const hoisted = invariantJoins(module, stmt);
+      for (const moved of hoisted) Block.insertChildAt(block, i++, moved);
+    }
+  }
+}
+
+/** The leaves of an `i32.or` tree: every operand that is not itself an `i32.or`, in evaluation order. */
+function orLeaves(expr: Expr, out: Expr[] = []): Expr[] {
+  if (idOf(expr) === Id.Binary && Binary.getOp(expr) === binaryen.OrInt32) {
+    orLeaves(Binary.getLeft(expr), out);
+    orLeaves(Binary.getRight(expr), out);
+  } else out.push(expr);
+  return out;
+}
+
+const isLocalGet = (e: Expr, local?: number) =>
+  idOf(e) === Id.LocalGet && (local === undefined || LocalGet.getIndex(e) === local);
+
+/**
+ * In one block of an innermost loop: the label joins feeding each other through single-use
+ * temporaries (`$t = A | $inv1; $u = $t | B | $inv2; store … $u`) form a tree whose root computes
+ * the join of every leaf. Leaves the loop never writes (address labels of invariant bases, a
+ * scalar's label) are taken out of the tree and joined once before the loop into one local the
+ * root joins instead: one `or` per iteration for all of them, and one register instead of many.
+ */
+function gatherInBlock(
+  module: binaryen.Module,
+  func: number,
+  block: Expr,
+  loopWrites: Map<number, number>,
+  counts: { writes: Map<number, number>; reads: Map<number, number> },
+  firstLabelLocal: number,
+): Expr[] {
+  const sets: Expr[] = [];
+  const definedAt = new Map<number, number>();
+  for (let index = 0; index < Block.getNumChildren(block); index++) {
+    const stmt = Block.getChildAt(block, index);
+    if (idOf(stmt) !== Id.LocalSet || LocalSet.isTee(stmt)) continue;
+    const local = LocalSet.getIndex(stmt);
+    if (local < firstLabelLocal || binaryen.getExpressionType(LocalSet.getValue(stmt)) !== binaryen.i32) continue;
+    sets.push(stmt);
+    if (counts.writes.get(local) === 1 && counts.reads.get(local) === 1) definedAt.set(local, sets.length - 1);
+  }
+  // Chain edges: a single-use temporary read as a leaf by a later join of the same block.
+  const children = new Map<Expr, Expr[]>();
+  const consumed = new Set<Expr>();
+  sets.forEach((stmt, position) => {
+    for (const leaf of orLeaves(LocalSet.getValue(stmt))) {
+      if (!isLocalGet(leaf)) continue;
+      const at = definedAt.get(LocalGet.getIndex(leaf));
+      if (at === undefined || at >= position || consumed.has(sets[at]!)) continue;
+      consumed.add(sets[at]!);
+      children.set(stmt, [...(children.get(stmt) ?? []), sets[at]!]);
+    }
+  });
+  const invariant = (leaf: Expr) => isLocalGet(leaf) && !loopWrites.get(LocalGet.getIndex(leaf));
+  const hoisted: Expr[] = [];
+  for (const root of sets) {
+    if (consumed.has(root)) continue;
+    const tree: Expr[] = [];
+    const pending = [root];
+    while (pending.length > 0) {
+      const stmt = pending.pop()!;
+      tree.push(stmt);
+      pending.push(...(children.get(stmt) ?? []));
+    }
+    const gathered = new Set<number>();
+    let occurrences = 0;
+    for (const stmt of tree)
+      for (const leaf of orLeaves(LocalSet.getValue(stmt)))
+        if (invariant(leaf)) {
+          gathered.add(LocalGet.getIndex(leaf));
+          occurrences++;
+        }
+    if (occurrences < 2) continue;
+    const joined = addVar(func, binaryen.i32);
+    const get = (local: number) => module.local.get(local, binaryen.i32);
+    hoisted.push(
+      module.local.set(
+        joined,
+        [...gathered].map(get).reduce((a, b) => module.i32.or(a, b)),
+      ),
+    );
+    for (const stmt of tree) {
+      const kept = orLeaves(LocalSet.getValue(stmt)).filter((leaf) => !invariant(leaf));
+      if (stmt === root) kept.push(get(joined));
+      LocalSet.setValue(stmt, kept.length === 0 ? module.i32.const(0) : kept.reduce((a, b) => module.i32.or(a, b)));
+    }
+  }
+  return hoisted;
+}
+
+/**
+ * Gathers the loop-invariant leaves of label join trees in innermost loops (gatherInBlock) into
+ * one join before the loop. Only trees of the pass's own label locals (from `firstLabelLocal`)
+ * change; `or` is associative and commutative and the leaves moved are local reads, so every
+ * label keeps its value and nothing else moves.
+ */
+export function gatherInvariantJoins(module: binaryen.Module, func: number, firstLabelLocal: number): void {
+  const root = binaryen.getFunctionInfo(func).body;
+  const counts = localCounts(root);
+  const blocks: Expr[] = [];
+  walkPostOrder(root, (e) => {
+    if (idOf(e) === Id.Block) blocks.push(e);
+  });
+  for (const block of blocks) {
+    for (let i = 0; i < Block.getNumChildren(block); i++) {
+      const loop = Block.getChildAt(block, i);
+      if (idOf(loop) !== Id.Loop) continue;
+      const inner: Expr[] = [];
+      let nested = false;
+      walkPostOrder(Loop.getBody(loop), (e) => {
+        if (idOf(e) === Id.Loop) nested = true;
+        else if (idOf(e) === Id.Block) inner.push(e);
+      });
+      if (nested) continue;
+      const loopWrites = localCounts(Loop.getBody(loop)).writes;
+      const hoisted = inner.flatMap((b) => gatherInBlock(module, func, b, loopWrites, counts, firstLabelLocal));
       for (const moved of hoisted) Block.insertChildAt(block, i++, moved);
     }
   }

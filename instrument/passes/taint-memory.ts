@@ -26,6 +26,7 @@ import {
   type FunctionTaint,
   controlLabel,
 } from './taint-function.js';
+import { frameLoadLabel, frameStoreLabel } from './shadow-frame.js';
 
 /** Statements that write linear memory. */
 export const MEMORY_STATEMENTS = new Set<number>([
@@ -75,10 +76,13 @@ export function memoryStmt(c: FunctionTaint, s: Expr): Expr[] {
       c,
       orAll(c, [operandLabel(c, value), frameSlot ? null : controlLabel(c), counter ? operandLabel(c, ptr) : null]),
     );
-    return [
-      s,
-      ...c.m.shadowMemory.store(c.codegen, ptr, programOffset(c, Store.getOffset(s)), Store.getBytes(s), label),
-    ];
+    const offset = programOffset(c, Store.getOffset(s));
+    if (frameSlot && c.frameLabels)
+      return [
+        s,
+        ...frameStoreLabel(c.codegen, c.frameLabels, LocalGet.getIndex(ptr), offset, Store.getBytes(s), label),
+      ];
+    return [s, ...c.m.shadowMemory.store(c.codegen, ptr, offset, Store.getBytes(s), label)];
   }
   if (id === Id.SIMDLoadStoreLane) {
     const api = SIMDLoadStoreLane;
@@ -149,6 +153,15 @@ function dataLabel(c: FunctionTaint, value: Expr): Expr | null {
   const id = idOf(value);
   if (id === Id.Load) {
     if (Load.isAtomic(value)) return null;
+    const ptr = Load.getPtr(value);
+    if (c.frameLabels && idOf(ptr) === Id.LocalGet && c.frameLabels.delta.has(LocalGet.getIndex(ptr)))
+      return frameLoadLabel(
+        c.codegen,
+        c.frameLabels,
+        LocalGet.getIndex(ptr),
+        programOffset(c, Load.getOffset(value)),
+        Load.getBytes(value),
+      );
     return c.m.shadowMemory.load(
       c.codegen,
       Load.getPtr(value),

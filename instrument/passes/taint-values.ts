@@ -5,6 +5,7 @@ import { GlobalSet, Id, LocalSet, childSlots, idOf, type Expr } from '../ir.js';
 import { controlLabel, isDead, operandLabel, orAll, orZero, shadowOf, type FunctionTaint } from './taint-function.js';
 import { loadLabel, MEMORY_LOADS } from './taint-memory.js';
 import { callShadow } from './taint-calls.js';
+import { frameEntry } from './shadow-frame.js';
 
 /** A `local.set` of a program local followed by the update of its shadow local. */
 export function localSetStmt(c: FunctionTaint, s: Expr): Expr[] {
@@ -25,7 +26,8 @@ export function localSetStmt(c: FunctionTaint, s: Expr): Expr[] {
   }
   if (isDead(value)) return [s];
   const label = valueLabel(c, value);
-  return [s, module.local.set(sv, orZero(c, label))];
+  const frameEntryCode = s === c.frameLabels?.rootSet ? frameEntry(c.codegen, c.m.shadowMemory, c.frameLabels) : [];
+  return [s, module.local.set(sv, orZero(c, label)), ...frameEntryCode];
 }
 
 /** A `global.set` followed by the update of the global's shadow (value label joined with the control label). */

@@ -34,7 +34,8 @@ import { planControl } from '../control-plan.js';
 import { MEMORY_GROW_FUNCTION, PROGRAM_PAGES_GLOBAL, type MemoryLayout } from '../memory-layout.js';
 import { ContextTree } from '../context-tree.js';
 import { foldCleanLabels } from './taint-clean.js';
-import { hoistInvariantJoins } from './taint-hoist.js';
+import { gatherInvariantJoins, hoistInvariantJoins } from './taint-hoist.js';
+import { deriveHeaderCounts } from './taint-header-counts.js';
 import { propagateCopies, sinkTemporaries } from './taint-copies.js';
 import { dropDeadCallLabels } from './taint-dead-call-labels.js';
 import { passArgLabelsAsParams } from './taint-call-params.js';
@@ -69,6 +70,7 @@ import { nodeStart, readCounts } from './taint-control.js';
 import { flush } from './taint-sink-records.js';
 import { stmtThen } from './taint-statements.js';
 import { stackFrame, stackPointerGlobal } from './taint-frame.js';
+import { frameExit, planFrameLabels } from './shadow-frame.js';
 import { counterStores } from './taint-counters.js';
 import { allocatorOf } from '../allocators.js';
 import { isFunctionalMath } from '../functional.js';
@@ -284,6 +286,8 @@ function instrumentFunction(
   const { module } = m;
   const func = fn.func;
   const i32 = binaryen.i32;
+  // Every local from here on is the pass's own (labels, counters, temporaries).
+  const firstLabelLocal = Func.getNumLocals(func);
   const controlLabel = addVar(func, i32);
   const resultType = Func.getResults(func);
   const result = resultType === binaryen.none ? null : { value: addVar(func, resultType), label: addVar(func, i32) };
@@ -309,6 +313,17 @@ function instrumentFunction(
     shadow: new Map(),
     plan,
     frame,
+    frameLabels:
+      m.stackPointer !== null && m.shadowMemory.placement.granularity === 'word'
+        ? planFrameLabels(
+            func,
+            Func.getBody(func),
+            frame.pointers,
+            m.stackPointer,
+            (relocated) => (relocated >>> 0) - m.programBase,
+            m.branchFlow,
+          )
+        : null,
     counters: counterStores(Func.getBody(func)),
     control: { label: controlLabel, callerLabel, exitJoin, branchLabels: new Map() },
     loopIndex: 0,
@@ -344,6 +359,7 @@ function instrumentFunction(
     if (s !== undefined) prologue.push(module.local.set(s, module.global.get(ARG_GLOBAL(k), i32)));
   });
   const tail: Expr[] = [...flush(c)];
+  if (c.frameLabels) tail.push(...frameExit(c.codegen, m.shadowMemory, c.frameLabels));
   const node = sinks.finish(fn.site.index);
   prologue.push(...node.prologue);
   if (node.nodeBytes === 0) prologue.push(enteredMark(c));
@@ -369,7 +385,11 @@ function instrumentFunction(
     propagateCopies(module, func);
     sinkTemporaries(module, func, m.shadowMemory);
     // Both walk the whole function to find its loops: a function without loops is left alone.
-    if (fn.loopExprs.length > 0) hoistInvariantJoins(module, Func.getBody(func));
+    if (fn.loopExprs.length > 0) {
+      hoistInvariantJoins(module, Func.getBody(func));
+      gatherInvariantJoins(module, func, firstLabelLocal);
+      deriveHeaderCounts(module, func, Func.getBody(func), firstLabelLocal);
+    }
   }
   // Before the optimizer: coalesce-locals would merge pointer locals with label locals.
   if (!m.options.noVersioning) {
