@@ -111,12 +111,10 @@ export class FunctionRelations {
     let blame = this.blames.get(index);
     if (!blame) {
       const explicit = this.explicitSinks(index);
-      if (explicit.length > 0) blame = { sinks: explicit.map(([, sink]) => sink), implicit: false };
-      else {
-        const out = new Map<string, Sink>();
-        for (const [key, sink] of this.implicitSinks(index)) if (!out.has(key)) out.set(key, sink);
-        blame = { sinks: [...out.values()], implicit: true };
-      }
+      blame =
+        explicit.length > 0
+          ? { sinks: explicit.map(([, sink]) => sink), implicit: false }
+          : { sinks: this.implicitSinks(index), implicit: true };
       this.blames.set(index, blame);
     }
     return blame;
@@ -136,17 +134,55 @@ export class FunctionRelations {
     return finder.recorded(index);
   }
 
+  /** Per loop: the implicit sinks of its regions (one list, shared by every region of the loop). */
+  private readonly loopSinks = new Map<number, Sink[]>();
+  /** Per region outside loops without sinks of its own: the implicit sinks (the explicit sinks of every later region). */
+  private suffixSinks: Map<number, Sink[]> | null = null;
+
   /**
    * Implicit blame: outside loops a branch steers the code after it; inside, the rest of its loop.
-   * The explicit sinks of those regions in region order, repeats included (callers keep the first).
+   * The explicit sinks of those regions in region order, each sink where it first appears. Only a
+   * region without sinks of its own asks, so the region itself adds nothing: every region of a loop
+   * gets the same list, and regions outside loops share the list of the regions after them.
    */
-  private *implicitSinks(index: number): Generator<[string, Sink]> {
+  private implicitSinks(index: number): Sink[] {
     const region = this.facts.regions[index];
-    if (!region) return;
-    for (let k = region.loop < 0 ? index + 1 : 0; k < this.facts.regions.length; k++) {
-      if (k === index || (region.loop >= 0 && !this.insideLoop(this.facts.regions[k]!.loop, region.loop))) continue;
-      yield* this.explicitSinks(k);
+    if (!region) return [];
+    if (region.loop >= 0) {
+      let sinks = this.loopSinks.get(region.loop);
+      if (!sinks) {
+        const out = new Map<string, Sink>();
+        this.facts.regions.forEach((other, k) => {
+          if (this.insideLoop(other.loop, region.loop))
+            for (const [key, sink] of this.explicitSinks(k)) if (!out.has(key)) out.set(key, sink);
+        });
+        this.loopSinks.set(region.loop, (sinks = [...out.values()]));
+      }
+      return sinks;
     }
+    this.suffixSinks ??= this.laterSinks();
+    return this.suffixSinks.get(index) ?? [];
+  }
+
+  /**
+   * For every region outside loops without sinks of its own: the explicit sinks of the regions
+   * after it, each where it first appears, from one backward pass. Going back over region k puts
+   * its sinks first and takes them out of the rest; regions with no sinks of their own share the list.
+   */
+  private laterSinks(): Map<number, Sink[]> {
+    const result = new Map<number, Sink[]>();
+    const later = new OrderedSinks();
+    let snapshot: Sink[] | null = null;
+    for (let k = this.facts.regions.length - 1; k >= 0; k--) {
+      const explicit = this.explicitSinks(k);
+      if (explicit.length === 0) {
+        if (this.facts.regions[k]!.loop < 0) result.set(k, (snapshot ??= later.list()));
+        continue;
+      }
+      later.putFirst(explicit);
+      snapshot = null;
+    }
+    return result;
   }
 
   /** Exit variables a call's result (`c5`, `g0`) reaches, from the region of the call. */
@@ -240,6 +276,46 @@ export class FunctionRelations {
   private insideLoop(loop: number, outer: number): boolean {
     for (let l = loop; l >= 0; l = this.facts.loopParents[l] ?? -1) if (l === outer) return true;
     return false;
+  }
+}
+
+/** Sinks in order, by key: a list that can move a run of sinks to its front (a doubly linked list). */
+class OrderedSinks {
+  private readonly nodes = new Map<string, { sink: Sink; prev: string | null; next: string | null }>();
+  private head: string | null = null;
+
+  /** Puts `sinks` (distinct keys, in order) before every other sink, moving those already listed. */
+  putFirst(sinks: Array<[string, Sink]>): void {
+    for (let i = sinks.length - 1; i >= 0; i--) {
+      const [key, sink] = sinks[i]!;
+      const node = this.nodes.get(key);
+      // The earlier region's sink object is kept (equal keys: equal JSON), as a forward pass would.
+      if (node) {
+        node.sink = sink;
+        if (this.head === key) continue;
+        this.unlink(key, node);
+      }
+      const next = this.head;
+      if (next !== null) this.nodes.get(next)!.prev = key;
+      this.nodes.set(key, { sink, prev: null, next });
+      this.head = key;
+    }
+  }
+
+  list(): Sink[] {
+    const out: Sink[] = [];
+    for (let key = this.head; key !== null;) {
+      const node = this.nodes.get(key)!;
+      out.push(node.sink);
+      key = node.next;
+    }
+    return out;
+  }
+
+  private unlink(key: string, node: { prev: string | null; next: string | null }): void {
+    if (node.prev !== null) this.nodes.get(node.prev)!.next = node.next;
+    else if (this.head === key) this.head = node.next;
+    if (node.next !== null) this.nodes.get(node.next)!.prev = node.prev;
   }
 }
 
