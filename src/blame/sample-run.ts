@@ -38,6 +38,7 @@ export interface Sample {
   /** Allocation-log entries made before the sample. */
   allocations: number;
   stackPointer: number;
+  /** The addresses of the region's recorded stores (SampleLayout.regions), in their order. */
   addresses: number[];
 }
 
@@ -145,7 +146,7 @@ export async function runSampled(
     return {
       sites,
       layout,
-      samples: decodeSamples(sampleRecords(rep), pathOf, layout.allocations.base),
+      samples: decodeSamples(sampleRecords(rep), layout, pathOf, layout.allocations.base),
       dropped: Number(rep.globals[layout.exports.dropped]),
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
@@ -163,10 +164,8 @@ export async function runSampled(
 }
 
 /** The run's sample records in order: those emptied during the run (sample-drain.ts), then the buffer's rest. */
-function sampleRecords(rep: RepetitionResult): Uint8Array {
-  const drained = (rep.plugins[0] ?? []) as Uint8Array[];
-  if (drained.length === 0) return rep.regions.samples!;
-  return Buffer.concat([...drained, rep.regions.samples!]);
+function sampleRecords(rep: RepetitionResult): Uint8Array[] {
+  return [...((rep.plugins[0] ?? []) as Uint8Array[]), rep.regions.samples!];
 }
 
 /** An unknown node's path (shared, as every node's path is shared by the samples taken under it). */
@@ -205,20 +204,44 @@ function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): (node
   return pathOf;
 }
 
-function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], allocationBase: number): Sample[] {
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+/** A sample whose region records no store address: its (empty) address list is shared. */
+const NO_ADDRESSES: number[] = [];
+
+/**
+ * The samples of the run's records, chunk after chunk. A record's address slots past its region's
+ * recorded stores are never written, so only the recorded ones are read (yosys keeps millions of
+ * samples: a list of 8 per sample was most of their memory).
+ */
+function decodeSamples(
+  chunks: Uint8Array[],
+  layout: SampleLayout,
+  pathOf: (node: number) => Frame[],
+  allocationBase: number,
+): Sample[] {
   const samples: Sample[] = [];
-  for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
-    const u32 = (offset: number) => view.getUint32(at + offset, true);
-    const addresses: number[] = [];
-    for (let k = 0; k < MAX_ADDRESSES; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
-    samples.push({
-      region: u32(SAMPLE_RECORD.region),
-      path: pathOf(u32(SAMPLE_RECORD.node)),
-      allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
-      stackPointer: u32(SAMPLE_RECORD.stack),
-      addresses,
-    });
+  // A packed region reads its recorded stores back on every use: counted once per region.
+  const recordedCounts = new Map<number, number>();
+  for (const raw of chunks) {
+    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
+      const u32 = (offset: number) => view.getUint32(at + offset, true);
+      const region = u32(SAMPLE_RECORD.region);
+      let recorded = recordedCounts.get(region);
+      if (recorded === undefined)
+        recordedCounts.set(
+          region,
+          (recorded = Math.min(MAX_ADDRESSES, layout.regions[region]?.recorded.length ?? MAX_ADDRESSES)),
+        );
+      const addresses: number[] = recorded === 0 ? NO_ADDRESSES : [];
+      for (let k = 0; k < recorded; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
+      samples.push({
+        region,
+        path: pathOf(u32(SAMPLE_RECORD.node)),
+        allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
+        stackPointer: u32(SAMPLE_RECORD.stack),
+        addresses,
+      });
+    }
   }
   return samples;
 }
