@@ -71,9 +71,15 @@ export class FunctionRelations {
 
   /** The terminals reached from a node, in the order of a depth-first walk that marks nodes when it first sees them. */
   private walk(start: number): Terminal[] {
-    const seen = this.seen;
-    seen.clear();
+    this.seen.clear();
     const out = new Map<string, Terminal>();
+    this.visit(start, (position) => out.set(this.targetKey(position), this.facts.facts[position]!.target as Terminal));
+    return [...out.values()];
+  }
+
+  /** The depth-first walk from `start` over nodes not in `seen` (marked as it goes): each terminal fact reached, in walk order. */
+  private visit(start: number, reach: (position: number) => void): void {
+    const seen = this.seen;
     const stack = [start];
     seen.add(start);
     while (stack.length > 0) {
@@ -84,10 +90,8 @@ export class FunctionRelations {
           stack.push(child);
         }
       }
-      for (const position of this.graph.terminals(node))
-        out.set(this.targetKey(position), this.facts.facts[position]!.target as Terminal);
+      for (const position of this.graph.terminals(node)) reach(position);
     }
-    return [...out.values()];
   }
 
   private readonly targetKeys: Array<string | undefined> = [];
@@ -240,37 +244,38 @@ export class FunctionRelations {
 
   private readonly explicit = new Map<number, Array<[string, Sink]>>();
 
-  /** What region `index` writes (through locals, to the function's exit variables), deduplicated, with each sink's key. */
+  /**
+   * What region `index` writes (through locals, to the function's exit variables), deduplicated,
+   * with each sink's key: the closures of its facts' values in fact order, each sink where it first
+   * appears. The closures are walked with one set of seen nodes: a node an earlier closure of the
+   * region reached adds nothing new (all it reaches was listed then) and takes no place in the
+   * order of what is new, so the list is the concatenation's without walking a shared part twice.
+   */
   private explicitSinks(index: number): Array<[string, Sink]> {
     const cached = this.explicit.get(index);
     if (cached) return cached;
     const out = new Map<string, Sink>();
+    const add = (position: number) => {
+      const key = this.targetKey(position);
+      if (!out.has(key)) out.set(key, this.facts.facts[position]!.target as Terminal);
+    };
+    const seen = this.seen;
+    seen.clear();
     for (const position of this.byRegion.get(index) ?? []) {
       const t = this.facts.facts[position]!.target;
       if (t.kind === 'cond') continue;
-      const terminals =
+      const start =
         t.kind === 'local'
-          ? this.localSinks(t.local, index)
+          ? this.graph.node(localSource(t.local), index)
           : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
-            ? this.sinksFrom(`c${t.call}`, index)
-            : [t];
-      for (const terminal of terminals) {
-        const key = this.sinkKey(terminal);
-        if (!out.has(key)) out.set(key, terminal);
-      }
+            ? this.graph.node(`c${t.call}`, index)
+            : -1;
+      if (start < 0) add(position);
+      else if (!seen.has(start)) this.visit(start, add);
     }
     const result = [...out];
     this.explicit.set(index, result);
     return result;
-  }
-
-  /** Terminals are the facts' own target objects: each one's JSON is written once, not once per region reaching it. */
-  private readonly sinkKeys = new Map<Terminal, string>();
-
-  private sinkKey(terminal: Terminal): string {
-    let key = this.sinkKeys.get(terminal);
-    if (key === undefined) this.sinkKeys.set(terminal, (key = JSON.stringify(terminal)));
-    return key;
   }
 
   private insideLoop(loop: number, outer: number): boolean {
