@@ -141,52 +141,28 @@ export class FunctionRelations {
   /** Per loop: the implicit sinks of its regions (one list, shared by every region of the loop). */
   private readonly loopSinks = new Map<number, Sink[]>();
   /** Per region outside loops without sinks of its own: the implicit sinks (the explicit sinks of every later region). */
-  private suffixSinks: Map<number, Sink[]> | null = null;
+  private readonly laterSinks = new Map<number, Sink[]>();
 
   /**
    * Implicit blame: outside loops a branch steers the code after it; inside, the rest of its loop.
    * The explicit sinks of those regions in region order, each sink where it first appears. Only a
    * region without sinks of its own asks, so the region itself adds nothing: every region of a loop
-   * gets the same list, and regions outside loops share the list of the regions after them.
+   * gets the same list.
    */
   private implicitSinks(index: number): Sink[] {
     const region = this.facts.regions[index];
     if (!region) return [];
-    if (region.loop >= 0) {
-      let sinks = this.loopSinks.get(region.loop);
-      if (!sinks) {
-        const out = new Map<string, Sink>();
-        this.facts.regions.forEach((other, k) => {
-          if (this.insideLoop(other.loop, region.loop))
-            for (const [key, sink] of this.explicitSinks(k)) if (!out.has(key)) out.set(key, sink);
-        });
-        this.loopSinks.set(region.loop, (sinks = [...out.values()]));
-      }
-      return sinks;
+    const loop = region.loop;
+    const cache = loop >= 0 ? this.loopSinks : this.laterSinks;
+    const key = loop >= 0 ? loop : index;
+    let sinks = cache.get(key);
+    if (!sinks) {
+      const regions: number[] = [];
+      for (let k = loop < 0 ? index + 1 : 0; k < this.facts.regions.length; k++)
+        if (loop < 0 || this.insideLoop(this.facts.regions[k]!.loop, loop)) regions.push(k);
+      cache.set(key, (sinks = [...this.sinksOfRegions(regions).values()]));
     }
-    this.suffixSinks ??= this.laterSinks();
-    return this.suffixSinks.get(index) ?? [];
-  }
-
-  /**
-   * For every region outside loops without sinks of its own: the explicit sinks of the regions
-   * after it, each where it first appears, from one backward pass. Going back over region k puts
-   * its sinks first and takes them out of the rest; regions with no sinks of their own share the list.
-   */
-  private laterSinks(): Map<number, Sink[]> {
-    const result = new Map<number, Sink[]>();
-    const later = new OrderedSinks();
-    let snapshot: Sink[] | null = null;
-    for (let k = this.facts.regions.length - 1; k >= 0; k--) {
-      const explicit = this.explicitSinks(k);
-      if (explicit.length === 0) {
-        if (this.facts.regions[k]!.loop < 0) result.set(k, (snapshot ??= later.list()));
-        continue;
-      }
-      later.putFirst(explicit);
-      snapshot = null;
-    }
-    return result;
+    return sinks;
   }
 
   /** Exit variables a call's result (`c5`, `g0`) reaches, from the region of the call. */
@@ -244,83 +220,47 @@ export class FunctionRelations {
 
   private readonly explicit = new Map<number, Array<[string, Sink]>>();
 
-  /**
-   * What region `index` writes (through locals, to the function's exit variables), deduplicated,
-   * with each sink's key: the closures of its facts' values in fact order, each sink where it first
-   * appears. The closures are walked with one set of seen nodes: a node an earlier closure of the
-   * region reached adds nothing new (all it reaches was listed then) and takes no place in the
-   * order of what is new, so the list is the concatenation's without walking a shared part twice.
-   */
+  /** What region `index` writes (through locals, to the function's exit variables), deduplicated, with each sink's key. */
   private explicitSinks(index: number): Array<[string, Sink]> {
-    const cached = this.explicit.get(index);
-    if (cached) return cached;
+    let sinks = this.explicit.get(index);
+    if (!sinks) this.explicit.set(index, (sinks = [...this.sinksOfRegions([index])]));
+    return sinks;
+  }
+
+  /**
+   * The explicit sinks of `regions` (in order) by key, each where it first appears: the closures of
+   * their facts' values in fact order, walked with one set of seen nodes. A node an earlier closure
+   * reached adds nothing new (all it reaches was listed then) and takes no place in the order of
+   * what is new, so this is the concatenation of every closure, deduplicated, without walking a
+   * shared part twice: one walk for a whole loop, not one per fact of each of its regions.
+   */
+  private sinksOfRegions(regions: number[]): Map<string, Sink> {
     const out = new Map<string, Sink>();
     const add = (position: number) => {
       const key = this.targetKey(position);
       if (!out.has(key)) out.set(key, this.facts.facts[position]!.target as Terminal);
     };
-    const seen = this.seen;
-    seen.clear();
-    for (const position of this.byRegion.get(index) ?? []) {
-      const t = this.facts.facts[position]!.target;
-      if (t.kind === 'cond') continue;
-      const start =
-        t.kind === 'local'
-          ? this.graph.node(localSource(t.local), index)
-          : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
-            ? this.graph.node(`c${t.call}`, index)
-            : -1;
-      if (start < 0) add(position);
-      else if (!seen.has(start)) this.visit(start, add);
+    this.seen.clear();
+    for (const region of regions) {
+      for (const position of this.byRegion.get(region) ?? []) {
+        const t = this.facts.facts[position]!.target;
+        if (t.kind === 'cond') continue;
+        const start =
+          t.kind === 'local'
+            ? this.graph.node(localSource(t.local), region)
+            : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
+              ? this.graph.node(`c${t.call}`, region)
+              : -1;
+        if (start < 0) add(position);
+        else if (!this.seen.has(start)) this.visit(start, add);
+      }
     }
-    const result = [...out];
-    this.explicit.set(index, result);
-    return result;
+    return out;
   }
 
   private insideLoop(loop: number, outer: number): boolean {
     for (let l = loop; l >= 0; l = this.facts.loopParents[l] ?? -1) if (l === outer) return true;
     return false;
-  }
-}
-
-/** Sinks in order, by key: a list that can move a run of sinks to its front (a doubly linked list). */
-class OrderedSinks {
-  private readonly nodes = new Map<string, { sink: Sink; prev: string | null; next: string | null }>();
-  private head: string | null = null;
-
-  /** Puts `sinks` (distinct keys, in order) before every other sink, moving those already listed. */
-  putFirst(sinks: Array<[string, Sink]>): void {
-    for (let i = sinks.length - 1; i >= 0; i--) {
-      const [key, sink] = sinks[i]!;
-      const node = this.nodes.get(key);
-      // The earlier region's sink object is kept (equal keys: equal JSON), as a forward pass would.
-      if (node) {
-        node.sink = sink;
-        if (this.head === key) continue;
-        this.unlink(key, node);
-      }
-      const next = this.head;
-      if (next !== null) this.nodes.get(next)!.prev = key;
-      this.nodes.set(key, { sink, prev: null, next });
-      this.head = key;
-    }
-  }
-
-  list(): Sink[] {
-    const out: Sink[] = [];
-    for (let key = this.head; key !== null;) {
-      const node = this.nodes.get(key)!;
-      out.push(node.sink);
-      key = node.next;
-    }
-    return out;
-  }
-
-  private unlink(key: string, node: { prev: string | null; next: string | null }): void {
-    if (node.prev !== null) this.nodes.get(node.prev)!.next = node.next;
-    else if (this.head === key) this.head = node.next;
-    if (node.next !== null) this.nodes.get(node.next)!.prev = node.prev;
   }
 }
 
