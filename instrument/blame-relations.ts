@@ -71,9 +71,15 @@ export class FunctionRelations {
 
   /** The terminals reached from a node, in the order of a depth-first walk that marks nodes when it first sees them. */
   private walk(start: number): Terminal[] {
-    const seen = this.seen;
-    seen.clear();
+    this.seen.clear();
     const out = new Map<string, Terminal>();
+    this.visit(start, (position) => out.set(this.targetKey(position), this.facts.facts[position]!.target as Terminal));
+    return [...out.values()];
+  }
+
+  /** The depth-first walk from `start` over nodes not in `seen` (marked as it goes): each terminal fact reached, in walk order. */
+  private visit(start: number, reach: (position: number) => void): void {
+    const seen = this.seen;
     const stack = [start];
     seen.add(start);
     while (stack.length > 0) {
@@ -84,10 +90,8 @@ export class FunctionRelations {
           stack.push(child);
         }
       }
-      for (const position of this.graph.terminals(node))
-        out.set(this.targetKey(position), this.facts.facts[position]!.target as Terminal);
+      for (const position of this.graph.terminals(node)) reach(position);
     }
-    return [...out.values()];
   }
 
   private readonly targetKeys: Array<string | undefined> = [];
@@ -111,12 +115,10 @@ export class FunctionRelations {
     let blame = this.blames.get(index);
     if (!blame) {
       const explicit = this.explicitSinks(index);
-      if (explicit.length > 0) blame = { sinks: explicit.map(([, sink]) => sink), implicit: false };
-      else {
-        const out = new Map<string, Sink>();
-        for (const [key, sink] of this.implicitSinks(index)) if (!out.has(key)) out.set(key, sink);
-        blame = { sinks: [...out.values()], implicit: true };
-      }
+      blame =
+        explicit.length > 0
+          ? { sinks: explicit.map(([, sink]) => sink), implicit: false }
+          : { sinks: this.implicitSinks(index), implicit: true };
       this.blames.set(index, blame);
     }
     return blame;
@@ -136,17 +138,31 @@ export class FunctionRelations {
     return finder.recorded(index);
   }
 
+  /** Per loop: the implicit sinks of its regions (one list, shared by every region of the loop). */
+  private readonly loopSinks = new Map<number, Sink[]>();
+  /** Per region outside loops without sinks of its own: the implicit sinks (the explicit sinks of every later region). */
+  private readonly laterSinks = new Map<number, Sink[]>();
+
   /**
    * Implicit blame: outside loops a branch steers the code after it; inside, the rest of its loop.
-   * The explicit sinks of those regions in region order, repeats included (callers keep the first).
+   * The explicit sinks of those regions in region order, each sink where it first appears. Only a
+   * region without sinks of its own asks, so the region itself adds nothing: every region of a loop
+   * gets the same list.
    */
-  private *implicitSinks(index: number): Generator<[string, Sink]> {
+  private implicitSinks(index: number): Sink[] {
     const region = this.facts.regions[index];
-    if (!region) return;
-    for (let k = region.loop < 0 ? index + 1 : 0; k < this.facts.regions.length; k++) {
-      if (k === index || (region.loop >= 0 && !this.insideLoop(this.facts.regions[k]!.loop, region.loop))) continue;
-      yield* this.explicitSinks(k);
+    if (!region) return [];
+    const loop = region.loop;
+    const cache = loop >= 0 ? this.loopSinks : this.laterSinks;
+    const key = loop >= 0 ? loop : index;
+    let sinks = cache.get(key);
+    if (!sinks) {
+      const regions: number[] = [];
+      for (let k = loop < 0 ? index + 1 : 0; k < this.facts.regions.length; k++)
+        if (loop < 0 || this.insideLoop(this.facts.regions[k]!.loop, loop)) regions.push(k);
+      cache.set(key, (sinks = [...this.sinksOfRegions(regions).values()]));
     }
+    return sinks;
   }
 
   /** Exit variables a call's result (`c5`, `g0`) reaches, from the region of the call. */
@@ -206,35 +222,40 @@ export class FunctionRelations {
 
   /** What region `index` writes (through locals, to the function's exit variables), deduplicated, with each sink's key. */
   private explicitSinks(index: number): Array<[string, Sink]> {
-    const cached = this.explicit.get(index);
-    if (cached) return cached;
-    const out = new Map<string, Sink>();
-    for (const position of this.byRegion.get(index) ?? []) {
-      const t = this.facts.facts[position]!.target;
-      if (t.kind === 'cond') continue;
-      const terminals =
-        t.kind === 'local'
-          ? this.localSinks(t.local, index)
-          : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
-            ? this.sinksFrom(`c${t.call}`, index)
-            : [t];
-      for (const terminal of terminals) {
-        const key = this.sinkKey(terminal);
-        if (!out.has(key)) out.set(key, terminal);
-      }
-    }
-    const result = [...out];
-    this.explicit.set(index, result);
-    return result;
+    let sinks = this.explicit.get(index);
+    if (!sinks) this.explicit.set(index, (sinks = [...this.sinksOfRegions([index])]));
+    return sinks;
   }
 
-  /** Terminals are the facts' own target objects: each one's JSON is written once, not once per region reaching it. */
-  private readonly sinkKeys = new Map<Terminal, string>();
-
-  private sinkKey(terminal: Terminal): string {
-    let key = this.sinkKeys.get(terminal);
-    if (key === undefined) this.sinkKeys.set(terminal, (key = JSON.stringify(terminal)));
-    return key;
+  /**
+   * The explicit sinks of `regions` (in order) by key, each where it first appears: the closures of
+   * their facts' values in fact order, walked with one set of seen nodes. A node an earlier closure
+   * reached adds nothing new (all it reaches was listed then) and takes no place in the order of
+   * what is new, so this is the concatenation of every closure, deduplicated, without walking a
+   * shared part twice: one walk for a whole loop, not one per fact of each of its regions.
+   */
+  private sinksOfRegions(regions: number[]): Map<string, Sink> {
+    const out = new Map<string, Sink>();
+    const add = (position: number) => {
+      const key = this.targetKey(position);
+      if (!out.has(key)) out.set(key, this.facts.facts[position]!.target as Terminal);
+    };
+    this.seen.clear();
+    for (const region of regions) {
+      for (const position of this.byRegion.get(region) ?? []) {
+        const t = this.facts.facts[position]!.target;
+        if (t.kind === 'cond') continue;
+        const start =
+          t.kind === 'local'
+            ? this.graph.node(localSource(t.local), region)
+            : t.kind === 'arg' && this.callResults.has(`c${t.call}`)
+              ? this.graph.node(`c${t.call}`, region)
+              : -1;
+        if (start < 0) add(position);
+        else if (!this.seen.has(start)) this.visit(start, add);
+      }
+    }
+    return out;
   }
 
   private insideLoop(loop: number, outer: number): boolean {

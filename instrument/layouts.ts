@@ -49,6 +49,12 @@ export const TRACE_ENTRY_BYTES = 16;
 
 /** Sampling pass: one sample record — region, context node, allocation-log length, stack pointer, addresses. */
 export const SAMPLE_RECORD = { region: 0, node: 4, allocs: 8, stack: 12, addresses: 16, size: 48 } as const;
+/**
+ * Sampling pass: what a full sample buffer calls. The host copies the records out and moves the
+ * cursor back to the buffer's start (src/blame/sample-drain.ts), so no sample is dropped; the
+ * default import does nothing, and a sample that still does not fit is counted as dropped.
+ */
+export const DRAIN_IMPORT = { module: 'taintlens', name: 'drain_samples' } as const;
 /** Sampling pass: store addresses a sample record holds. */
 export const MAX_ADDRESSES = 8;
 /** Sampling pass: one allocation-log record — kind, address, bytes, context node, old address (realloc), grow site. */

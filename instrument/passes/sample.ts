@@ -35,6 +35,7 @@ import type { ModuleAnalysis } from '../sites.js';
 import { ContextTree } from '../context-tree.js';
 import {
   ALLOC_RECORD,
+  DRAIN_IMPORT,
   MAX_ADDRESSES,
   NODE_HEADER,
   SAMPLE_RECORD,
@@ -126,7 +127,9 @@ const NAMES = {
   depth: 'taintlens$adepth',
   log: 'taintlens$alog',
   grow: 'taintlens$sgrow',
+  drain: 'taintlens$sdrain',
 };
+
 const TREE_NAMES = {
   ctx: 'taintlens$sctx',
   site: 'taintlens$ssite',
@@ -192,6 +195,7 @@ export function applySampling(
   addGlobal(NAMES.allocDropped, 0, true);
   addGlobal(NAMES.depth, 0);
   const sampling: SamplePath = { period, end: samples.base + samples.bytes, stackPointer: stack?.global ?? null };
+  module.addFunctionImport(NAMES.drain, DRAIN_IMPORT.module, DRAIN_IMPORT.name, binaryen.none, binaryen.none);
   addLogFunction(module, allocations.base + allocations.bytes);
   addGrowWrapper(module);
 
@@ -719,6 +723,8 @@ function countdownCheck(
   // Slots past the recorded ones stay unwritten: the decoder reads a region's recorded ones only.
   record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
   const seed = () => module.global.get(NAMES.seed, i32);
+  const full = () =>
+    module.i32.gt_u(module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size)), module.i32.const(path.end));
   // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
   const decremented = module.i32.sub(t.get(), module.i32.const(instructions));
   const tee = t.local !== null;
@@ -730,8 +736,16 @@ function countdownCheck(
         module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
         module.block(null, [
           module.local.set(cur, module.global.get(NAMES.cursor, i32)),
+          // A full buffer (once per buffer's worth of samples): the host empties it, or nothing is written.
           module.if(
-            module.i32.gt_u(module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size)), module.i32.const(path.end)),
+            full(),
+            module.block(null, [
+              module.call(NAMES.drain, [], binaryen.none),
+              module.local.set(cur, module.global.get(NAMES.cursor, i32)),
+            ]),
+          ),
+          module.if(
+            full(),
             module.global.set(
               NAMES.dropped,
               module.i32.add(module.global.get(NAMES.dropped, i32), module.i32.const(1)),

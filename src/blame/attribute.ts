@@ -86,7 +86,7 @@ export function attributionPlan(
   const recordedKeys = region.recorded.map((r) => JSON.stringify([r.ptr, r.offset]));
   const steps: PlanStep[] = [];
   for (const sink of blame.sinks) {
-    const slot = sink.kind === 'store' ? recordedKeys.indexOf(JSON.stringify([sink.ptr, sink.offset])) : -1;
+    const slot = sink.kind === 'store' ? recordedKeys.indexOf(storeKey(sink)) : -1;
     const targets = staticTargets(sink, frame, point, path, context, 0);
     if (sink.kind === 'store' && slot >= 0)
       steps.push({
@@ -100,6 +100,18 @@ export function attributionPlan(
     else steps.push({ kind: 'targets', targets });
   }
   return { advances: true, steps };
+}
+
+/**
+ * The (pointer, offset) key of a store sink, written once per sink: a region of a large function
+ * can share its loop's thousands of sinks, and every call path sampled in it makes a plan of them.
+ */
+const storeKeys = new WeakMap<Sink, string>();
+
+function storeKey(sink: Extract<Sink, { kind: 'store' }>): string {
+  let key = storeKeys.get(sink);
+  if (key === undefined) storeKeys.set(sink, (key = JSON.stringify([sink.ptr, sink.offset])));
+  return key;
 }
 
 /** A plan's targets for one sample: its recorded addresses pick the containers. */

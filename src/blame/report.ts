@@ -82,7 +82,7 @@ function sampledVsExact(profile: SampledProfile): string {
 
 /** The loud line for samples the buffer could not keep even after growing (their call paths are missing). */
 export function droppedSamplesWarning(dropped: number): string {
-  return `warning: ${dropped.toLocaleString('en-US')} samples found the sample buffer full (even grown) and were not kept: the shares above miss them; raise --period`;
+  return `warning: ${dropped.toLocaleString('en-US')} samples found the sample buffer full and were not kept: the shares above miss them; raise --period`;
 }
 
 /** Every loud line a sample or blame report needs: samples not kept, call paths lost to a full tree. */

@@ -17,6 +17,7 @@ import {
 } from '../../instrument/layouts.js';
 import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
+import { sampleDrainUrl } from './sample-drain.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 
@@ -37,6 +38,7 @@ export interface Sample {
   /** Allocation-log entries made before the sample. */
   allocations: number;
   stackPointer: number;
+  /** The addresses of the region's recorded stores (SampleLayout.regions), in their order. */
   addresses: number[];
 }
 
@@ -72,47 +74,9 @@ export interface SampledRun {
 
 export interface SampleRunOptions {
   period?: number;
-  /** Sample records kept (default: the pass's; grown automatically when the buffer fills). */
+  /** Sample records the buffer holds (default: the pass's); a full buffer is emptied during the run, so this never limits the samples. */
   maxSamples?: number;
   instrument?: InstrumentOptions;
-}
-
-/** Most sample records a grown buffer keeps (48 bytes each: 96 MiB). */
-const MAX_GROWN_SAMPLES = 1 << 21;
-
-/**
- * Runs the module under the sampler. When the buffer filled (samples counted, not kept), it runs
- * once more with a buffer sized for them (the sampling is deterministic), up to MAX_GROWN_SAMPLES;
- * what still does not fit stays in `dropped` for the report to say.
- */
-export async function runSampled(
-  file: string,
-  bytes: Uint8Array,
-  run: RunSettings,
-  options: SampleRunOptions = {},
-): Promise<SampledRun> {
-  const first = await runSampledOnce(file, bytes, run, options);
-  const runs = first.ranks ?? [first];
-  if (!runs.some((r) => r.dropped > 0) || options.maxSamples !== undefined) return first;
-  return runGrown(file, bytes, run, options, Math.max(...runs.map((r) => r.samples.length + r.dropped)));
-}
-
-/**
- * The second run, with room for `needed` samples. Only the count is passed on: the first run (its
- * site table, samples and paths) is garbage before the second instrumentation (on yosys the two
- * together passed 5 GB).
- */
-async function runGrown(
-  file: string,
-  bytes: Uint8Array,
-  run: RunSettings,
-  options: SampleRunOptions,
-  needed: number,
-): Promise<SampledRun> {
-  return runSampledOnce(file, bytes, run, {
-    ...options,
-    maxSamples: Math.min(MAX_GROWN_SAMPLES, Math.ceil(needed * 1.25)),
-  });
 }
 
 /** Debug info only adds names: unreadable .debug_info leaves static data unnamed, never fails the run. */
@@ -124,11 +88,15 @@ function staticVariablesOf(bytes: Uint8Array): StaticVariable[] {
   }
 }
 
-async function runSampledOnce(
+/**
+ * Runs the module under the sampler. Whenever the buffer fills, the host empties it
+ * (sample-drain.ts): every sample is kept, in one run of one instrumentation.
+ */
+export async function runSampled(
   file: string,
   bytes: Uint8Array,
   run: RunSettings,
-  options: SampleRunOptions,
+  options: SampleRunOptions = {},
 ): Promise<SampledRun> {
   const exports = readExports(bytes, file);
   const sample: SampleOptions = {
@@ -167,6 +135,7 @@ async function runSampledOnce(
       layout.exports.allocationsDropped,
     ],
     programBase: sites.layout?.programBase ?? 0,
+    plugins: [{ url: sampleDrainUrl, options: { base: layout.samples.base, cursor: layout.exports.samples } }],
     wasi: run.wasi,
     ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });
@@ -177,7 +146,7 @@ async function runSampledOnce(
     return {
       sites,
       layout,
-      samples: decodeSamples(rep.regions.samples!, pathOf, layout.allocations.base),
+      samples: decodeSamples(sampleRecords(rep), layout, pathOf, layout.allocations.base),
       dropped: Number(rep.globals[layout.exports.dropped]),
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
@@ -192,6 +161,11 @@ async function runSampledOnce(
   };
   const first = decode(outcome.repetitions[0]!);
   return outcome.ranks ? { ...first, ranks: outcome.ranks.map((r) => decode(r.repetitions[0]!)) } : first;
+}
+
+/** The run's sample records in order: those emptied during the run (sample-drain.ts), then the buffer's rest. */
+function sampleRecords(rep: RepetitionResult): Uint8Array[] {
+  return [...((rep.plugins[0] ?? []) as Uint8Array[]), rep.regions.samples!];
 }
 
 /** An unknown node's path (shared, as every node's path is shared by the samples taken under it). */
@@ -230,20 +204,44 @@ function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): (node
   return pathOf;
 }
 
-function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], allocationBase: number): Sample[] {
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+/** A sample whose region records no store address: its (empty) address list is shared. */
+const NO_ADDRESSES: number[] = [];
+
+/**
+ * The samples of the run's records, chunk after chunk. A record's address slots past its region's
+ * recorded stores are never written, so only the recorded ones are read (yosys keeps millions of
+ * samples: a list of 8 per sample was most of their memory).
+ */
+function decodeSamples(
+  chunks: Uint8Array[],
+  layout: SampleLayout,
+  pathOf: (node: number) => Frame[],
+  allocationBase: number,
+): Sample[] {
   const samples: Sample[] = [];
-  for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
-    const u32 = (offset: number) => view.getUint32(at + offset, true);
-    const addresses: number[] = [];
-    for (let k = 0; k < MAX_ADDRESSES; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
-    samples.push({
-      region: u32(SAMPLE_RECORD.region),
-      path: pathOf(u32(SAMPLE_RECORD.node)),
-      allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
-      stackPointer: u32(SAMPLE_RECORD.stack),
-      addresses,
-    });
+  // A packed region reads its recorded stores back on every use: counted once per region.
+  const recordedCounts = new Map<number, number>();
+  for (const raw of chunks) {
+    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
+      const u32 = (offset: number) => view.getUint32(at + offset, true);
+      const region = u32(SAMPLE_RECORD.region);
+      let recorded = recordedCounts.get(region);
+      if (recorded === undefined)
+        recordedCounts.set(
+          region,
+          (recorded = Math.min(MAX_ADDRESSES, layout.regions[region]?.recorded.length ?? MAX_ADDRESSES)),
+        );
+      const addresses: number[] = recorded === 0 ? NO_ADDRESSES : [];
+      for (let k = 0; k < recorded; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
+      samples.push({
+        region,
+        path: pathOf(u32(SAMPLE_RECORD.node)),
+        allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
+        stackPointer: u32(SAMPLE_RECORD.stack),
+        addresses,
+      });
+    }
   }
   return samples;
 }

@@ -50,6 +50,8 @@ export function baseImports(getMemory: () => WebAssembly.Memory | undefined, pro
       register_variable() {},
       // The measurement pass's clock: one call per region entry and exit (instrument/passes/measure.ts).
       clock: () => performance.now(),
+      // The sampling pass's full buffer: without a host that empties it, samples that do not fit are counted as dropped.
+      drain_samples() {},
     },
   };
 }

@@ -135,3 +135,52 @@ test('flow closures and recorded stores agree with the plain walk on 100 random 
     expect(recorded, `seed ${seed}`).toEqual(fromBlame);
   }
 });
+
+/** A region's blame by its definition: its own sinks, else those of every later region (outside loops) or of the rest of its loop. */
+function referenceBlame(facts: FunctionFacts, index: number): { sinks: string[]; implicit: boolean } {
+  const callResults = new Set(facts.facts.flatMap((f) => f.sources.filter((s) => s.startsWith('c'))));
+  const explicit = (region: number): string[] => {
+    const out = new Set<string>();
+    for (const fact of facts.facts) {
+      const t = fact.target;
+      if (fact.region !== region || t.kind === 'cond') continue;
+      const sinks =
+        t.kind === 'local'
+          ? referenceSinks(facts, `l${t.local}`, region)
+          : t.kind === 'arg' && callResults.has(`c${t.call}`)
+            ? referenceSinks(facts, `c${t.call}`, region)
+            : [JSON.stringify(t)];
+      for (const sink of sinks) out.add(sink);
+    }
+    return [...out];
+  };
+  const own = explicit(index);
+  if (own.length > 0) return { sinks: own, implicit: false };
+  const loop = facts.regions[index]!.loop;
+  const inside = (l: number) => {
+    for (let at = l; at >= 0; at = facts.loopParents[at] ?? -1) if (at === loop) return true;
+    return false;
+  };
+  const out = new Set<string>();
+  facts.regions.forEach((region, k) => {
+    if (k !== index && (loop < 0 ? k > index : inside(region.loop))) for (const sink of explicit(k)) out.add(sink);
+  });
+  return { sinks: [...out], implicit: true };
+}
+
+test('region blame (implicit sinks shared per loop and per later regions) agrees with its definition on 30 random functions', () => {
+  for (let seed = 1; seed <= 30; seed++) {
+    const facts = randomFacts(seed);
+    const relations = new FunctionRelations(facts);
+    // Asked in reverse order too: the shared lists must not depend on which region asks first.
+    const order = [...facts.regions.keys()];
+    if (seed % 2 === 0) order.reverse();
+    for (const region of order) {
+      const blame = relations.regionBlame(region);
+      expect(
+        { sinks: blame.sinks.map((s) => JSON.stringify(s)), implicit: blame.implicit },
+        `seed ${seed} region ${region}`,
+      ).toEqual(referenceBlame(facts, region));
+    }
+  }
+});
