@@ -17,6 +17,15 @@ import { show } from './show.js';
 
 export const INTERNAL_PREFIX = 'taintlens$';
 
+/**
+ * The passes' own imports, whose effects reach only the passes' records: the measurement pass's
+ * clock, and the sampling pass's full buffer (emptied here by dropping what it holds).
+ */
+const PASS_IMPORTS: Record<string, () => unknown> = {
+  clock: () => performance.now(),
+  drain_samples: () => undefined,
+};
+
 export interface EventLog {
   push(line: string): void;
 }
@@ -136,9 +145,8 @@ export function fuzzingSupportImports(
         ? null
         : entry.module === 'fuzzing-support'
           ? hostFunction(entry.name, log, getExports, budget)
-          : // The measurement pass's clock: its value only reaches the pass's own records.
-            entry.module === 'taintlens' && entry.name === 'clock'
-            ? () => performance.now()
+          : entry.module === 'taintlens'
+            ? (PASS_IMPORTS[entry.name] ?? null)
             : null);
     if (!fn)
       throw new UnsatisfiableImport(
