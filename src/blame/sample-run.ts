@@ -12,6 +12,7 @@ import {
   MAX_ADDRESSES,
   NODE_HEADER,
   SAMPLE_RECORD,
+  sampleRecordBytes,
   readContextNodes,
   type RawContextNode,
 } from '../../instrument/layouts.js';
@@ -177,7 +178,7 @@ async function runSampledOnce(
     return {
       sites,
       layout,
-      samples: decodeSamples(rep.regions.samples!, pathOf, layout.allocations.base),
+      samples: decodeSamples(rep.regions.samples!, pathOf, layout),
       dropped: Number(rep.globals[layout.exports.dropped]),
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
@@ -230,20 +231,26 @@ function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): (node
   return pathOf;
 }
 
-function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], allocationBase: number): Sample[] {
+/** The records in order: each is as long as its region's recorded addresses (sampleRecordBytes); the slots past them read 0. */
+function decodeSamples(raw: Uint8Array, pathOf: (node: number) => Frame[], layout: SampleLayout): Sample[] {
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const samples: Sample[] = [];
-  for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
+  for (let at = 0; at + SAMPLE_RECORD.addresses <= raw.byteLength;) {
     const u32 = (offset: number) => view.getUint32(at + offset, true);
+    const region = u32(SAMPLE_RECORD.region);
+    const recorded = layout.regions[region]?.recorded.length;
+    if (recorded === undefined) throw new Error(`internal: corrupt sample record at byte ${at} (region ${region})`);
+    const stored = Math.min(recorded, MAX_ADDRESSES);
     const addresses: number[] = [];
-    for (let k = 0; k < MAX_ADDRESSES; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
+    for (let k = 0; k < MAX_ADDRESSES; k++) addresses.push(k < stored ? u32(SAMPLE_RECORD.addresses + 4 * k) : 0);
     samples.push({
-      region: u32(SAMPLE_RECORD.region),
+      region,
       path: pathOf(u32(SAMPLE_RECORD.node)),
-      allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
+      allocations: (u32(SAMPLE_RECORD.allocs) - layout.allocations.base) / ALLOC_RECORD.size,
       stackPointer: u32(SAMPLE_RECORD.stack),
       addresses,
     });
+    at += sampleRecordBytes(recorded);
   }
   return samples;
 }
