@@ -78,7 +78,7 @@ export interface SampleRunOptions {
   instrument?: InstrumentOptions;
 }
 
-/** Most sample records a grown buffer keeps (48 bytes each: 96 MiB). */
+/** Most sample records a grown buffer keeps (room for 48 bytes each, the longest record: 96 MiB). */
 const MAX_GROWN_SAMPLES = 1 << 21;
 
 /**
