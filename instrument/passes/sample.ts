@@ -40,6 +40,7 @@ import {
   NODE_HEADER,
   SAMPLE_RECORD,
   align8,
+  sampleRecordBytes,
   allocKindNumber,
   type ContextTreeLayout,
 } from '../layouts.js';
@@ -83,7 +84,7 @@ export const MIN_CHECKED = 8;
 export interface SampleOptions {
   /** Instructions between samples on average (default 4999). */
   period?: number;
-  /** Sample records kept (default 131072); later samples are counted, not kept. */
+  /** Sample records kept (default 131072): room for that many of the longest record, more of shorter ones; later samples are counted, not kept. */
   maxSamples?: number;
   /** Allocation records kept (default 65536). */
   maxAllocations?: number;
@@ -720,11 +721,11 @@ function countdownCheck(
       ),
     );
   });
-  // Slots past the recorded ones stay unwritten: the decoder reads a region's recorded ones only.
-  record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size))));
+  // The record ends with the region's recorded addresses: the decoder knows their number by region.
+  const recordBytes = sampleRecordBytes(recorded.length);
+  record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(recordBytes))));
   const seed = () => module.global.get(NAMES.seed, i32);
-  const full = () =>
-    module.i32.gt_u(module.i32.add(at(), module.i32.const(SAMPLE_RECORD.size)), module.i32.const(path.end));
+  const full = () => module.i32.gt_u(module.i32.add(at(), module.i32.const(recordBytes)), module.i32.const(path.end));
   // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
   const decremented = module.i32.sub(t.get(), module.i32.const(instructions));
   const tee = t.local !== null;

@@ -12,6 +12,7 @@ import {
   MAX_ADDRESSES,
   NODE_HEADER,
   SAMPLE_RECORD,
+  sampleRecordBytes,
   readContextNodes,
   type RawContextNode,
 } from '../../instrument/layouts.js';
@@ -208,9 +209,9 @@ function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): (node
 const NO_ADDRESSES: number[] = [];
 
 /**
- * The samples of the run's records, chunk after chunk. A record's address slots past its region's
- * recorded stores are never written, so only the recorded ones are read (yosys keeps millions of
- * samples: a list of 8 per sample was most of their memory).
+ * The samples of the run's records, chunk after chunk. A record is as long as its region's recorded
+ * store addresses (sampleRecordBytes), and only those are read (yosys keeps millions of samples: a
+ * list of 8 per sample was most of their memory).
  */
 function decodeSamples(
   chunks: Uint8Array[],
@@ -223,15 +224,15 @@ function decodeSamples(
   const recordedCounts = new Map<number, number>();
   for (const raw of chunks) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    for (let at = 0; at + SAMPLE_RECORD.size <= raw.byteLength; at += SAMPLE_RECORD.size) {
+    for (let at = 0; at + SAMPLE_RECORD.addresses <= raw.byteLength;) {
       const u32 = (offset: number) => view.getUint32(at + offset, true);
       const region = u32(SAMPLE_RECORD.region);
       let recorded = recordedCounts.get(region);
-      if (recorded === undefined)
-        recordedCounts.set(
-          region,
-          (recorded = Math.min(MAX_ADDRESSES, layout.regions[region]?.recorded.length ?? MAX_ADDRESSES)),
-        );
+      if (recorded === undefined) {
+        const known = layout.regions[region]?.recorded.length;
+        if (known === undefined) throw new Error(`internal: corrupt sample record at byte ${at} (region ${region})`);
+        recordedCounts.set(region, (recorded = Math.min(MAX_ADDRESSES, known)));
+      }
       const addresses: number[] = recorded === 0 ? NO_ADDRESSES : [];
       for (let k = 0; k < recorded; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
       samples.push({
@@ -241,6 +242,7 @@ function decodeSamples(
         stackPointer: u32(SAMPLE_RECORD.stack),
         addresses,
       });
+      at += sampleRecordBytes(recorded);
     }
   }
   return samples;
