@@ -321,6 +321,15 @@ export function walkPostOrder(root: Expr, visit: (expr: Expr) => void): void {
   }
 }
 
+/** Every block under `root`, in post order (inner blocks first): where the passes find loops standing as statements. */
+export function blocksIn(root: Expr): Expr[] {
+  const blocks: Expr[] = [];
+  walkPostOrder(root, (e) => {
+    if (idOf(e) === Id.Block) blocks.push(e);
+  });
+  return blocks;
+}
+
 export function expandType(type: Type): Type[] {
   return binaryen.expandType(type);
 }

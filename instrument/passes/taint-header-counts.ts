@@ -20,6 +20,7 @@ import {
   LocalSet,
   Loop,
   addVar,
+  blocksIn,
   branchTargets,
   idOf,
   labelOf,
@@ -161,11 +162,7 @@ function findParent(block: Expr, stmt: Expr): { block: Expr; index: number } | n
 
 /** Derives the header counts of the innermost loops of `root` that qualify (see the header). */
 export function deriveHeaderCounts(module: binaryen.Module, func: number, root: Expr, firstOwnLocal: number): void {
-  const blocks: Expr[] = [];
-  walkPostOrder(root, (e) => {
-    if (idOf(e) === Id.Block) blocks.push(e);
-  });
-  for (const block of blocks) {
+  for (const block of blocksIn(root)) {
     for (let i = 0; i < Block.getNumChildren(block); i++) {
       const loop = Block.getChildAt(block, i);
       if (idOf(loop) !== Id.Loop) continue;

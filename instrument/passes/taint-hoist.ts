@@ -8,7 +8,19 @@
 // A self-copy (`local.set $x (local.get $x)`, left by the copy rewrites) is not a write.
 // Only `local.get`, constants and `i32.or` move: no value, trap or effect of the program changes.
 import binaryen from 'binaryen';
-import { Binary, Block, Id, LocalGet, LocalSet, Loop, addVar, idOf, walkPostOrder, type Expr } from '../ir.js';
+import {
+  Binary,
+  Block,
+  Id,
+  LocalGet,
+  LocalSet,
+  Loop,
+  addVar,
+  blocksIn,
+  idOf,
+  walkPostOrder,
+  type Expr,
+} from '../ir.js';
 
 const BARRIERS = new Set<number>([Id.Break, Id.Switch, Id.Return, Id.Call, Id.CallIndirect, Id.Loop, Id.Unreachable]);
 
@@ -117,11 +129,7 @@ function invariantJoins(module: binaryen.Module, loop: Expr): Expr[] {
 
 /** Moves invariant label joins in front of every loop of `root` that is a statement of a block. */
 export function hoistInvariantJoins(module: binaryen.Module, root: Expr): void {
-  const blocks: Expr[] = [];
-  walkPostOrder(root, (e) => {
-    if (idOf(e) === Id.Block) blocks.push(e);
-  });
-  for (const block of blocks) {
+  for (const block of blocksIn(root)) {
     for (let i = 0; i < Block.getNumChildren(block); i++) {
       const stmt = Block.getChildAt(block, i);
       if (idOf(stmt) !== Id.Loop) continue;
@@ -226,11 +234,7 @@ function gatherInBlock(
 export function gatherInvariantJoins(module: binaryen.Module, func: number, firstLabelLocal: number): void {
   const root = binaryen.getFunctionInfo(func).body;
   const counts = localCounts(root);
-  const blocks: Expr[] = [];
-  walkPostOrder(root, (e) => {
-    if (idOf(e) === Id.Block) blocks.push(e);
-  });
-  for (const block of blocks) {
+  for (const block of blocksIn(root)) {
     for (let i = 0; i < Block.getNumChildren(block); i++) {
       const loop = Block.getChildAt(block, i);
       if (idOf(loop) !== Id.Loop) continue;
