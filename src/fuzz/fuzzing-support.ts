@@ -14,17 +14,12 @@
 // A v128 argument cannot cross into JS: the engine throws a TypeError at the call, the same for
 // the original and every variant, and that trap is compared like any other.
 import { show } from './show.js';
+import { passImports } from '../runtime/host.js';
 
 export const INTERNAL_PREFIX = 'taintlens$';
 
-/**
- * The passes' own imports, whose effects reach only the passes' records: the measurement pass's
- * clock, and the sampling pass's full buffer (emptied here by dropping what it holds).
- */
-const PASS_IMPORTS: Record<string, () => unknown> = {
-  clock: () => performance.now(),
-  drain_samples: () => undefined,
-};
+/** The passes' own imports (the measurement clock, the sample buffer's drain), as every run gets them. */
+const PASS_IMPORTS = passImports();
 
 export interface EventLog {
   push(line: string): void;

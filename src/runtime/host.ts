@@ -46,13 +46,18 @@ export function baseImports(getMemory: () => WebAssembly.Memory | undefined, pro
         return 42;
       },
     },
-    taintlens: {
-      register_variable() {},
-      // The measurement pass's clock: one call per region entry and exit (instrument/passes/measure.ts).
-      clock: () => performance.now(),
-      // The sampling pass's full buffer: without a host that empties it, samples that do not fit are counted as dropped.
-      drain_samples() {},
-    },
+    taintlens: passImports(),
+  };
+}
+
+/** The passes' own imports, whose effects reach only the passes' records (a plugin may supply its own). */
+export function passImports(): Record<string, () => unknown> {
+  return {
+    register_variable() {},
+    // The measurement pass's clock: one call per region entry and exit (instrument/passes/measure.ts).
+    clock: () => performance.now(),
+    // The sampling pass's full buffer: without a host that empties it, samples that do not fit are counted as dropped.
+    drain_samples() {},
   };
 }
 
