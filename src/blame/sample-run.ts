@@ -147,7 +147,7 @@ export async function runSampled(
     return {
       sites,
       layout,
-      samples: decodeSamples(sampleRecords(rep), layout, pathOf, layout.allocations.base),
+      samples: decodeSamples(sampleRecords(rep), layout, pathOf),
       dropped: Number(rep.globals[layout.exports.dropped]),
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
@@ -213,12 +213,8 @@ const NO_ADDRESSES: number[] = [];
  * store addresses (sampleRecordBytes), and only those are read (yosys keeps millions of samples: a
  * list of 8 per sample was most of their memory).
  */
-function decodeSamples(
-  chunks: Uint8Array[],
-  layout: SampleLayout,
-  pathOf: (node: number) => Frame[],
-  allocationBase: number,
-): Sample[] {
+function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node: number) => Frame[]): Sample[] {
+  const allocationBase = layout.allocations.base;
   const samples: Sample[] = [];
   // A packed region reads its recorded stores back on every use: counted once per region.
   const recordedCounts = new Map<number, number>();
