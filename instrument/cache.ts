@@ -75,21 +75,11 @@ export function instrumentCached(
   const dir = cache.dir ?? defaultDir();
   if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES))
     return { ...instrumentModule(bytes, file, modes, options), cached: false };
-  const maxBytes = cache.maxBytes ?? cacheMaxBytes();
   const key = cacheKey(bytes, modes, options);
-  const wasm = join(dir, `${key}.wasm`);
-  const sites = join(dir, `${key}.sites.json`);
-  const facts = join(dir, `${key}.facts`);
-  try {
-    if (existsSync(wasm) && existsSync(sites)) {
-      let table = JSON.parse(readFileSync(sites, 'utf8')) as InstrumentResult['sites'];
-      if (hasSplitFacts(table)) table = joinPackedFacts(table, readFileSync(facts), facts);
-      touchEntry(dir, key);
-      return { bytes: new Uint8Array(readFileSync(wasm)), sites: { ...table, module: file }, cached: true };
-    }
-  } catch {
-    // An unreadable entry is instrumented again and rewritten.
-  }
+  const found = readCached(dir, key, file);
+  if (found) return found;
+  const maxBytes = cache.maxBytes ?? cacheMaxBytes();
+  const { wasm, sites, facts } = entryFiles(dir, key);
   const result = instrumentModule(bytes, file, modes, options);
   try {
     // An entry larger than the whole cache is not kept, nor a table too long to be read back as one
@@ -114,6 +104,41 @@ export function instrumentCached(
     // A cache that cannot be written only costs time.
   }
   return { ...result, cached: false };
+}
+
+/**
+ * The cache's entry for these inputs, or null when there is none (or no cache, or the module is
+ * small enough not to be cached): what instrumentCached returns, without instrumenting.
+ */
+export function lookupCached(
+  bytes: Uint8Array,
+  file: string,
+  modes: string[],
+  options: InstrumentOptions = {},
+  cache: CacheOptions = {},
+): (InstrumentResult & { cached: true }) | null {
+  const dir = cache.dir ?? defaultDir();
+  if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES)) return null;
+  return readCached(dir, cacheKey(bytes, modes, options), file);
+}
+
+function entryFiles(dir: string, key: string): { wasm: string; sites: string; facts: string } {
+  return { wasm: join(dir, `${key}.wasm`), sites: join(dir, `${key}.sites.json`), facts: join(dir, `${key}.facts`) };
+}
+
+function readCached(dir: string, key: string, file: string): (InstrumentResult & { cached: true }) | null {
+  const { wasm, sites, facts } = entryFiles(dir, key);
+  try {
+    if (existsSync(wasm) && existsSync(sites)) {
+      let table = JSON.parse(readFileSync(sites, 'utf8')) as InstrumentResult['sites'];
+      if (hasSplitFacts(table)) table = joinPackedFacts(table, readFileSync(facts), facts);
+      touchEntry(dir, key);
+      return { bytes: new Uint8Array(readFileSync(wasm)), sites: { ...table, module: file }, cached: true };
+    }
+  } catch {
+    // An unreadable entry is instrumented again and rewritten.
+  }
+  return null;
 }
 
 /** The pieces, failing (the write is abandoned) once they come to more than `limit` bytes. */

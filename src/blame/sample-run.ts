@@ -3,7 +3,7 @@
 // log and the calling-context tree, as call paths of functions and call sites.
 import { readStaticVariables, type StaticVariable } from '../../instrument/debug/dwarf-variables.js';
 import type { InstrumentOptions, InstrumentedSites } from '../../instrument/pipeline.js';
-import { instrumentCached } from '../../instrument/cache.js';
+import { instrumentIsolated } from '../runtime/isolated-instrument.js';
 import { readExports } from '../../instrument/exports.js';
 import {
   ALLOC_KINDS,
@@ -106,7 +106,7 @@ export async function runSampled(
     ...(options.maxSamples !== undefined ? { maxSamples: options.maxSamples } : {}),
   };
   const instrumentOptions = { ...options.instrument, sample } as InstrumentOptions;
-  const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['sample'], instrumentOptions);
+  const { bytes: instrumented, sites } = await instrumentIsolated(bytes, file, ['sample'], instrumentOptions);
   const layout = sites.passes.sample as SampleLayout;
   const outcome = await runModule({
     file,

@@ -2,7 +2,7 @@
 // the context tree, and check that repetitions agree (with the virtual clock they do unless the
 // program reads outside state; where they do not, the spread is reported).
 import type { InstrumentOptions } from '../../instrument/pipeline.js';
-import { instrumentCached } from '../../instrument/cache.js';
+import { instrumentIsolated } from '../runtime/isolated-instrument.js';
 import { readExports } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
 import { median } from '../util/stats.js';
@@ -46,7 +46,7 @@ export async function profileLoops(
   options: InstrumentOptions = {},
 ): Promise<LoopProfileReport> {
   const exports = readExports(bytes, file);
-  const { bytes: instrumented, sites } = instrumentCached(bytes, file, ['loops'], options);
+  const { bytes: instrumented, sites } = await instrumentIsolated(bytes, file, ['loops'], options);
   const layout = sites.passes.loops!;
   const outcome = await runModule({
     file,

@@ -2,7 +2,7 @@
 // taint pass, run under the host plugin, decode the sink table into the report.
 import binaryen from 'binaryen';
 import { type InstrumentedSites, type InstrumentOptions } from '../../instrument/pipeline.js';
-import { instrumentCached } from '../../instrument/cache.js';
+import { instrumentIsolated } from '../runtime/isolated-instrument.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
@@ -211,7 +211,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const log = options.log ?? (() => {});
   /** Instruments `functions` (all when undefined) and runs the module under the taint plugin. */
   const taintRun = async (functions: string[] | undefined) => {
-    const instrumented = instrumentCached(options.bytes, file, ['taint'], {
+    const instrumented = await instrumentIsolated(options.bytes, file, ['taint'], {
       ...instrumentOptions,
       taint: { ...taintOptions, ...(functions ? { functions } : {}) },
     });

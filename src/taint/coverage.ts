@@ -4,7 +4,7 @@
 // only the functions that run entered (the covered set). The taint pass gives every other function
 // an entry guard; a run that trips one (the program took another path: timing, addresses, input)
 // is not data, and the analysis runs again with those functions added (analyze.ts).
-import { instrumentCached } from '../../instrument/cache.js';
+import { instrumentIsolated } from '../runtime/isolated-instrument.js';
 import type { InstrumentOptions } from '../../instrument/pipeline.js';
 import type { EntryBitmapLayout } from '../../instrument/passes/entry-bitmap.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
@@ -23,7 +23,7 @@ export type CoverageRun = Pick<
 
 /** Runs the module once with the entry bitmap; returns the site-table names of the functions any rank entered, sorted. */
 export async function enteredFunctions(run: CoverageRun, instrument: InstrumentOptions): Promise<string[]> {
-  const instrumented = instrumentCached(run.bytes, run.file, ['entry-bitmap'], instrument);
+  const instrumented = await instrumentIsolated(run.bytes, run.file, ['entry-bitmap'], instrument);
   const layout = instrumented.sites.passes['entry-bitmap'] as EntryBitmapLayout;
   const outcome = await runModule({
     ...run,

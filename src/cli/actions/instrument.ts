@@ -7,6 +7,7 @@ import { emit } from '../output.js';
 import { parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
 import { instrumentModule, parseModes } from '../../../instrument/pipeline.js';
 import { readWasmFile } from '../../../instrument/module-io.js';
+import { splitPackedFacts } from '../../../instrument/facts-file.js';
 
 interface InstrumentCommandOptions extends InstrumentCliOptions {
   mode: string;
@@ -65,14 +66,23 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
       );
   }
   writeFileAtomic(output, result.bytes);
+  // A sample table's packed facts go to a binary file beside it (facts-file.ts), as in the cache:
+  // as JSON they were most of yosys's 2 GB table, longer than `taintlens run` could read back.
+  const split = splitPackedFacts(result.sites);
+  const factsFile = split ? factsFileBeside(sitesFile) : undefined;
+  if (split) writeFileAtomic(factsFile!, split.facts);
   // The table names the module it describes, so `taintlens run` can tell it is this one's.
-  writeJsonAtomic(sitesFile, { ...result.sites, instrumented: { file: output, sha256: sha256Of(result.bytes) } });
+  writeJsonAtomic(sitesFile, {
+    ...(split ? split.table : result.sites),
+    instrumented: { file: output, sha256: sha256Of(result.bytes), ...(factsFile ? { facts: factsFile } : {}) },
+  });
   const summary = {
     schema: 'taintlens/instrument@1',
     module: file,
     modes,
     output,
     sites: sitesFile,
+    ...(factsFile ? { facts: factsFile } : {}),
     functions: result.sites.functions.length,
     loops: result.sites.loops.length,
     calls: result.sites.calls.length,
@@ -83,6 +93,12 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
     summary,
     () =>
       `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
-      `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites`,
+      `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites` +
+      (factsFile ? `\nwrote ${factsFile}: the sampling pass's flow facts` : ''),
   );
+}
+
+/** The packed facts' file beside a site table: `x.sites.json` → `x.sites.facts`. */
+export function factsFileBeside(sitesFile: string): string {
+  return sitesFile.replace(/\.json$/, '') + '.facts';
 }

@@ -1,0 +1,32 @@
+// Large modules are instrumented in a worker thread (src/runtime/isolated-instrument.ts): the result
+// is the one instrumenting in the process gives, packed facts included, and a failure keeps its message.
+import { expect, test } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { instrumentCached } from '../../instrument/cache.js';
+import { PackedFunctionFacts } from '../../instrument/packed-facts.js';
+import type { SampleLayout } from '../../instrument/passes/sample.js';
+import { instrumentIsolated } from '../../src/runtime/isolated-instrument.js';
+import { UserError } from '../../src/util/errors.js';
+
+const noCache = { minBytes: Number.POSITIVE_INFINITY };
+
+test('a sample instrumentation in a worker thread gives the same module and table, its facts packed', async () => {
+  const bytes = new Uint8Array(readFileSync('native/wasm/gemm.wasm'));
+  const here = instrumentCached(bytes, 'g.wasm', ['sample'], {}, noCache);
+  const isolated = await instrumentIsolated(bytes, 'g.wasm', ['sample'], {}, { ...noCache, isolateBytes: 0 });
+  expect(isolated.cached).toBe(false);
+  expect(Buffer.from(isolated.bytes).equals(Buffer.from(here.bytes))).toBe(true);
+  const layout = isolated.sites.passes.sample as SampleLayout;
+  expect(layout.functions[0]).toBeInstanceOf(PackedFunctionFacts);
+  expect(JSON.stringify(isolated.sites)).toBe(JSON.stringify(here.sites));
+});
+
+test('a failure in the worker thread is the same user error', async () => {
+  const bytes = Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0xff);
+  const failure = await instrumentIsolated(bytes, 'bad.wasm', ['loops'], {}, { ...noCache, isolateBytes: 0 }).catch(
+    (error: unknown) => error,
+  );
+  expect(failure).toBeInstanceOf(UserError);
+  expect((failure as UserError).message).toMatch(/^bad\.wasm: /);
+  expect(() => instrumentCached(bytes, 'bad.wasm', ['loops'], {}, noCache)).toThrow((failure as Error).message);
+});
