@@ -106,8 +106,8 @@ async function variantsOf(
         timeoutMs: 600_000,
       }),
     );
-  const none = instrumentRegions(kernel.file, kernel.bytes, []);
-  const selective = instrumentRegions(kernel.file, kernel.bytes, selection.functions ?? []);
+  const none = await instrumentRegions(kernel.file, kernel.bytes, []);
+  const selective = await instrumentRegions(kernel.file, kernel.bytes, selection.functions ?? []);
   return {
     selected: selective.instrumentedFunctions,
     selectiveBytes: selective.bytes,

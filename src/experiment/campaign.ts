@@ -85,7 +85,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   const exports = readExports(options.bytes, options.file);
   const regions =
     options.regions && options.metrics.includes('time')
-      ? instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0, options.contextBytes)
+      ? await instrumentRegions(options.file, options.bytes, options.regions, options.trace ?? 0, options.contextBytes)
       : null;
   let measured = 0;
   let lines = 0;

@@ -101,7 +101,7 @@ export async function measureOverhead(
     // none runs the module rewritten the same way with no region at all, so the ratios measure the
     // probes and not the memory relocation every instrumented module gets (memory-layout.ts); the
     // original module is timed too (relocation: none ÷ original).
-    const module = instrumentRegions(def.file, def.bytes, selection.functions ?? [], 0, def.contextBytes);
+    const module = await instrumentRegions(def.file, def.bytes, selection.functions ?? [], 0, def.contextBytes);
     runs.push({ selection, module, whole: points.map(() => []), regions: points.map(() => new Map()) });
   }
   const original: ModeRun = { selection: runs[0]!.selection, module: null, whole: points.map(() => []), regions: [] };

@@ -1,6 +1,6 @@
 // Runs a module under the measurement pass: instrument the chosen region functions, run (a fresh
 // instance per repetition), and read each repetition's region statistics back.
-import { instrumentModule } from '../../instrument/pipeline.js';
+import { instrumentIsolated } from '../runtime/isolated-instrument.js';
 import type { ExportedFunction } from '../../instrument/exports.js';
 import { runModule } from '../runtime/run.js';
 import { slowestRankRepetitions } from '../runtime/spmd/slowest-rank.js';
@@ -49,16 +49,21 @@ export interface RegionModule {
   run(options: Omit<RegionRunOptions, 'bytes' | 'functions' | 'trace' | 'treeBytes'>): Promise<RegionRepetition[]>;
 }
 
-export function instrumentRegions(
+export async function instrumentRegions(
   file: string,
   bytes: Uint8Array,
   functions: string[] | null,
   trace = 0,
   treeBytes?: number,
-): RegionModule {
-  const { bytes: instrumented, sites } = instrumentModule(bytes, file, ['measure'], {
-    measure: { ...(functions ? { functions } : {}), trace, ...(treeBytes !== undefined ? { treeBytes } : {}) },
-  });
+): Promise<RegionModule> {
+  // Not through the cache (minBytes: every module is under it): a campaign instruments once anyway.
+  const { bytes: instrumented, sites } = await instrumentIsolated(
+    bytes,
+    file,
+    ['measure'],
+    { measure: { ...(functions ? { functions } : {}), trace, ...(treeBytes !== undefined ? { treeBytes } : {}) } },
+    { minBytes: Number.POSITIVE_INFINITY },
+  );
   const layout = sites.passes.measure!;
   const tree = layout.tree;
   return {
@@ -95,8 +100,13 @@ export function instrumentRegions(
   };
 }
 
-export function runRegions(options: RegionRunOptions): Promise<RegionRepetition[]> {
-  return instrumentRegions(options.file, options.bytes, options.functions, options.trace, options.treeBytes).run(
-    options,
+export async function runRegions(options: RegionRunOptions): Promise<RegionRepetition[]> {
+  const module = await instrumentRegions(
+    options.file,
+    options.bytes,
+    options.functions,
+    options.trace,
+    options.treeBytes,
   );
+  return module.run(options);
 }
