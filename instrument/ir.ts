@@ -185,7 +185,10 @@ const fixedGetters = new Map<number, Getter[]>(
   [...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]),
 );
 
-/** A block child's or a fixed field's slot: its parent and position (`replace` may be passed on detached). */
+/**
+ * A block child's or a fixed field's slot: its parent and position. `replace` is a method (no
+ * closure per slot: the walks make one slot per operand); pass it on as `(e) => slot.replace(e)`.
+ */
 class FieldSlot implements ChildSlot {
   constructor(
     readonly expr: Expr,
@@ -194,10 +197,10 @@ class FieldSlot implements ChildSlot {
     private readonly setters: Setter[] | null,
   ) {}
 
-  readonly replace = (child: Expr): void => {
+  replace(child: Expr): void {
     if (this.setters) this.setters[this.k]!(this.parent, child);
     else Block.setChildAt(this.parent, this.k, child);
-  };
+  }
 }
 
 /** Setters of the fixed child fields per kind, in evaluation order. */
