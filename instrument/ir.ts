@@ -185,7 +185,10 @@ const fixedGetters = new Map<number, Getter[]>(
   [...fixedFields].map(([id, fields]) => [id, fields.map(([get]) => get)]),
 );
 
-/** A block child's or a fixed field's slot: its parent and position (`replace` may be passed on detached). */
+/**
+ * A block child's or a fixed field's slot: its parent and position. `replace` is a method (no
+ * closure per slot: the walks make one slot per operand); pass it on as `(e) => slot.replace(e)`.
+ */
 class FieldSlot implements ChildSlot {
   constructor(
     readonly expr: Expr,
@@ -194,10 +197,10 @@ class FieldSlot implements ChildSlot {
     private readonly setters: Setter[] | null,
   ) {}
 
-  readonly replace = (child: Expr): void => {
+  replace(child: Expr): void {
     if (this.setters) this.setters[this.k]!(this.parent, child);
     else Block.setChildAt(this.parent, this.k, child);
-  };
+  }
 }
 
 /** Setters of the fixed child fields per kind, in evaluation order. */
@@ -289,35 +292,29 @@ export function isControlTransfer(expr: Expr): boolean {
 }
 
 /**
- * Walks a tree in evaluation order (operands before the operation: post-order). One array holds
- * every pending operand; each open expression keeps where its operands start and the next to visit.
+ * Walks a tree in evaluation order (operands before the operation: post-order). One stack holds
+ * the expressions still to finish; an expression's operands are read when it first comes to the
+ * top (after its earlier siblings are done) and pushed last operand first, so the first is on top.
  */
 export function walkPostOrder(root: Expr, visit: (expr: Expr) => void): void {
-  const pending: Expr[] = [];
-  const open: Expr[] = [root];
-  const first: number[] = [0];
-  const next: number[] = [0];
-  const end: number[] = [-1];
-  while (open.length > 0) {
-    const top = open.length - 1;
-    if (end[top] === -1) {
-      first[top] = pending.length;
-      next[top] = pending.length;
-      pushChildren(open[top]!, pending);
-      end[top] = pending.length;
+  const stack: Expr[] = [root];
+  const opened: boolean[] = [false];
+  while (stack.length > 0) {
+    const top = stack.length - 1;
+    if (opened[top]) {
+      opened.pop();
+      visit(stack.pop()!);
+      continue;
     }
-    if (next[top]! < end[top]!) {
-      open.push(pending[next[top]!++]!);
-      first.push(0);
-      next.push(0);
-      end.push(-1);
-    } else {
-      const expr = open.pop()!;
-      pending.length = first.pop()!;
-      next.pop();
-      end.pop();
-      visit(expr);
+    opened[top] = true;
+    const first = stack.length;
+    pushChildren(stack[top]!, stack);
+    for (let i = first, j = stack.length - 1; i < j; i++, j--) {
+      const swap = stack[i]!;
+      stack[i] = stack[j]!;
+      stack[j] = swap;
     }
+    for (let k = first; k < stack.length; k++) opened.push(false);
   }
 }
 

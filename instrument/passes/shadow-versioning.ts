@@ -84,7 +84,7 @@ function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr
     const inner = collectInnermostLoops(slot.expr, found);
     if (idOf(slot.expr) === Id.Loop) {
       const type = typeOf(slot.expr);
-      if (!inner && (type === binaryen.none || type === binaryen.unreachable)) found(slot.expr, slot.replace);
+      if (!inner && (type === binaryen.none || type === binaryen.unreachable)) found(slot.expr, (e) => slot.replace(e));
       any = true;
     } else if (inner) {
       any = true;

@@ -68,15 +68,13 @@ export function passArgLabelsAsParams(
     return factsApply(facts, callGlobals) ? facts : undefined;
   };
   const indirect = indirectRoots(module);
+  // One walk per instrumented function finds both its uncounted targets and its entry reads.
+  const entry = new Map<number, Set<string> | null>();
   for (const fn of functions) {
     const body = Func.getBody(fn.func);
     const facts = known(fn.func);
     if (facts) for (const target of facts.uncounted) indirect.add(target);
-    else if (body)
-      walkPostOrder(body, (expr) => {
-        const target = uncountedTarget(expr);
-        if (target !== null) indirect.add(target);
-      });
+    else if (body) entry.set(fn.func, entryReads(body, args, indirect));
   }
   const reads = new Map<string, string[]>();
   for (const fn of functions) {
@@ -84,7 +82,7 @@ export function passArgLabelsAsParams(
     const body = Func.getBody(fn.func);
     const facts = known(fn.func);
     if (!body || indirect.has(name) || (facts && !argGlobals.some((g) => facts.globalsRead.has(g)))) continue;
-    const read = entryReads(body, args);
+    const read = facts ? entryReads(body, args, new Set()) : entry.get(fn.func)!;
     if (read !== null && read.size > 0)
       reads.set(
         name,
@@ -133,9 +131,10 @@ export function passArgLabelsAsParams(
 /**
  * The argument globals `body` reads, or null when one is read after something that may write
  * one (a call, a `global.set` of one): evaluation order, with both arms of an `if` starting from
- * its condition and a loop that writes one counted as written before its body.
+ * its condition and a loop that writes one counted as written before its body. Every function
+ * `body` reaches without a counting caller (`uncountedTarget`) goes to `uncounted` on the way.
  */
-function entryReads(body: Expr, args: ReadonlySet<string>): Set<string> | null {
+function entryReads(body: Expr, args: ReadonlySet<string>, uncounted: Set<string>): Set<string> | null {
   const read = new Set<string>();
   let late = false;
   const writes = (expr: Expr) => {
@@ -150,6 +149,10 @@ function entryReads(body: Expr, args: ReadonlySet<string>): Set<string> | null {
   /** Visits `expr` with `written` saying whether a write may have run before it; returns whether one may have run after it. */
   const visit = (expr: Expr, written: boolean): boolean => {
     const id = idOf(expr);
+    if (id === Id.RefFunc || id === Id.Call) {
+      const target = uncountedTarget(expr);
+      if (target !== null) uncounted.add(target);
+    }
     if (id === Id.GlobalGet) {
       if (args.has(GlobalGet.getName(expr))) {
         if (written) late = true;
@@ -185,8 +188,14 @@ function collectSites(
   refused: Set<string>,
 ): void {
   const matched = new Set<Expr>();
+  const calls: Expr[] = [];
   walkPostOrder(root, (expr) => {
-    if (idOf(expr) !== Id.Block) return;
+    const id = idOf(expr);
+    if (id === Id.Call) {
+      if (reads.has(Call.getTarget(expr))) calls.push(expr);
+      return;
+    }
+    if (id !== Id.Block) return;
     for (let k = 0; k < Block.getNumChildren(expr); k++) {
       const stmt = Block.getChildAt(expr, k);
       const call = directCall(stmt);
@@ -220,10 +229,7 @@ function collectSites(
     }
   });
   // A call in any other position (an operand of another expression) keeps its callee as it is.
-  walkPostOrder(root, (expr) => {
-    if (idOf(expr) === Id.Call && reads.has(Call.getTarget(expr)) && !matched.has(expr))
-      refused.add(Call.getTarget(expr));
-  });
+  for (const call of calls) if (!matched.has(call)) refused.add(Call.getTarget(call));
 }
 
 function assignedLocals(stmt: Expr): Set<number> {

@@ -10,7 +10,7 @@
 // set before it unread: three rounds remove the label chains of address arithmetic (pointer labels
 // are never read), 10% of the code of a typical kernel loop.
 import binaryen from 'binaryen';
-import { Drop, Func, Id, childSlots, idOf, type Expr } from '../ir.js';
+import { Drop, Func, Id, childSlots, children, idOf, type Expr } from '../ir.js';
 import type { ShadowMemory } from './shadow-memory.js';
 
 // Pruned greedily (drop one pass, keep the drop if bench/external.ts's 8 kernels still come out
@@ -58,8 +58,15 @@ export function optimizeTainted(module: binaryen.Module, func: number, shadow: S
 function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: ShadowMemory): boolean {
   let found = false;
   const stack = [root];
+  const unread = (expr: Expr) => idOf(expr) === Id.Drop && shadow.isLabelLoad(Drop.getValue(expr));
   while (stack.length > 0) {
     const expr = stack.pop()!;
+    const operands = children(expr);
+    // Slots (objects with a setter) only for the few expressions with such an operand.
+    if (!operands.some(unread)) {
+      for (const operand of operands) stack.push(operand);
+      continue;
+    }
     for (const slot of childSlots(expr)) {
       if (idOf(slot.expr) === Id.Drop && shadow.isLabelLoad(Drop.getValue(slot.expr))) {
         slot.replace(module.nop());
