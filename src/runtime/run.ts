@@ -65,7 +65,6 @@ export interface RunOutcome {
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
-const WORKER_FLAGS: string[] = [];
 
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
@@ -199,7 +198,7 @@ function typedArgs(
 /** A run worker for one request (the module's source or built form, whichever is running). */
 export function startRunWorker(request: RunRequest): Worker {
   const plugins = request.plugins.map((plugin) => ({ ...plugin, url: workerModuleUrl(plugin.url) }));
-  return startWorker('runtime/worker', { workerData: { ...request, plugins }, execArgv: WORKER_FLAGS });
+  return startWorker('runtime/worker', { workerData: { ...request, plugins } });
 }
 
 function inWorker(request: RunRequest, timeoutMs: number): Promise<RunResponse> {

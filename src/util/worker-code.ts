@@ -44,8 +44,13 @@ function builtUrl(url: string): string {
   return new URL(`dist/${url.slice(root.href.length).replace(/\.ts$/, '.js')}`, root).href;
 }
 
-/** A worker thread running `entry` (a path under src/ without extension, e.g. `runtime/worker`). */
-export function startWorker(entry: string, options: WorkerOptions = {}): Worker {
+/**
+ * A worker thread running `entry` (a path under src/ without extension, e.g. `runtime/worker`).
+ * It takes none of the process's Node options unless given some: a thread inheriting
+ * `--input-type` or `--eval` (a process started as `node --input-type=module -e …`) fails to start.
+ */
+export function startWorker(entry: string, given: WorkerOptions = {}): Worker {
+  const options: WorkerOptions = { execArgv: [], ...given };
   if (!inSource) return new Worker(new URL(`${entry}.js`, new URL('../', here)), options);
   if (useBuilt()) return new Worker(new URL(`dist/src/${entry}.js`, root), options);
   const source = pathToFileURL(join(fileURLToPath(root), 'src', `${entry}.ts`)).href;
