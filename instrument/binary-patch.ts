@@ -140,7 +140,8 @@ export function ensureMemoryExport(bytes: Uint8Array): Uint8Array {
 
 const leb = (value: number) => Uint8Array.from(uleb(value));
 
-function concat(parts: Uint8Array[]): Uint8Array {
+/** The parts in one new array (it owns its buffer: transferable to another thread). */
+export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const part of parts) {

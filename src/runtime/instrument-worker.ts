@@ -1,6 +1,7 @@
 // Entry point of an instrumentation worker thread (isolated-instrument.ts): one module in, the
 // instrumented module and its site table out. Binaryen's heap lives and dies with this thread.
 import { parentPort, workerData } from 'node:worker_threads';
+import { concat } from '../../instrument/binary-patch.js';
 import { instrumentCached } from '../../instrument/cache.js';
 import { splitPackedFacts } from '../../instrument/facts-file.js';
 import type { InstrumentReply, InstrumentRequest } from './isolated-instrument.js';
@@ -12,7 +13,7 @@ try {
   const result = instrumentCached(request.bytes, request.file, request.modes, request.options, request.cache);
   // Packed facts are class instances a message would flatten: they travel as the cache keeps them.
   const split = splitPackedFacts(result.sites);
-  const facts = split ? joined(split.facts) : null;
+  const facts = split ? concat(split.facts) : null;
   const bytes = owned(result.bytes);
   transfer.push(bytes.buffer as ArrayBuffer);
   if (facts) transfer.push(facts.buffer as ArrayBuffer);
@@ -28,17 +29,6 @@ try {
   };
 }
 parentPort!.postMessage(reply, transfer);
-
-/** The pieces in one array of their own (transferable: not a view into a pooled buffer). */
-function joined(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.byteLength, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.byteLength;
-  }
-  return out;
-}
 
 /** The bytes in an array that owns its whole buffer (copied when they are a view into a larger one). */
 function owned(bytes: Uint8Array): Uint8Array {
