@@ -72,10 +72,9 @@ export function instrumentCached(
   options: InstrumentOptions = {},
   cache: CacheOptions = {},
 ): InstrumentResult & { cached: boolean } {
-  const dir = cache.dir ?? defaultDir();
-  if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES))
-    return { ...instrumentModule(bytes, file, modes, options), cached: false };
-  const key = cacheKey(bytes, modes, options);
+  const entry = cacheEntry(bytes, modes, options, cache);
+  if (entry === null) return { ...instrumentModule(bytes, file, modes, options), cached: false };
+  const { dir, key } = entry;
   const found = readCached(dir, key, file);
   if (found) return found;
   const maxBytes = cache.maxBytes ?? cacheMaxBytes();
@@ -117,9 +116,20 @@ export function lookupCached(
   options: InstrumentOptions = {},
   cache: CacheOptions = {},
 ): (InstrumentResult & { cached: true }) | null {
+  const entry = cacheEntry(bytes, modes, options, cache);
+  return entry === null ? null : readCached(entry.dir, entry.key, file);
+}
+
+/** Where these inputs' entry is kept, or null when nothing is cached (no cache, or a module under its minimum size). */
+function cacheEntry(
+  bytes: Uint8Array,
+  modes: string[],
+  options: InstrumentOptions,
+  cache: CacheOptions,
+): { dir: string; key: string } | null {
   const dir = cache.dir ?? defaultDir();
   if (dir === null || bytes.length < (cache.minBytes ?? CACHE_MIN_BYTES)) return null;
-  return readCached(dir, cacheKey(bytes, modes, options), file);
+  return { dir, key: cacheKey(bytes, modes, options) };
 }
 
 function entryFiles(dir: string, key: string): { wasm: string; sites: string; facts: string } {

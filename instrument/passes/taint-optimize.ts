@@ -68,7 +68,7 @@ function dropUnreadLabelLoads(module: binaryen.Module, root: Expr, shadow: Shado
       continue;
     }
     for (const slot of childSlots(expr)) {
-      if (idOf(slot.expr) === Id.Drop && shadow.isLabelLoad(Drop.getValue(slot.expr))) {
+      if (unread(slot.expr)) {
         slot.replace(module.nop());
         found = true;
       } else {

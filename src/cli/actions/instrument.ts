@@ -99,6 +99,6 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
 }
 
 /** The packed facts' file beside a site table: `x.sites.json` → `x.sites.facts`. */
-export function factsFileBeside(sitesFile: string): string {
+function factsFileBeside(sitesFile: string): string {
   return sitesFile.replace(/\.json$/, '') + '.facts';
 }
