@@ -41,3 +41,37 @@ test('the sample table keeps its facts in x.sites.facts, and the module runs wit
   expect(run.code).toBe(0);
   expect(JSON.parse(run.stdout).result).toBe(2);
 });
+
+test('a module instrumented in a worker thread (a large one) gets the same module, table and facts', async () => {
+  const dir = tempDir('taintlens-cli-');
+  const kernel = join(dir, 'copy.wasm');
+  writeFileSync(
+    kernel,
+    wat(`(module (memory 1)
+  (func $run (export "run") (param $n i32) (result i32) (local $i i32)
+    (loop $l
+      (i32.store (i32.shl (local.get $i) (i32.const 2)) (i32.load (i32.shl (local.get $i) (i32.const 3))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
+    (i32.load (i32.const 4))))`),
+  );
+  const written = async (name: string, isolateBytes: string) => {
+    const previous = process.env.TAINTLENS_ISOLATE_BYTES;
+    process.env.TAINTLENS_ISOLATE_BYTES = isolateBytes;
+    try {
+      const output = join(dir, `${name}.wasm`);
+      expect((await cli(['instrument', kernel, '--mode', 'sample', '-o', output])).code).toBe(0);
+      const table = JSON.parse(readFileSync(join(dir, `${name}.sites.json`), 'utf8'));
+      delete table.instrumented;
+      return { module: readFileSync(output), table, facts: readFileSync(join(dir, `${name}.sites.facts`)) };
+    } finally {
+      if (previous === undefined) delete process.env.TAINTLENS_ISOLATE_BYTES;
+      else process.env.TAINTLENS_ISOLATE_BYTES = previous;
+    }
+  };
+  const here = await written('here', String(1 << 30));
+  const threaded = await written('threaded', '0');
+  expect(threaded.module.equals(here.module)).toBe(true);
+  expect(threaded.table).toEqual(here.table);
+  expect(threaded.facts.equals(here.facts)).toBe(true);
+});

@@ -5,7 +5,13 @@ import { fileError, UserError } from '../../util/errors.js';
 import { sha256Of } from '../../util/hash.js';
 import { emit } from '../output.js';
 import { parseInstrumentOptions, type InstrumentCliOptions } from '../instrument-options.js';
-import { instrumentModule, parseModes } from '../../../instrument/pipeline.js';
+import {
+  instrumentModule,
+  parseModes,
+  type InstrumentedSites,
+  type InstrumentOptions,
+} from '../../../instrument/pipeline.js';
+import { instrumentInThread, isolates } from '../../runtime/isolated-instrument.js';
 import { readWasmFile } from '../../../instrument/module-io.js';
 import { splitPackedFacts } from '../../../instrument/facts-file.js';
 
@@ -50,7 +56,7 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
   checkOutputFile(sitesFile);
   const functions = options.functions !== undefined ? readFunctionList(options.functions, modes) : undefined;
   const instrumentOptions = parseInstrumentOptions(options);
-  const result = instrumentModule(
+  const result = await instrumentSplit(
     bytes,
     file,
     modes,
@@ -66,14 +72,11 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
       );
   }
   writeFileAtomic(output, result.bytes);
-  // A sample table's packed facts go to a binary file beside it (facts-file.ts), as in the cache:
-  // as JSON they were most of yosys's 2 GB table, longer than `taintlens run` could read back.
-  const split = splitPackedFacts(result.sites);
-  const factsFile = split ? factsFileBeside(sitesFile) : undefined;
-  if (split) writeFileAtomic(factsFile!, split.facts);
+  const factsFile = result.facts ? factsFileBeside(sitesFile) : undefined;
+  if (result.facts) writeFileAtomic(factsFile!, result.facts);
   // The table names the module it describes, so `taintlens run` can tell it is this one's.
   writeJsonAtomic(sitesFile, {
-    ...(split ? split.table : result.sites),
+    ...result.sites,
     instrumented: { file: output, sha256: sha256Of(result.bytes), ...(factsFile ? { facts: factsFile } : {}) },
   });
   const summary = {
@@ -96,6 +99,24 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
       `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites` +
       (factsFile ? `\nwrote ${factsFile}: the sampling pass's flow facts` : ''),
   );
+}
+
+/**
+ * The instrumented module and its table, a sample table's packed facts split out to go to a binary
+ * file beside it (facts-file.ts), as in the cache: as JSON they were most of yosys's 2 GB table,
+ * longer than `taintlens run` could read back. A large module is instrumented in a worker thread
+ * (isolated-instrument.ts), which hands the facts over already split; nothing is cached.
+ */
+async function instrumentSplit(
+  bytes: Uint8Array,
+  file: string,
+  modes: string[],
+  options: InstrumentOptions,
+): Promise<{ bytes: Uint8Array; sites: InstrumentedSites; facts: Uint8Array[] | Uint8Array | null }> {
+  if (isolates(bytes)) return instrumentInThread(bytes, file, modes, options, { minBytes: Infinity });
+  const result = instrumentModule(bytes, file, modes, options);
+  const split = splitPackedFacts(result.sites);
+  return { bytes: result.bytes, sites: split ? split.table : result.sites, facts: split ? split.facts : null };
 }
 
 /** The packed facts' file beside a site table: `x.sites.json` → `x.sites.facts`. */
