@@ -11,9 +11,10 @@
 //
 //   npm run bench:real [-- --program yosys|nextpnr|flite] [--modes 'taint,measure selective'] [--timeout SECONDS] [--json FILE]
 //                      [--no-instrument-cost]
-// --no-instrument-cost leaves out the separate `instrument` process (its columns print `-`): the
-// mode's own command still instruments, so a cell that takes half an hour to instrument (yosys's
-// taint) is not instrumented twice.
+// --no-instrument-cost leaves out the separate `instrument` processes (their columns print `-`): the
+// mode's own command still instruments. taint's cell measures what the taint command instruments:
+// the coverage run's module and the taint module of the functions the command lists with
+// `--instrumented-functions` (those its run entered), after the command.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -24,11 +25,13 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { COVERAGE_MIN_BYTES } from '../src/taint/coverage-mode.js';
 
 const REPO = resolve(
   fileURLToPath(new URL('.', import.meta.url)),
@@ -169,16 +172,17 @@ function freshWork(program: Program): string {
   return work;
 }
 
-/** The instrumentation cost of a mode: `taintlens instrument --mode M` with an empty cache. */
+/** The instrumentation cost of a mode: `taintlens instrument --mode M [extra]` with an empty cache. */
 function instrumentCost(
   program: Program,
   mode: string,
   timeoutS: number,
+  extra: string[] = [],
 ): { usage: Usage | null; error: string | null } {
   const scratch = mkdtempSync(join(tmpdir(), 'taintlens-real-instrument-'));
   try {
     const result = taintlens(
-      ['instrument', program.module, '--mode', mode, '-o', join(scratch, 'out.wasm')],
+      ['instrument', program.module, '--mode', mode, ...extra, '-o', join(scratch, 'out.wasm')],
       timeoutS,
       { TAINTLENS_CACHE: join(scratch, 'cache') },
     );
@@ -186,6 +190,34 @@ function instrumentCost(
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the taint command instruments, as it did it: the coverage run's module (`entry-bitmap`) and
+ * the taint module of the functions its analysed run had instrumented (`--instrumented-functions`),
+ * CPU summed, peak the larger. Without coverage (a small module) the list is every function and no
+ * coverage module was built.
+ */
+function taintInstrumentCost(
+  program: Program,
+  functionsFile: string,
+  timeoutS: number,
+): { usage: Usage | null; error: string | null } {
+  if (!existsSync(functionsFile)) return { usage: null, error: 'the taint command wrote no function list' };
+  const listed = readFileSync(functionsFile, 'utf8').split('\n').filter(Boolean).length;
+  const steps = [instrumentCost(program, 'taint', timeoutS, ['--functions', functionsFile])];
+  if (statSync(program.module).size >= COVERAGE_MIN_BYTES)
+    steps.push(instrumentCost(program, 'entry-bitmap', timeoutS));
+  const failed = steps.find((step) => step.error !== null || step.usage === null);
+  if (failed) return { usage: null, error: failed.error ?? 'no usage recorded' };
+  const usages = steps.map((step) => step.usage!);
+  console.log(
+    `${program.name.padEnd(8)} taint instruments ${listed} function(s)${steps.length > 1 ? ' after its coverage run' : ''}`,
+  );
+  return {
+    usage: { cpuS: usages.reduce((sum, u) => sum + u.cpuS, 0), maxRssMiB: Math.max(...usages.map((u) => u.maxRssMiB)) },
+    error: null,
+  };
 }
 
 interface ModeSpec {
@@ -464,12 +496,22 @@ function benchProgram(
   const costs = new Map<string, { usage: Usage | null; error: string | null }>();
   for (const spec of modes(timeoutS).filter((m) => only === null || only.includes(m.mode))) {
     let cost: { usage: Usage | null; error: string | null } | null = null;
-    if (spec.instrument && instrumentCosts) {
+    // taint instruments what its coverage run entered: measured after the command, from its list.
+    const functionsFile =
+      spec.mode === 'taint' ? join(mkdtempSync(join(tmpdir(), 'taintlens-real-functions-')), 'instrumented.txt') : null;
+    if (spec.instrument && instrumentCosts && !functionsFile) {
       cost = costs.get(spec.instrument) ?? instrumentCost(program, spec.instrument, timeoutS);
       costs.set(spec.instrument, cost);
     }
     const work = freshWork(program);
-    const result = taintlens(spec.command(program, work), timeoutS);
+    const command = spec.command(program, work);
+    const result = taintlens(
+      functionsFile
+        ? [...command.slice(0, 2), '--instrumented-functions', functionsFile, ...command.slice(2)]
+        : command,
+      timeoutS,
+    );
+    if (functionsFile && instrumentCosts && !result.error) cost = taintInstrumentCost(program, functionsFile, timeoutS);
     let json: Record<string, unknown> = {};
     try {
       json = JSON.parse(result.stdout) as Record<string, unknown>;

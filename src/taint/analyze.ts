@@ -101,6 +101,8 @@ export interface TaintAnalysis {
   layout: TaintLayout;
   instrumented: Uint8Array;
   outcome: RunOutcome;
+  /** The functions the analysed run's module had instrumented (site-table names, sorted); null: every one. */
+  instrumentedFunctions: string[] | null;
 }
 
 export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url)
@@ -293,7 +295,14 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     ? mergeRankReports(outcome.ranks.map((r) => decodeRank(r.repetitions[0]!)))
     : decodeRank(rep);
   const report: TaintReport = { ...decoded, semantics, ...guestStreams(rep) };
-  return { report, sites: instrumented.sites, layout, instrumented: instrumented.bytes, outcome };
+  return {
+    report,
+    sites: instrumented.sites,
+    layout,
+    instrumented: instrumented.bytes,
+    outcome,
+    instrumentedFunctions: covered ?? null,
+  };
 }
 
 function usedSinkBytes(layout: TaintLayout): number {

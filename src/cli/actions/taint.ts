@@ -43,6 +43,7 @@ interface TaintCliOptions extends RunCliOptions, InstrumentCliOptions, LayoutCli
   implicitFlow: string;
   pointerLabels: string;
   coverage: string;
+  instrumentedFunctions?: string;
 }
 
 export async function taintAction(file: string, options: TaintCliOptions, command: Command): Promise<void> {
@@ -51,14 +52,14 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   const userLibraries = options.library.map(loadLibrary);
   const instrument = parseInstrumentOptions(options);
   const granularity = parseShadowOption(options.shadow);
-  for (const output of [options.output, options.scorepFilter, options.perfTaintJson])
+  for (const output of [options.output, options.scorepFilter, options.perfTaintJson, options.instrumentedFunctions])
     if (output) checkOutputFile(output);
   const implicitFlow: ImplicitFlow = parseChoice('--implicit-flow', IMPLICIT_FLOWS, options.implicitFlow);
   const pointerLabels: PointerLabels = parseChoice('--pointer-labels', POINTER_LABELS, options.pointerLabels, ' or ');
   const coverage: CoverageMode = parseChoice('--coverage', COVERAGE_MODES, options.coverage);
   const bytes = readWasmFile(file);
   const libraries = [...shippedLibraries(bytes), ...userLibraries];
-  const { report } = await analyzeTaint({
+  const { report, sites, instrumentedFunctions } = await analyzeTaint({
     file,
     bytes,
     invoke: run.invoke,
@@ -80,6 +81,11 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   if (options.output) writeJsonAtomic(options.output, report);
   if (options.scorepFilter) writeFileAtomic(options.scorepFilter, scorepFilter(report));
   if (options.perfTaintJson) writeJsonAtomic(options.perfTaintJson, perfTaintJson(report));
+  // The list `instrument --mode taint --functions` reads: the same instrumentation without the runs.
+  if (options.instrumentedFunctions) {
+    const names = instrumentedFunctions ?? sites.functions.map((f) => f.name).sort();
+    writeFileAtomic(options.instrumentedFunctions, names.map((name) => `${name}\n`).join(''));
+  }
   passGuestStreams(run.json, report);
   const output = options.output;
   emit(

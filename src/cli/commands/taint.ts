@@ -43,6 +43,10 @@ export function registerTaint(program: Command): void {
             .option('--scorep-filter <file>', 'write a Score-P filter that keeps only parameter-dependent functions')
             .option('--perf-taint-json <file>', "write Perf-Taint's JSON layout (for Extra-P's perf-taint reader)")
             .option(
+              '--instrumented-functions <file>',
+              'write the functions the analysed run had instrumented (with coverage: those it entered), one per line, as `instrument --mode taint --functions` reads them',
+            )
+            .option(
               '--top <n>',
               `show only the N rows of each table that matter most: parameter-dependent first, then by iterations, loops with their enclosing loops (default ${DEFAULT_TOP}, none with --all)`,
               parseTopCount,
