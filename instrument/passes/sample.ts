@@ -40,7 +40,6 @@ import {
   NODE_HEADER,
   SAMPLE_RECORD,
   align8,
-  sampleRecordBytes,
   allocKindNumber,
   type ContextTreeLayout,
 } from '../layouts.js';
@@ -63,6 +62,7 @@ import {
   type CountedLoop,
   type StaticTrips,
 } from './sample-trips.js';
+import { RecordFunctions } from './sample-record.js';
 import {
   SITE_STACK_BYTES,
   SITE_STACK_REGION,
@@ -195,7 +195,11 @@ export function applySampling(
   addGlobal(NAMES.allocCursor, allocations.base, true);
   addGlobal(NAMES.allocDropped, 0, true);
   addGlobal(NAMES.depth, 0);
-  const sampling: SamplePath = { period, end: samples.base + samples.bytes, stackPointer: stack?.global ?? null };
+  const records = new RecordFunctions(module, NAMES, {
+    period,
+    end: samples.base + samples.bytes,
+    stackPointer: stack?.global ?? null,
+  });
   module.addFunctionImport(NAMES.drain, DRAIN_IMPORT.module, DRAIN_IMPORT.name, binaryen.none, binaryen.none);
   addLogFunction(module, allocations.base + allocations.bytes);
   addGrowWrapper(module);
@@ -290,7 +294,6 @@ export function applySampling(
     /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
     const regionChecks: Array<(extra: number, slow: number) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
-    const cursor = addVar(fn.func, binaryen.i32);
     let loaded: number | undefined;
     const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
     for (const region of walked.regions) {
@@ -308,9 +311,8 @@ export function applySampling(
               recorded,
               programBase,
               countdown,
-              cursor,
               addressTemp,
-              sampling,
+              records,
               node,
             )
           : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
@@ -349,7 +351,6 @@ export function applySampling(
           call,
           site: NODE_HEADER.bytes + 4 * c,
           countdown,
-          cursor,
           addressTemp,
           node,
           window: null,
@@ -441,7 +442,7 @@ export function applySampling(
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
     Block.appendChild(check, build(total, slow));
   }
-  for (const { at, call, site, countdown, cursor, addressTemp, node, window } of chargedCalls) {
+  for (const { at, call, site, countdown, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
     const operands = childSlotsOf(call).map((slot) => slot.expr);
     // Its parameters are the call's operands (pure: evaluated again on the rare path), its other locals 0.
@@ -455,9 +456,8 @@ export function applySampling(
       leaf.recorded,
       programBase,
       countdown,
-      cursor,
       addressTemp,
-      sampling,
+      records,
       leafNode,
       local,
     );
@@ -590,7 +590,6 @@ interface ChargedCall {
   /** The call's site offset in the caller's node. */
   site: number;
   countdown: Countdown;
-  cursor: number;
   /** The caller's local for loaded addresses (see addressExpr). */
   addressTemp: () => number;
   node: () => Expr;
@@ -679,17 +678,10 @@ function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own
   ]);
 }
 
-interface SamplePath {
-  period: number;
-  /** End of the sample buffer. */
-  end: number;
-  stackPointer: string | null;
-}
-
 /**
- * countdown -= k; if (countdown < 0) { append a record; rearm }. The rare path is inline, not a
- * call: a call inside a hot loop makes the engine keep the loop's values where a call cannot
- * clobber them (measured: about 1.2× more on tight loops).
+ * countdown -= k; if (countdown < 0) countdown = record(countdown, region, node, addresses): the
+ * record and the rearm are out of line (passes/sample-record.ts); the node and the addresses are
+ * read here, where the region's locals are.
  */
 function countdownCheck(
   module: binaryen.Module,
@@ -698,34 +690,17 @@ function countdownCheck(
   recorded: Array<{ ptr: AddressAst; offset: number }>,
   programBase: number,
   t: Countdown,
-  cur: number,
   addressTemp: () => number,
-  path: SamplePath,
+  records: RecordFunctions,
   node: () => Expr,
   local: (k: number) => Expr = (k) => module.local.get(k, binaryen.i32),
 ): Expr {
   const i32 = binaryen.i32;
-  const at = () => module.local.get(cur, i32);
-  const store = (offset: number, value: Expr) => module.i32.store(offset, 4, at(), value);
-  const record: Expr[] = [
-    store(SAMPLE_RECORD.region, module.i32.const(region)),
-    store(SAMPLE_RECORD.node, node()),
-    store(SAMPLE_RECORD.allocs, module.global.get(NAMES.allocCursor, i32)),
-    store(SAMPLE_RECORD.stack, path.stackPointer ? module.global.get(path.stackPointer, i32) : module.i32.const(0)),
-  ];
-  recorded.slice(0, MAX_ADDRESSES).forEach((r, k) => {
-    record.push(
-      store(
-        SAMPLE_RECORD.addresses + 4 * k,
-        module.i32.add(addressExpr(module, r.ptr, programBase, local, addressTemp), module.i32.const(r.offset)),
-      ),
+  const addresses = recorded
+    .slice(0, MAX_ADDRESSES)
+    .map((r) =>
+      module.i32.add(addressExpr(module, r.ptr, programBase, local, addressTemp), module.i32.const(r.offset)),
     );
-  });
-  // The record ends with the region's recorded addresses: the decoder knows their number by region.
-  const recordBytes = sampleRecordBytes(recorded.length);
-  record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(recordBytes))));
-  const seed = () => module.global.get(NAMES.seed, i32);
-  const full = () => module.i32.gt_u(module.i32.add(at(), module.i32.const(recordBytes)), module.i32.const(path.end));
   // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
   const decremented = module.i32.sub(t.get(), module.i32.const(instructions));
   const tee = t.local !== null;
@@ -735,39 +710,7 @@ function countdownCheck(
       ...(tee ? [] : [t.set(decremented)]),
       module.if(
         module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
-        module.block(null, [
-          module.local.set(cur, module.global.get(NAMES.cursor, i32)),
-          // A full buffer (once per buffer's worth of samples): the host empties it, or nothing is written.
-          module.if(
-            full(),
-            module.block(null, [
-              module.call(NAMES.drain, [], binaryen.none),
-              module.local.set(cur, module.global.get(NAMES.cursor, i32)),
-            ]),
-          ),
-          module.if(
-            full(),
-            module.global.set(
-              NAMES.dropped,
-              module.i32.add(module.global.get(NAMES.dropped, i32), module.i32.const(1)),
-            ),
-            module.block(null, record),
-          ),
-          module.global.set(
-            NAMES.seed,
-            module.i32.add(module.i32.mul(seed(), module.i32.const(1664525)), module.i32.const(1013904223)),
-          ),
-          // Next sample after period/2 + [0, period) instructions: mean `period`, no aliasing with loop lengths.
-          t.set(
-            module.i32.add(
-              t.get(),
-              module.i32.add(
-                module.i32.const(path.period >>> 1),
-                module.i32.rem_u(module.i32.shr_u(seed(), module.i32.const(8)), module.i32.const(path.period)),
-              ),
-            ),
-          ),
-        ]),
+        t.set(records.call(t.get(), region, node(), addresses)),
       ),
     ],
     binaryen.none,
