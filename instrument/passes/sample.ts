@@ -72,7 +72,7 @@ import {
   type Frame,
 } from './sample-context.js';
 
-export const DEFAULT_PERIOD = 4999;
+export const DEFAULT_PERIOD = 49999;
 /**
  * Regions shorter than this only count down; the next checked region (every loop header and
  * function entry is one) takes a sample they were due. Branchy code is full of 1–5 instruction
@@ -82,7 +82,7 @@ export const DEFAULT_PERIOD = 4999;
 export const MIN_CHECKED = 8;
 
 export interface SampleOptions {
-  /** Instructions between samples on average (default 4999). */
+  /** Instructions between samples on average (default 49999). */
   period?: number;
   /** Sample records kept (default 131072): room for that many of the longest record, more of shorter ones; later samples are counted, not kept. */
   maxSamples?: number;
