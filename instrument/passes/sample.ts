@@ -1,13 +1,15 @@
 // Sampled counters (mode `sample`, issue #14): a countdown of executed instructions kept in a Wasm
 // global. Every straight-line region of the loop profiler (instrument/sample-walk.ts) subtracts its
 // instruction count at its start; when the countdown goes below zero the rare sample path runs, in
-// Wasm: it appends a record — region, calling-context node (instrument/context-tree.ts), the
-// allocation log's length, the shadow stack pointer and the addresses the region's work is stored
-// to (evaluated from the static relations, instrument/blame-relations.ts) — and rearms the countdown with a
-// deterministic jittered period (an LCG), so the same run gives the same samples and loop lengths
-// do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
-// __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
-// memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
+// Wasm: the check finds the calling-context node (instrument/context-tree.ts) and the addresses the
+// region's work is stored to (evaluated from the static relations, instrument/blame-relations.ts)
+// and calls a shared function out of line (passes/sample-record.ts) that appends a record — region,
+// node, the allocation log's length, the shadow stack pointer, the addresses — and rearms the
+// countdown with a deterministic jittered period (an LCG), so the same run gives the same samples
+// and loop lengths do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free,
+// AssemblyScript's __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to
+// a second log in memory by the allocator's own epilogue. Only a full sample buffer calls into JS
+// while the program runs (the host empties it: src/blame/sample-drain.ts).
 // Per call (issue 27, docs/blame.md "Measured"): a function with calls keeps a frame of static call
 // sites; the node is found only when a sample is taken (passes/sample-context.ts); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
