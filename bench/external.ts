@@ -29,7 +29,7 @@
 // --only a,b keeps the named kernels; --rounds R, --repeat K.
 import { instrumentModule } from '../instrument/pipeline.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
-import { DEFAULT_PERIOD } from '../instrument/passes/sample.js';
+import { DEFAULT_PERIOD, type SampleLayout } from '../instrument/passes/sample.js';
 import { selectRegions } from '../src/experiment/select.js';
 import { instrumentRegions, type RegionModule } from '../src/experiment/region-run.js';
 import { profileLoops } from '../src/profile/profile-run.js';
@@ -43,6 +43,7 @@ import {
   timedOf,
   timedRun,
   timeModule,
+  timeSample,
   timeTaint,
   TIMING_METHOD,
   type Timed,
@@ -81,7 +82,7 @@ async function variantsOf(
 ): Promise<{ variants: Variant[]; selected: number; selectiveBytes: Uint8Array; noneBytes: Uint8Array }> {
   const time = (bytes: Uint8Array) => () => timeModule(kernel, bytes, repeat);
   const loops = instrumentModule(kernel.bytes, kernel.file, ['loops']).bytes;
-  const sample = instrumentModule(kernel.bytes, kernel.file, ['sample']).bytes;
+  const sample = instrumentModule(kernel.bytes, kernel.file, ['sample']);
   const taint = instrumentModule(kernel.bytes, kernel.file, ['taint'], { programLimitPages: 4096 });
   const layout = taint.sites.passes.taint as TaintLayout;
   const programBase = taint.sites.layout?.programBase ?? 0;
@@ -115,7 +116,10 @@ async function variantsOf(
     variants: [
       { name: 'plain', time: time(kernel.bytes) },
       { name: 'loops', time: time(loops) },
-      { name: 'sample', time: time(sample) },
+      {
+        name: 'sample',
+        time: () => timeSample(kernel, sample.bytes, sample.sites.passes.sample as SampleLayout, repeat),
+      },
       { name: 'none', time: regionTime(none) },
       { name: 'selective', time: regionTime(selective) },
       { name: 'taint', time: () => timeTaint(kernel, taint.bytes, layout, programBase, repeat) },

@@ -12,6 +12,9 @@ import { median } from '../src/util/stats.js';
 import { taintPluginUrl } from '../src/taint/analyze.js';
 import type { TaintPluginOptions } from '../src/taint/plugin.js';
 import type { TaintLayout } from '../instrument/passes/taint.js';
+import type { SampleLayout } from '../instrument/passes/sample.js';
+import type { HostPluginSpec } from '../src/runtime/protocol.js';
+import { sampleDrainPlugin } from '../src/blame/sample-drain.js';
 import type { BenchKernel } from './suite.js';
 
 export interface Timed {
@@ -43,7 +46,12 @@ export function timedOf(repetitions: ReadonlyArray<{ ms: number; cpuMs: number; 
   };
 }
 
-export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat: number): Promise<Timed> {
+export async function timeModule(
+  kernel: BenchKernel,
+  bytes: Uint8Array,
+  repeat: number,
+  plugins: HostPluginSpec[] = [],
+): Promise<Timed> {
   const outcome = await runModule({
     file: kernel.file,
     bytes,
@@ -52,8 +60,19 @@ export async function timeModule(kernel: BenchKernel, bytes: Uint8Array, repeat:
     argv: kernel.argv ?? [],
     ...timedRun(repeat),
     timeoutMs: 300_000,
+    plugins,
   });
   return timedOf(outcome.repetitions);
+}
+
+/** Times a sample-instrumented module as `taintlens sample` runs it: a full buffer is emptied by the host (sample-drain.ts), no sample dropped. */
+export async function timeSample(
+  kernel: BenchKernel,
+  bytes: Uint8Array,
+  layout: SampleLayout,
+  repeat: number,
+): Promise<Timed> {
+  return timeModule(kernel, bytes, repeat, [sampleDrainPlugin(layout)]);
 }
 
 /** Times a taint-instrumented module with the taint plugin attached (no parameter marked: the shadow work is all there is). */

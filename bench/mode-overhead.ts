@@ -1,7 +1,8 @@
 // One instrumentation mode's time ÷ uninstrumented time per kernel of the bench suite, measured in
 // one run (plain and instrumented runs alternate, so a noisy neighbour slows both alike), and the
 // geometric mean against the mode's target. A result that differs from the original fails the run.
-import { instrumentModule } from '../instrument/pipeline.js';
+import { instrumentModule, type InstrumentedSites } from '../instrument/pipeline.js';
+import type { HostPluginSpec } from '../src/runtime/protocol.js';
 import { renderTable } from '../src/report/table.js';
 import { benchSuite } from './suite.js';
 import { compareTimings, geomean, loadKernels, repeatFromArgs, timeModule, TIMING_METHOD } from './harness.js';
@@ -13,17 +14,20 @@ export interface ModeOverheadBench {
   /** The table's title; gets `best of 3 rounds of median-of-N` appended. */
   title: string;
   target: number;
+  /** Host plugins the mode's runs attach, as its command attaches them (sampling: the buffer's drain). */
+  plugins?: (sites: InstrumentedSites) => HostPluginSpec[];
 }
 
 export async function benchModeOverhead(bench: ModeOverheadBench): Promise<void> {
   const repeat = repeatFromArgs(7);
   const rows: Array<{ kernel: string; plainMs: number; modeMs: number; same: boolean }> = [];
   for (const kernel of loadKernels(benchSuite)) {
-    const instrumented = instrumentModule(kernel.bytes, kernel.file, [bench.mode]).bytes;
+    const instrumented = instrumentModule(kernel.bytes, kernel.file, [bench.mode]);
+    const plugins = bench.plugins?.(instrumented.sites) ?? [];
     const timing = await compareTimings(
       3,
       () => timeModule(kernel, kernel.bytes, repeat),
-      () => timeModule(kernel, instrumented, repeat),
+      () => timeModule(kernel, instrumented.bytes, repeat, plugins),
     );
     rows.push({ kernel: kernel.name, plainMs: timing.baselineMs, modeMs: timing.candidateMs, same: timing.same });
   }

@@ -1,13 +1,15 @@
 // Sampled counters (mode `sample`, issue #14): a countdown of executed instructions kept in a Wasm
 // global. Every straight-line region of the loop profiler (instrument/sample-walk.ts) subtracts its
 // instruction count at its start; when the countdown goes below zero the rare sample path runs, in
-// Wasm: it appends a record — region, calling-context node (instrument/context-tree.ts), the
-// allocation log's length, the shadow stack pointer and the addresses the region's work is stored
-// to (evaluated from the static relations, instrument/blame-relations.ts) — and rearms the countdown with a
-// deterministic jittered period (an LCG), so the same run gives the same samples and loop lengths
-// do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free, AssemblyScript's
-// __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to a second log in
-// memory by the allocator's own epilogue. Nothing calls into JS while the program runs.
+// Wasm: the check finds the calling-context node (instrument/context-tree.ts) and the addresses the
+// region's work is stored to (evaluated from the static relations, instrument/blame-relations.ts)
+// and calls a shared function out of line (passes/sample-record.ts) that appends a record — region,
+// node, the allocation log's length, the shadow stack pointer, the addresses — and rearms the
+// countdown with a deterministic jittered period (an LCG), so the same run gives the same samples
+// and loop lengths do not alias with the period. Allocations (dlmalloc's malloc/calloc/realloc/free,
+// AssemblyScript's __new/__renew/__alloc/__realloc/__free, memory.grow outside them) are appended to
+// a second log in memory by the allocator's own epilogue. Only a full sample buffer calls into JS
+// while the program runs (the host empties it: src/blame/sample-drain.ts).
 // Per call (issue 27, docs/blame.md "Measured"): a function with calls keeps a frame of static call
 // sites; the node is found only when a sample is taken (passes/sample-context.ts); one without loops
 // counts down the global instead of a local; a straight-line leaf shorter than a checked region
@@ -40,7 +42,6 @@ import {
   NODE_HEADER,
   SAMPLE_RECORD,
   align8,
-  sampleRecordBytes,
   allocKindNumber,
   type ContextTreeLayout,
 } from '../layouts.js';
@@ -63,6 +64,7 @@ import {
   type CountedLoop,
   type StaticTrips,
 } from './sample-trips.js';
+import { RecordFunctions } from './sample-record.js';
 import {
   SITE_STACK_BYTES,
   SITE_STACK_REGION,
@@ -72,7 +74,7 @@ import {
   type Frame,
 } from './sample-context.js';
 
-export const DEFAULT_PERIOD = 4999;
+export const DEFAULT_PERIOD = 49999;
 /**
  * Regions shorter than this only count down; the next checked region (every loop header and
  * function entry is one) takes a sample they were due. Branchy code is full of 1–5 instruction
@@ -82,7 +84,7 @@ export const DEFAULT_PERIOD = 4999;
 export const MIN_CHECKED = 8;
 
 export interface SampleOptions {
-  /** Instructions between samples on average (default 4999). */
+  /** Instructions between samples on average (default 49999). */
   period?: number;
   /** Sample records kept (default 131072): room for that many of the longest record, more of shorter ones; later samples are counted, not kept. */
   maxSamples?: number;
@@ -195,7 +197,11 @@ export function applySampling(
   addGlobal(NAMES.allocCursor, allocations.base, true);
   addGlobal(NAMES.allocDropped, 0, true);
   addGlobal(NAMES.depth, 0);
-  const sampling: SamplePath = { period, end: samples.base + samples.bytes, stackPointer: stack?.global ?? null };
+  const records = new RecordFunctions(module, NAMES, {
+    period,
+    end: samples.base + samples.bytes,
+    stackPointer: stack?.global ?? null,
+  });
   module.addFunctionImport(NAMES.drain, DRAIN_IMPORT.module, DRAIN_IMPORT.name, binaryen.none, binaryen.none);
   addLogFunction(module, allocations.base + allocations.bytes);
   addGrowWrapper(module);
@@ -290,7 +296,6 @@ export function applySampling(
     /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
     const regionChecks: Array<(extra: number, slow: number) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
-    const cursor = addVar(fn.func, binaryen.i32);
     let loaded: number | undefined;
     const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
     for (const region of walked.regions) {
@@ -308,9 +313,8 @@ export function applySampling(
               recorded,
               programBase,
               countdown,
-              cursor,
               addressTemp,
-              sampling,
+              records,
               node,
             )
           : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
@@ -349,7 +353,6 @@ export function applySampling(
           call,
           site: NODE_HEADER.bytes + 4 * c,
           countdown,
-          cursor,
           addressTemp,
           node,
           window: null,
@@ -441,7 +444,7 @@ export function applySampling(
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
     Block.appendChild(check, build(total, slow));
   }
-  for (const { at, call, site, countdown, cursor, addressTemp, node, window } of chargedCalls) {
+  for (const { at, call, site, countdown, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
     const operands = childSlotsOf(call).map((slot) => slot.expr);
     // Its parameters are the call's operands (pure: evaluated again on the rare path), its other locals 0.
@@ -455,9 +458,8 @@ export function applySampling(
       leaf.recorded,
       programBase,
       countdown,
-      cursor,
       addressTemp,
-      sampling,
+      records,
       leafNode,
       local,
     );
@@ -590,7 +592,6 @@ interface ChargedCall {
   /** The call's site offset in the caller's node. */
   site: number;
   countdown: Countdown;
-  cursor: number;
   /** The caller's local for loaded addresses (see addressExpr). */
   addressTemp: () => number;
   node: () => Expr;
@@ -679,17 +680,10 @@ function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own
   ]);
 }
 
-interface SamplePath {
-  period: number;
-  /** End of the sample buffer. */
-  end: number;
-  stackPointer: string | null;
-}
-
 /**
- * countdown -= k; if (countdown < 0) { append a record; rearm }. The rare path is inline, not a
- * call: a call inside a hot loop makes the engine keep the loop's values where a call cannot
- * clobber them (measured: about 1.2× more on tight loops).
+ * countdown -= k; if (countdown < 0) countdown = record(countdown, region, node, addresses): the
+ * record and the rearm are out of line (passes/sample-record.ts); the node and the addresses are
+ * read here, where the region's locals are.
  */
 function countdownCheck(
   module: binaryen.Module,
@@ -698,34 +692,17 @@ function countdownCheck(
   recorded: Array<{ ptr: AddressAst; offset: number }>,
   programBase: number,
   t: Countdown,
-  cur: number,
   addressTemp: () => number,
-  path: SamplePath,
+  records: RecordFunctions,
   node: () => Expr,
   local: (k: number) => Expr = (k) => module.local.get(k, binaryen.i32),
 ): Expr {
   const i32 = binaryen.i32;
-  const at = () => module.local.get(cur, i32);
-  const store = (offset: number, value: Expr) => module.i32.store(offset, 4, at(), value);
-  const record: Expr[] = [
-    store(SAMPLE_RECORD.region, module.i32.const(region)),
-    store(SAMPLE_RECORD.node, node()),
-    store(SAMPLE_RECORD.allocs, module.global.get(NAMES.allocCursor, i32)),
-    store(SAMPLE_RECORD.stack, path.stackPointer ? module.global.get(path.stackPointer, i32) : module.i32.const(0)),
-  ];
-  recorded.slice(0, MAX_ADDRESSES).forEach((r, k) => {
-    record.push(
-      store(
-        SAMPLE_RECORD.addresses + 4 * k,
-        module.i32.add(addressExpr(module, r.ptr, programBase, local, addressTemp), module.i32.const(r.offset)),
-      ),
+  const addresses = recorded
+    .slice(0, MAX_ADDRESSES)
+    .map((r) =>
+      module.i32.add(addressExpr(module, r.ptr, programBase, local, addressTemp), module.i32.const(r.offset)),
     );
-  });
-  // The record ends with the region's recorded addresses: the decoder knows their number by region.
-  const recordBytes = sampleRecordBytes(recorded.length);
-  record.push(module.global.set(NAMES.cursor, module.i32.add(at(), module.i32.const(recordBytes))));
-  const seed = () => module.global.get(NAMES.seed, i32);
-  const full = () => module.i32.gt_u(module.i32.add(at(), module.i32.const(recordBytes)), module.i32.const(path.end));
   // In a local, one tee: the fast path is sub, compare, branch (7 instructions counted, not 8).
   const decremented = module.i32.sub(t.get(), module.i32.const(instructions));
   const tee = t.local !== null;
@@ -735,39 +712,7 @@ function countdownCheck(
       ...(tee ? [] : [t.set(decremented)]),
       module.if(
         module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
-        module.block(null, [
-          module.local.set(cur, module.global.get(NAMES.cursor, i32)),
-          // A full buffer (once per buffer's worth of samples): the host empties it, or nothing is written.
-          module.if(
-            full(),
-            module.block(null, [
-              module.call(NAMES.drain, [], binaryen.none),
-              module.local.set(cur, module.global.get(NAMES.cursor, i32)),
-            ]),
-          ),
-          module.if(
-            full(),
-            module.global.set(
-              NAMES.dropped,
-              module.i32.add(module.global.get(NAMES.dropped, i32), module.i32.const(1)),
-            ),
-            module.block(null, record),
-          ),
-          module.global.set(
-            NAMES.seed,
-            module.i32.add(module.i32.mul(seed(), module.i32.const(1664525)), module.i32.const(1013904223)),
-          ),
-          // Next sample after period/2 + [0, period) instructions: mean `period`, no aliasing with loop lengths.
-          t.set(
-            module.i32.add(
-              t.get(),
-              module.i32.add(
-                module.i32.const(path.period >>> 1),
-                module.i32.rem_u(module.i32.shr_u(seed(), module.i32.const(8)), module.i32.const(path.period)),
-              ),
-            ),
-          ),
-        ]),
+        t.set(records.call(t.get(), region, node(), addresses)),
       ),
     ],
     binaryen.none,

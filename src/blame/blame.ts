@@ -27,7 +27,7 @@ export interface BlameOptions {
   argv?: string[];
   timeoutMs?: number;
   wasi?: RunSettings['wasi'];
-  /** Instructions between samples on average (default: the pass's, 4999). */
+  /** Instructions between samples on average (default: the pass's, 49999). */
   period?: number;
   /** Function names to report blame at (default: the entry function). */
   blamePoints?: string[];

@@ -3,6 +3,8 @@
 // this copies the records written so far out of the instance's memory and moves the cursor back to
 // the buffer's start, so a run keeps every sample however long it runs, with a buffer of any size.
 import type { HostPluginFactory } from '../runtime/plugin.js';
+import type { HostPluginSpec } from '../runtime/protocol.js';
+import type { SampleLayout } from '../../instrument/passes/sample.js';
 import { DRAIN_IMPORT } from '../../instrument/layouts.js';
 
 export interface SampleDrainOptions {
@@ -13,6 +15,12 @@ export interface SampleDrainOptions {
 }
 
 export const sampleDrainUrl = new URL(import.meta.url).href;
+
+/** The plugin as every sampled run attaches it (`taintlens sample`/`blame`, and the bench's sample variant). */
+export function sampleDrainPlugin(layout: Pick<SampleLayout, 'samples' | 'exports'>): HostPluginSpec {
+  const options: SampleDrainOptions = { base: layout.samples.base, cursor: layout.exports.samples };
+  return { url: sampleDrainUrl, options };
+}
 
 const factory: HostPluginFactory = (rawOptions, context) => {
   const options = rawOptions as SampleDrainOptions;

@@ -18,7 +18,7 @@ import {
 } from '../../instrument/layouts.js';
 import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
-import { sampleDrainUrl } from './sample-drain.js';
+import { sampleDrainPlugin } from './sample-drain.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 
@@ -136,7 +136,7 @@ export async function runSampled(
       layout.exports.allocationsDropped,
     ],
     programBase: sites.layout?.programBase ?? 0,
-    plugins: [{ url: sampleDrainUrl, options: { base: layout.samples.base, cursor: layout.exports.samples } }],
+    plugins: [sampleDrainPlugin(layout)],
     wasi: run.wasi,
     ...(run.ranks !== undefined ? { ranks: run.ranks } : {}),
   });

@@ -67,7 +67,8 @@ describe('variable blame', () => {
   }, 60_000);
 
   test('sparse solve: the solution vector and the matrix values, not the index arrays', async () => {
-    const point = (await blameModule(C, { invoke: 'sparse_solve', args: ['400', '60'] })).blamePoints[0]!;
+    // A short run: sampled ten times as densely as the default, for enough samples to rank the variables.
+    const point = (await blameModule(C, { invoke: 'sparse_solve', args: ['400', '60'], period: 4999 })).blamePoints[0]!;
     expect(
       point.variables
         .slice(0, 2)
@@ -184,13 +185,22 @@ describe('taintlens blame / sample', () => {
   }, 60_000);
 
   test('the sampled profile per call path agrees with the exact loop profile', async () => {
-    const out = await cli(['sample', 'build/kernels/miniapp.wasm', '--args', '16,5,4,2,3', '--json']);
+    // A short run: sampled ten times as densely as the default (--period 4999), for over 1,000 samples.
+    const out = await cli([
+      'sample',
+      'build/kernels/miniapp.wasm',
+      '--args',
+      '16,5,4,2,3',
+      '--period',
+      '4999',
+      '--json',
+    ]);
     expect(out.code).toBe(0);
     const profile = JSON.parse(out.stdout);
     expect(profile.schema).toBe('taintlens/sample@1');
     expect(profile.totalSamples).toBeGreaterThan(1000);
     expect(profile.maxErrorPoints).toBeLessThan(2);
-    // Chance alone allows more than that at this many samples (every ~4999th instruction is sampled).
+    // Chance alone allows more than that at this many samples (every ~4,999th instruction is sampled).
     expect(profile.expectedErrorPoints).toBeGreaterThan(profile.maxErrorPoints);
     expect(profile.callpaths[0].callpath).toMatch(/computeForces|updateRegions/);
   }, 60_000);

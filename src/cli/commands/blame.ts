@@ -22,7 +22,7 @@ function withSampling(command: Command): Command {
     addInstrumentOptions(
       addRunOptions(
         command
-          .option('--period <n>', 'instructions between samples on average (default 4999)', parsePositive('--period'))
+          .option('--period <n>', 'instructions between samples on average (default 49999)', parsePositive('--period'))
           .option('-o, --output <file>', 'also write the JSON report to FILE'),
       ),
     ),
