@@ -120,6 +120,8 @@ interface Access {
   address: Sym | null;
   /** A direct child of the loop body's top-level sequence. */
   topLevel: boolean;
+  /** Outside any `if` arm or nested block: runs every iteration that reaches its statement. */
+  always: boolean;
 }
 
 interface LoopFacts {
@@ -237,8 +239,122 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: 
     if (partners.some((p) => p.invariant && sameBase(p.base, g.base) && p.lo < g.hi && g.lo < p.hi)) continue;
     checks.push({ group: g, partners });
   }
-  if (checks.length === 0) return null;
-  return emitVersion(module, func, loop, checks, trip, region);
+  const windows = trip === null ? [] : findWindows(loop, facts.accesses, isLabel, low);
+  if (checks.length === 0 && windows.length === 0) return null;
+  return emitVersion(module, func, loop, checks, windows, trip, region);
+}
+
+/** A label read at `base + step·t` (one word, or an 8-byte label's two words joined). */
+interface Unit {
+  /** The load, or the `or` of the two word loads. */
+  expr: Expr;
+  /** The address operand's value at t = 0. */
+  base: Linear;
+  /** Memarg offsets of its word loads. */
+  offsets: number[];
+}
+
+/**
+ * Labels read at the same moving address plus different constants, one step apart: the unit at
+ * e reads in iteration t + 1 what the unit at e + step read in iteration t, when nothing in the
+ * loop writes them.
+ */
+interface Window {
+  /** The address without its constant: `base + step·t`, units at base + e. */
+  base: Linear;
+  step: number;
+  /** e (the address's constant plus the memarg offset) → its unit. */
+  units: Map<number, Unit>;
+  lo: number;
+  hi: number;
+  /** The largest constant the units' addresses add to `base` (their sums must not wrap). */
+  spread: number;
+}
+
+/** Windows of label loads whose values an earlier iteration already read (stencils: A[j−1], A[j], A[j+1]). */
+function findWindows(
+  loop: Expr,
+  accesses: Access[],
+  isLabel: (a: Access) => boolean,
+  low: Access[],
+): Array<{ window: Window; partners: PartnerRange[] }> {
+  const byExpr = new Map<Expr, Access>();
+  for (const a of accesses) {
+    if (a.store || !isLabel(a) || a.bytes !== 4 || typeOf(a.expr) !== binaryen.i32 || Load.isAtomic(a.expr)) continue;
+    if (a.address === null || !isConstLin(a.address.step) || a.address.step.c === 0) continue;
+    byExpr.set(a.expr, a);
+  }
+  const units: Array<{ unit: Unit; access: Access; width: number; always: boolean }> = [];
+  const inUnit = new Set<Expr>();
+  walkTree(loop, (e) => {
+    if (idOf(e) !== Id.Binary || Binary.getOp(e) !== Op.Or) return;
+    const l = byExpr.get(Binary.getLeft(e));
+    const r = byExpr.get(Binary.getRight(e));
+    if (!l || !r || inUnit.has(l.expr) || inUnit.has(r.expr)) return;
+    if (!sameBase(l.address!.base, r.address!.base) || l.address!.step.c !== r.address!.step.c) return;
+    if (r.offset !== l.offset + 4) return;
+    inUnit.add(l.expr);
+    inUnit.add(r.expr);
+    units.push({
+      unit: { expr: e, base: l.address!.base, offsets: [l.offset, r.offset] },
+      access: l,
+      width: 8,
+      always: l.always && r.always,
+    });
+  });
+  for (const a of byExpr.values()) {
+    if (inUnit.has(a.expr)) continue;
+    units.push({
+      unit: { expr: a.expr, base: a.address!.base, offsets: [a.offset] },
+      access: a,
+      width: 4,
+      always: a.always,
+    });
+  }
+  const windows = new Map<string, { window: Window; always: Map<number, boolean>; duplicate: boolean }>();
+  for (const { unit, access, width, always } of units) {
+    const step = access.address!.step.c;
+    const key = `${linKey(unit.base)}|${step}|${width}`;
+    let w = windows.get(key);
+    if (!w) {
+      const base = lin(0, unit.base.terms);
+      w = {
+        window: { base, step, units: new Map(), lo: Infinity, hi: -Infinity, spread: 0 },
+        always: new Map(),
+        duplicate: false,
+      };
+      windows.set(key, w);
+    }
+    const e = unit.base.c + unit.offsets[0]!;
+    if (w.window.units.has(e)) w.duplicate = true;
+    w.window.units.set(e, unit);
+    w.always.set(e, always);
+  }
+  const found: Array<{ window: Window; partners: PartnerRange[] }> = [];
+  for (const { window: w, always, duplicate } of windows.values()) {
+    if (duplicate) continue;
+    const width = (e: number) => w.units.get(e)!.offsets.length * 4;
+    // A unit another one reads one step later must run every iteration (its value is carried).
+    const carried = [...w.units.keys()].filter((e) => w.units.has(e - w.step));
+    const replaced = [...w.units.keys()].filter((e) => w.units.has(e + w.step));
+    if (replaced.length === 0 || carried.some((e) => !always.get(e))) continue;
+    // The address constants: the smallest becomes part of the base, the rest the spread.
+    const constants = [...w.units.values()].map((u) => u.base.c);
+    const least = Math.min(...constants);
+    w.base = lin(least, w.base.terms);
+    w.spread = Math.max(...constants) - least;
+    for (const e of w.units.keys()) {
+      w.lo = Math.min(w.lo, e - least);
+      w.hi = Math.max(w.hi, e - least + width(e));
+    }
+    const partners = partnerRanges(
+      low.filter((a) => a.store),
+      true,
+    );
+    if (partners === null) continue;
+    found.push({ window: w, partners });
+  }
+  return found;
 }
 
 interface Group {
@@ -408,6 +524,8 @@ class Evaluator {
   readonly env = new Map<number, Val>();
   /** Each conditional branch's condition. */
   readonly conditions = new Map<Expr, Val>();
+  /** How many `if` arms and nested blocks the walk is inside. */
+  private depth = 0;
   constructor(
     /** A local's value before the iteration writes it. */
     private readonly initial: (local: number) => Val,
@@ -451,6 +569,7 @@ class Evaluator {
     if (id === Id.If) {
       this.eval(If.getCondition(expr));
       const saved = new Map(this.env);
+      this.depth++;
       this.eval(If.getIfTrue(expr));
       const alt = If.getIfFalse(expr);
       if (alt) {
@@ -458,6 +577,7 @@ class Evaluator {
         for (const [k, v] of saved) this.env.set(k, v);
         this.eval(alt);
       }
+      this.depth--;
       // Either arm may have run: what they write is unknown afterwards.
       this.forgetWritesIn(expr);
       return null;
@@ -469,7 +589,9 @@ class Evaluator {
       if (cond) this.conditions.set(expr, this.eval(cond));
       return null;
     }
+    if (id === Id.Block) this.depth++;
     for (const child of children(expr)) this.eval(child);
+    if (id === Id.Block) this.depth--;
     // A branch out of a named block may skip its later writes.
     if (id === Id.Block && Block.getName(expr)) this.forgetWritesIn(expr);
     return null;
@@ -492,6 +614,7 @@ class Evaluator {
       bytes,
       address: address !== null && 'sym' in address ? address.sym : null,
       topLevel: this.topLevel.has(expr),
+      always: this.depth === 0,
     });
   }
 }
@@ -539,6 +662,7 @@ function emitVersion(
   func: number,
   loop: Expr,
   checks: Array<{ group: Group; partners: PartnerRange[] }>,
+  windows: Array<{ window: Window; partners: PartnerRange[] }>,
   trip: Trip | null,
   region: LabelRegion,
 ): Expr {
@@ -574,7 +698,32 @@ function emitVersion(
     pre.push(module.local.set(last, module.i64.shr_u(u64(module.local.get(rest, i32)), c64(trip.shift))));
   }
 
+  /** The range `r` covers over the whole trip, as i64 expressions (computed once, before the check). */
+  const hull = (r: PartnerRange, spread = 0): { lo: () => Expr; hi: () => Expr } => {
+    const q0 = addVar(func, i64);
+    pre.push(module.local.set(q0, u64(emitLinear(r.base))));
+    if (r.invariant) {
+      return { lo: () => module.i64.add(get64(q0), c64(r.lo)), hi: () => module.i64.add(get64(q0), c64(r.hi)) };
+    }
+    const qLast = addVar(func, i64);
+    pre.push(
+      module.local.set(
+        qLast,
+        module.i64.add(get64(q0), module.i64.mul(module.i64.extend_s(emitLinear(r.step)), get64(last!))),
+      ),
+    );
+    // The linear addresses (plus a window's spread of constants) stay in [0, 2^32): the engine's
+    // u32 addresses are the same.
+    const ascending = () => module.i64.le_s(get64(q0), get64(qLast));
+    const low = () => module.select(ascending(), get64(q0), get64(qLast));
+    const high = () => module.select(ascending(), get64(qLast), get64(q0));
+    conditions.push(module.i64.le_u(module.i64.add(high(), c64(spread)), c64(0xffffffff)));
+    return { lo: () => module.i64.add(low(), c64(r.lo)), hi: () => module.i64.add(high(), c64(r.hi)) };
+  };
+
   const hoisted = new Map<Expr, number>();
+  const captured = new Map<Expr, number>();
+  const rotation: Expr[] = [];
   const hoistLoads: Expr[] = [];
   const loadedWords = new Map<string, number>();
   const sunk: Array<{ access: Access; value: number; address: number }> = [];
@@ -587,28 +736,8 @@ function emitVersion(
     const end = () => module.i64.add(get64(p), c64(group.hi));
     conditions.push(module.i64.le_u(end(), c64(region.programBase)));
     for (const r of partners) {
-      const q0 = addVar(func, i64);
-      pre.push(module.local.set(q0, u64(emitLinear(r.base))));
-      let lo: Expr;
-      let hi: Expr;
-      if (r.invariant) {
-        lo = module.i64.add(get64(q0), c64(r.lo));
-        hi = module.i64.add(get64(q0), c64(r.hi));
-      } else {
-        const qLast = addVar(func, i64);
-        pre.push(
-          module.local.set(
-            qLast,
-            module.i64.add(get64(q0), module.i64.mul(module.i64.extend_s(emitLinear(r.step)), get64(last!))),
-          ),
-        );
-        // The linear addresses stay in [0, 2^32): the engine's u32 addresses are the same.
-        conditions.push(module.i64.le_u(get64(qLast), c64(0xffffffff)));
-        const ascending = () => module.i64.le_s(get64(q0), get64(qLast));
-        lo = module.i64.add(module.select(ascending(), get64(q0), get64(qLast)), c64(r.lo));
-        hi = module.i64.add(module.select(ascending(), get64(qLast), get64(q0)), c64(r.hi));
-      }
-      conditions.push(module.i32.or(module.i64.le_s(hi, start()), module.i64.le_s(end(), lo)));
+      const h = hull(r);
+      conditions.push(module.i32.or(module.i64.le_s(h.hi(), start()), module.i64.le_s(end(), h.lo())));
     }
     for (const a of group.members) {
       if (a.store) {
@@ -641,9 +770,45 @@ function emitVersion(
     hoisted.set(e, joined);
   });
 
+  for (const { window: w, partners } of windows) {
+    const h = hull({ base: w.base, step: lin(w.step), invariant: false, lo: w.lo, hi: w.hi }, w.spread);
+    conditions.push(module.i64.le_s(h.hi(), c64(region.programBase)));
+    for (const r of partners) {
+      const p = hull(r);
+      conditions.push(module.i32.or(module.i64.le_s(p.hi(), h.lo()), module.i64.le_s(h.hi(), p.lo())));
+    }
+    // A unit whose address one step on another unit reads reads that unit's value of the previous
+    // iteration; the first iteration's values are loaded before the loop.
+    const locals = new Map<number, number>();
+    for (const [e, unit] of w.units) {
+      const local = addVar(func, i32);
+      locals.set(e, local);
+      if (w.units.has(e + w.step)) {
+        hoisted.set(unit.expr, local);
+        const at = () => emitLinear(unit.base);
+        const words = unit.offsets.map((o) => module.i32.load(o, 4, at()));
+        hoistLoads.push(
+          module.local.set(
+            local,
+            words.reduce((acc, x) => module.i32.or(acc, x)),
+          ),
+        );
+      } else if (w.units.has(e - w.step)) {
+        captured.set(unit.expr, local);
+      }
+    }
+    const order = [...w.units.keys()]
+      .filter((e) => w.units.has(e + w.step))
+      .sort((x, y) => (w.step > 0 ? x - y : y - x));
+    for (const e of order)
+      rotation.push(module.local.set(locals.get(e)!, module.local.get(locals.get(e + w.step)!, i32)));
+  }
+
   const fast = module.copyExpression(loop);
   const stores = new Map<Expr, number>(sunk.map((s) => [s.access.expr, s.value]));
-  rewriteCopy(module, loop, fast, hoisted, stores);
+  rewriteCopy(module, loop, fast, hoisted, stores, captured);
+  const fastBody = Loop.getBody(fast);
+  rotation.forEach((set) => Block.insertChildAt(fastBody, Block.getNumChildren(fastBody) - 1, set));
   renameLabels(fast);
   const after: Expr[] = [];
   const storedOnce = new Set<number>();
@@ -668,6 +833,7 @@ function rewriteCopy(
   copy: Expr,
   hoisted: Map<Expr, number>,
   stores: Map<Expr, number>,
+  captured: Map<Expr, number>,
 ): void {
   const a = childSlots(original);
   const c = childSlots(copy);
@@ -685,7 +851,12 @@ function rewriteCopy(
       c[i]!.replace(module.local.set(value, Store.getValue(to)));
       continue;
     }
-    rewriteCopy(module, from, to, hoisted, stores);
+    const capture = captured.get(from);
+    if (capture !== undefined) {
+      c[i]!.replace(module.local.tee(capture, to, binaryen.i32));
+      continue;
+    }
+    rewriteCopy(module, from, to, hoisted, stores, captured);
   }
 }
 
