@@ -29,134 +29,38 @@ import binaryen from 'binaryen';
 import {
   Binary,
   Block,
-  Break,
-  Const,
   Func,
   Id,
-  If,
   Load,
-  LocalGet,
-  LocalSet,
   Loop,
   Store,
   addVar,
-  branchTargets,
   childSlots,
-  children,
   i64Const,
   idOf,
-  labelOf,
-  runtimeNumber,
   typeOf,
   type Expr,
 } from '../ir.js';
 import { collectInnermostLoops, renameLabels } from './shadow-versioning.js';
-
-const Op = {
-  Add: runtimeNumber('AddInt32'),
-  Sub: runtimeNumber('SubInt32'),
-  Mul: runtimeNumber('MulInt32'),
-  Shl: runtimeNumber('ShlInt32'),
-  Ne: runtimeNumber('NeInt32'),
-  Or: runtimeNumber('OrInt32'),
-};
-
-/** Loops larger than this (expression nodes) are not copied. */
-const LOOP_NODE_LIMIT = 4000;
-
-/** A linear form over locals' values at loop entry, mod 2^32: Σ coef·local + c. */
-interface Linear {
-  terms: Map<number, number>;
-  c: number;
-}
-/** A value in iteration t: base + step·t. */
-interface Sym {
-  base: Linear;
-  step: Linear;
-}
-/** What the evaluation knows of an i32 value: a Sym, the comparison `a != b`, or nothing. */
-type Val = { sym: Sym } | { ne: [Sym, Sym] } | null;
-
-const lin = (c: number, terms: Map<number, number> = new Map()): Linear => ({ terms, c: c | 0 });
-const constSym = (c: number): Sym => ({ base: lin(c), step: lin(0) });
-
-function linAdd(a: Linear, b: Linear, sign: 1 | -1): Linear {
-  const terms = new Map(a.terms);
-  for (const [l, k] of b.terms) {
-    const v = (terms.get(l) ?? 0) + sign * k;
-    if ((v | 0) === 0) terms.delete(l);
-    else terms.set(l, v | 0);
-  }
-  return lin(a.c + sign * b.c, terms);
-}
-function linScale(a: Linear, k: number): Linear {
-  const terms = new Map<number, number>();
-  for (const [l, v] of a.terms) {
-    const s = Math.imul(v, k);
-    if (s !== 0) terms.set(l, s);
-  }
-  return lin(Math.imul(a.c, k), terms);
-}
-const isConstLin = (a: Linear) => a.terms.size === 0;
-const linKey = (a: Linear) =>
-  [...a.terms]
-    .sort((x, y) => x[0] - y[0])
-    .map(([l, k]) => `${l}:${k}`)
-    .join(',');
-const symAdd = (a: Sym, b: Sym, sign: 1 | -1): Sym => ({
-  base: linAdd(a.base, b.base, sign),
-  step: linAdd(a.step, b.step, sign),
-});
-const symScale = (a: Sym, k: number): Sym => ({ base: linScale(a.base, k), step: linScale(a.step, k) });
-const constOf = (a: Sym): number | null =>
-  isConstLin(a.base) && isConstLin(a.step) && a.step.c === 0 ? a.base.c : null;
-
-interface Access {
-  expr: Expr;
-  store: boolean;
-  /** The memarg offset (unsigned). */
-  offset: number;
-  bytes: number;
-  address: Sym | null;
-  /** A direct child of the loop body's top-level sequence. */
-  topLevel: boolean;
-  /** Outside any `if` arm or nested block: runs every iteration that reaches its statement. */
-  always: boolean;
-}
-
-interface LoopFacts {
-  accesses: Access[];
-  /** The back edge's condition (continue while it holds), null when not understood. */
-  backEdge: Val;
-}
-
-/** Expression kinds a candidate loop may contain (anything else: calls, bulk memory, atomics, GC…). */
-const ALLOWED = new Set<number>([
-  Id.Nop,
-  Id.Block,
-  Id.If,
-  Id.Break,
-  Id.Switch,
-  Id.LocalGet,
-  Id.LocalSet,
-  Id.GlobalGet,
-  Id.GlobalSet,
-  Id.Load,
-  Id.Store,
-  Id.Const,
-  Id.Unary,
-  Id.Binary,
-  Id.Select,
-  Id.Drop,
-  Id.Return,
-  Id.Unreachable,
-  Id.MemorySize,
-  Id.SIMDExtract,
-  Id.SIMDReplace,
-  Id.SIMDShuffle,
-  Id.SIMDTernary,
-  Id.SIMDShift,
-]);
+import {
+  Op,
+  evaluateLoop,
+  isConstLin,
+  lin,
+  linKey,
+  loopShape,
+  partnerRanges,
+  pureAddress,
+  sameBase,
+  tripCount,
+  walkTree,
+  withinLimits,
+  type Access,
+  type Linear,
+  type PartnerRange,
+  type Trip,
+} from './loop-affine.js';
+import { findWindows, type Window } from './shadow-loop-windows.js';
 
 export interface LabelRegion {
   /** Lowest memarg offset of a label access (the label of program address 0). */
@@ -244,119 +148,6 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: 
   return emitVersion(module, func, loop, checks, windows, trip, region);
 }
 
-/** A label read at `base + step·t` (one word, or an 8-byte label's two words joined). */
-interface Unit {
-  /** The load, or the `or` of the two word loads. */
-  expr: Expr;
-  /** The address operand's value at t = 0. */
-  base: Linear;
-  /** Memarg offsets of its word loads. */
-  offsets: number[];
-}
-
-/**
- * Labels read at the same moving address plus different constants, one step apart: the unit at
- * e reads in iteration t + 1 what the unit at e + step read in iteration t, when nothing in the
- * loop writes them.
- */
-interface Window {
-  /** The address without its constant: `base + step·t`, units at base + e. */
-  base: Linear;
-  step: number;
-  /** e (the address's constant plus the memarg offset) → its unit. */
-  units: Map<number, Unit>;
-  lo: number;
-  hi: number;
-  /** The largest constant the units' addresses add to `base` (their sums must not wrap). */
-  spread: number;
-}
-
-/** Windows of label loads whose values an earlier iteration already read (stencils: A[j−1], A[j], A[j+1]). */
-function findWindows(
-  loop: Expr,
-  accesses: Access[],
-  isLabel: (a: Access) => boolean,
-  low: Access[],
-): Array<{ window: Window; partners: PartnerRange[] }> {
-  const byExpr = new Map<Expr, Access>();
-  for (const a of accesses) {
-    if (a.store || !isLabel(a) || a.bytes !== 4 || typeOf(a.expr) !== binaryen.i32 || Load.isAtomic(a.expr)) continue;
-    if (a.address === null || !isConstLin(a.address.step) || a.address.step.c === 0) continue;
-    byExpr.set(a.expr, a);
-  }
-  const units: Array<{ unit: Unit; access: Access; width: number; always: boolean }> = [];
-  const inUnit = new Set<Expr>();
-  walkTree(loop, (e) => {
-    if (idOf(e) !== Id.Binary || Binary.getOp(e) !== Op.Or) return;
-    const l = byExpr.get(Binary.getLeft(e));
-    const r = byExpr.get(Binary.getRight(e));
-    if (!l || !r || inUnit.has(l.expr) || inUnit.has(r.expr)) return;
-    if (!sameBase(l.address!.base, r.address!.base) || l.address!.step.c !== r.address!.step.c) return;
-    if (r.offset !== l.offset + 4) return;
-    inUnit.add(l.expr);
-    inUnit.add(r.expr);
-    units.push({
-      unit: { expr: e, base: l.address!.base, offsets: [l.offset, r.offset] },
-      access: l,
-      width: 8,
-      always: l.always && r.always,
-    });
-  });
-  for (const a of byExpr.values()) {
-    if (inUnit.has(a.expr)) continue;
-    units.push({
-      unit: { expr: a.expr, base: a.address!.base, offsets: [a.offset] },
-      access: a,
-      width: 4,
-      always: a.always,
-    });
-  }
-  const windows = new Map<string, { window: Window; always: Map<number, boolean>; duplicate: boolean }>();
-  for (const { unit, access, width, always } of units) {
-    const step = access.address!.step.c;
-    const key = `${linKey(unit.base)}|${step}|${width}`;
-    let w = windows.get(key);
-    if (!w) {
-      const base = lin(0, unit.base.terms);
-      w = {
-        window: { base, step, units: new Map(), lo: Infinity, hi: -Infinity, spread: 0 },
-        always: new Map(),
-        duplicate: false,
-      };
-      windows.set(key, w);
-    }
-    const e = unit.base.c + unit.offsets[0]!;
-    if (w.window.units.has(e)) w.duplicate = true;
-    w.window.units.set(e, unit);
-    w.always.set(e, always);
-  }
-  const found: Array<{ window: Window; partners: PartnerRange[] }> = [];
-  for (const { window: w, always, duplicate } of windows.values()) {
-    if (duplicate) continue;
-    const width = (e: number) => w.units.get(e)!.offsets.length * 4;
-    // A unit another one reads one step later must run every iteration (its value is carried).
-    const carried = [...w.units.keys()].filter((e) => w.units.has(e - w.step));
-    const replaced = [...w.units.keys()].filter((e) => w.units.has(e + w.step));
-    if (replaced.length === 0 || carried.some((e) => !always.get(e))) continue;
-    // The address constants: the smallest becomes part of the base, the rest the spread.
-    const constants = [...w.units.values()].map((u) => u.base.c);
-    const least = Math.min(...constants);
-    w.base = lin(least, w.base.terms);
-    w.spread = Math.max(...constants) - least;
-    for (const e of w.units.keys()) {
-      w.lo = Math.min(w.lo, e - least);
-      w.hi = Math.max(w.hi, e - least + width(e));
-    }
-    const partners = partnerRanges(
-      low.filter((a) => a.store),
-      true,
-    );
-    if (partners === null) continue;
-    found.push({ window: w, partners });
-  }
-  return found;
-}
-
 interface Group {
   base: Linear;
   members: Access[];
@@ -365,41 +156,6 @@ interface Group {
   hi: number;
   drop: boolean;
 }
-
-/** An access (or several with the same base and step) as a range of offsets from `base + step·t`. */
-interface PartnerRange {
-  base: Linear;
-  step: Linear;
-  invariant: boolean;
-  lo: number;
-  hi: number;
-}
-
-function partnerRanges(accesses: Access[], haveTrip: boolean): PartnerRange[] | null {
-  const ranges = new Map<string, PartnerRange>();
-  for (const a of accesses) {
-    if (a.address === null) return null;
-    const invariant = isConstLin(a.address.step) && a.address.step.c === 0;
-    if (!invariant && !haveTrip) return null;
-    const key = `${linKey(a.address.base)}|${a.address.base.c}|${linKey(a.address.step)}|${a.address.step.c}`;
-    const r = ranges.get(key);
-    if (r) {
-      r.lo = Math.min(r.lo, a.offset);
-      r.hi = Math.max(r.hi, a.offset + a.bytes);
-    } else {
-      ranges.set(key, {
-        base: a.address.base,
-        step: a.address.step,
-        invariant,
-        lo: a.offset,
-        hi: a.offset + a.bytes,
-      });
-    }
-  }
-  return [...ranges.values()];
-}
-
-const sameBase = (a: Linear, b: Linear) => a.c === b.c && linKey(a) === linKey(b);
 
 /** Stores all of the same words and width (sunk together: the last one's value is the one left). */
 function sameWords(stores: Access[]): boolean {
@@ -414,244 +170,6 @@ function sameWords(stores: Access[]): boolean {
 function simpleType(a: Access): boolean {
   const type = a.store ? typeOf(Store.getValue(a.expr)) : typeOf(a.expr);
   return (type === binaryen.i32 && a.bytes === 4) || (type === binaryen.i64 && a.bytes === 8);
-}
-
-/** Reads and arithmetic that cannot trap: dropping it changes nothing. */
-function pureAddress(ptr: Expr): boolean {
-  const stack = [ptr];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    const id = idOf(e);
-    if (id === Id.Binary && ![Op.Add, Op.Sub, Op.Mul, Op.Shl].includes(Binary.getOp(e))) return false;
-    if (id !== Id.LocalGet && id !== Id.Const && id !== Id.Binary) return false;
-    stack.push(...children(e));
-  }
-  return true;
-}
-
-function withinLimits(root: Expr): boolean {
-  const stack = [root];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    if (++nodes > LOOP_NODE_LIMIT) return false;
-    const id = idOf(e);
-    if (e !== root && !ALLOWED.has(id)) return false;
-    if ((id === Id.Load || id === Id.Store) && (id === Id.Load ? Load.isAtomic(e) : Store.isAtomic(e))) return false;
-    stack.push(...children(e));
-  }
-  return true;
-}
-
-interface LoopShape {
-  /** Locals assigned in the loop. */
-  assigned: Set<number>;
-  /** The body's last statement `br_if $loop cond` (null: the loop has another shape). */
-  backEdge: Expr;
-  /** No branch leaves the loop and nothing returns: it ends by falling out after the back edge. */
-  exitsOnlyAtEnd: boolean;
-}
-
-/** The loop's body must end in `br_if $loop cond`, its only branch back. */
-function loopShape(loop: Expr, name: string): LoopShape | null {
-  const body = Loop.getBody(loop);
-  if (idOf(body) !== Id.Block || typeOf(body) !== binaryen.none) return null;
-  const count = Block.getNumChildren(body);
-  if (count === 0) return null;
-  const last = Block.getChildAt(body, count - 1);
-  if (idOf(last) !== Id.Break || Break.getName(last) !== name || !Break.getCondition(last) || Break.getValue(last))
-    return null;
-  const assigned = new Set<number>();
-  // A branch to the body block itself ends the iteration without the back edge: an exit.
-  const defined = new Set<string>();
-  let exitsOnlyAtEnd = true;
-  let ok = true;
-  const stack = [body];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    const id = idOf(e);
-    if (id === Id.LocalSet) assigned.add(LocalSet.getIndex(e));
-    const label = labelOf(e);
-    if (label && e !== body) defined.add(label);
-    if (id === Id.Return) exitsOnlyAtEnd = false;
-    stack.push(...children(e));
-  }
-  const stack2 = [body];
-  while (stack2.length > 0) {
-    const e = stack2.pop()!;
-    for (const target of branchTargets(e)) {
-      if (target === name && e !== last) ok = false;
-      else if (target !== name && !defined.has(target)) exitsOnlyAtEnd = false;
-    }
-    stack2.push(...children(e));
-  }
-  return ok ? { assigned, backEdge: last, exitsOnlyAtEnd } : null;
-}
-
-/**
- * Two symbolic runs over one iteration. The first, with every local at its value at the start of
- * the iteration, finds the induction variables (a local whose value at the end is itself plus an
- * amount linear in locals the loop never writes); the second, with those as base + step·t and every
- * other local the loop writes unknown until written, gives each access's address.
- */
-function evaluateLoop(body: Expr, assigned: Set<number>, backEdge: Expr): LoopFacts {
-  const atom = (l: number): Linear => lin(0, new Map([[l, 1]]));
-  const first = new Evaluator((l) => ({ sym: { base: atom(l), step: lin(0) } }), new Set());
-  first.runBody(body);
-  const steps = new Map<number, Linear>();
-  for (const l of assigned) {
-    const v = first.env.has(l) ? first.env.get(l)! : null;
-    if (v === null || !('sym' in v) || !isConstLin(v.sym.step) || v.sym.step.c !== 0) continue;
-    if (v.sym.base.terms.get(l) !== 1) continue;
-    const rest = linAdd(v.sym.base, atom(l), -1);
-    if ([...rest.terms.keys()].some((k) => assigned.has(k))) continue;
-    steps.set(l, rest);
-  }
-  const second = new Evaluator(
-    (l) => {
-      if (!assigned.has(l)) return { sym: { base: atom(l), step: lin(0) } };
-      const step = steps.get(l);
-      return step ? { sym: { base: atom(l), step } } : null;
-    },
-    new Set(children(body)),
-  );
-  second.runBody(body);
-  return { accesses: second.accesses, backEdge: second.conditions.get(backEdge) ?? null };
-}
-
-class Evaluator {
-  readonly accesses: Access[] = [];
-  readonly env = new Map<number, Val>();
-  /** Each conditional branch's condition. */
-  readonly conditions = new Map<Expr, Val>();
-  /** How many `if` arms and nested blocks the walk is inside. */
-  private depth = 0;
-  constructor(
-    /** A local's value before the iteration writes it. */
-    private readonly initial: (local: number) => Val,
-    private readonly topLevel: Set<Expr>,
-  ) {}
-
-  runBody(body: Expr): void {
-    for (const child of children(body)) this.eval(child);
-  }
-
-  private read(local: number): Val {
-    return this.env.has(local) ? this.env.get(local)! : this.initial(local);
-  }
-
-  private eval(expr: Expr): Val {
-    const id = idOf(expr);
-    if (id === Id.Const) return typeOf(expr) === binaryen.i32 ? { sym: constSym(Const.getValueI32(expr)) } : null;
-    if (id === Id.LocalGet) return typeOf(expr) === binaryen.i32 ? this.read(LocalGet.getIndex(expr)) : null;
-    if (id === Id.LocalSet) {
-      const v = this.eval(LocalSet.getValue(expr));
-      const value = typeOf(LocalSet.getValue(expr)) === binaryen.i32 ? v : null;
-      this.env.set(LocalSet.getIndex(expr), value);
-      return LocalSet.isTee(expr) ? value : null;
-    }
-    if (id === Id.Binary) {
-      const l = this.eval(Binary.getLeft(expr));
-      const r = this.eval(Binary.getRight(expr));
-      return binaryValue(Binary.getOp(expr), l, r);
-    }
-    if (id === Id.Load) {
-      const address = this.eval(Load.getPtr(expr));
-      this.record(expr, false, Load.getOffset(expr), Load.getBytes(expr), address);
-      return null;
-    }
-    if (id === Id.Store) {
-      const address = this.eval(Store.getPtr(expr));
-      this.eval(Store.getValue(expr));
-      this.record(expr, true, Store.getOffset(expr), Store.getBytes(expr), address);
-      return null;
-    }
-    if (id === Id.If) {
-      this.eval(If.getCondition(expr));
-      const saved = new Map(this.env);
-      this.depth++;
-      this.eval(If.getIfTrue(expr));
-      const alt = If.getIfFalse(expr);
-      if (alt) {
-        this.env.clear();
-        for (const [k, v] of saved) this.env.set(k, v);
-        this.eval(alt);
-      }
-      this.depth--;
-      // Either arm may have run: what they write is unknown afterwards.
-      this.forgetWritesIn(expr);
-      return null;
-    }
-    if (id === Id.Break) {
-      const value = Break.getValue(expr);
-      if (value) this.eval(value);
-      const cond = Break.getCondition(expr);
-      if (cond) this.conditions.set(expr, this.eval(cond));
-      return null;
-    }
-    if (id === Id.Block) this.depth++;
-    for (const child of children(expr)) this.eval(child);
-    if (id === Id.Block) this.depth--;
-    // A branch out of a named block may skip its later writes.
-    if (id === Id.Block && Block.getName(expr)) this.forgetWritesIn(expr);
-    return null;
-  }
-
-  private forgetWritesIn(root: Expr): void {
-    const stack = [root];
-    while (stack.length > 0) {
-      const e = stack.pop()!;
-      if (idOf(e) === Id.LocalSet) this.env.set(LocalSet.getIndex(e), null);
-      stack.push(...children(e));
-    }
-  }
-
-  private record(expr: Expr, store: boolean, offset: number, bytes: number, address: Val): void {
-    this.accesses.push({
-      expr,
-      store,
-      offset: offset >>> 0,
-      bytes,
-      address: address !== null && 'sym' in address ? address.sym : null,
-      topLevel: this.topLevel.has(expr),
-      always: this.depth === 0,
-    });
-  }
-}
-
-function binaryValue(op: number, l: Val, r: Val): Val {
-  if (l === null || r === null || !('sym' in l) || !('sym' in r)) return null;
-  if (op === Op.Add) return { sym: symAdd(l.sym, r.sym, 1) };
-  if (op === Op.Sub) return { sym: symAdd(l.sym, r.sym, -1) };
-  if (op === Op.Ne) return { ne: [l.sym, r.sym] };
-  if (op === Op.Mul) {
-    const k = constOf(r.sym) ?? constOf(l.sym);
-    if (k === null) return null;
-    return { sym: symScale(constOf(r.sym) !== null ? l.sym : r.sym, k) };
-  }
-  if (op === Op.Shl) {
-    const k = constOf(r.sym);
-    return k === null ? null : { sym: symScale(l.sym, 1 << (k & 31)) };
-  }
-  return null;
-}
-
-/** The loop continues while `d.base + d.step·t ≠ 0`; d.step must be ±2^k. */
-interface Trip {
-  difference: Linear;
-  /** +1 or −1. */
-  sign: 1 | -1;
-  shift: number;
-}
-
-function tripCount(backEdge: Val): Trip | null {
-  if (backEdge === null) return null;
-  const d = 'ne' in backEdge ? symAdd(backEdge.ne[0], backEdge.ne[1], -1) : backEdge.sym;
-  if (!isConstLin(d.step) || d.step.c === 0) return null;
-  const e = d.step.c;
-  const magnitude = Math.abs(e);
-  if (e === -(2 ** 31) || (magnitude & (magnitude - 1)) !== 0) return null;
-  return { difference: d.base, sign: e > 0 ? 1 : -1, shift: Math.log2(magnitude) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -858,10 +376,4 @@ function rewriteCopy(
     }
     rewriteCopy(module, from, to, hoisted, stores, captured);
   }
-}
-
-/** Visits every node, operands before the operation (a join after the loads it joins). */
-function walkTree(root: Expr, visit: (expr: Expr) => void): void {
-  for (const child of children(root)) walkTree(child, visit);
-  visit(root);
 }
