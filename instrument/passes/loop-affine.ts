@@ -19,7 +19,6 @@ import {
   branchTargets,
   children,
   idOf,
-  labelOf,
   runtimeNumber,
   typeOf,
   type Expr,
@@ -91,8 +90,6 @@ export interface Access {
   offset: number;
   bytes: number;
   address: Sym | null;
-  /** A direct child of the loop body's top-level sequence. */
-  topLevel: boolean;
   /** Outside any `if` arm or nested block: runs every iteration that reaches its statement. */
   always: boolean;
 }
@@ -166,19 +163,6 @@ export function partnerRanges(accesses: Access[], haveTrip: boolean): PartnerRan
 
 export const sameBase = (a: Linear, b: Linear) => a.c === b.c && linKey(a) === linKey(b);
 
-/** Reads and arithmetic that cannot trap: dropping it changes nothing. */
-export function pureAddress(ptr: Expr): boolean {
-  const stack = [ptr];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    const id = idOf(e);
-    if (id === Id.Binary && ![Op.Add, Op.Sub, Op.Mul, Op.Shl].includes(Binary.getOp(e))) return false;
-    if (id !== Id.LocalGet && id !== Id.Const && id !== Id.Binary) return false;
-    stack.push(...children(e));
-  }
-  return true;
-}
-
 export function withinLimits(root: Expr): boolean {
   const stack = [root];
   let nodes = 0;
@@ -196,10 +180,8 @@ export function withinLimits(root: Expr): boolean {
 export interface LoopShape {
   /** Locals assigned in the loop. */
   assigned: Set<number>;
-  /** The body's last statement `br_if $loop cond` (null: the loop has another shape). */
+  /** The body's last statement `br_if $loop cond`. */
   backEdge: Expr;
-  /** No branch leaves the loop and nothing returns: it ends by falling out after the back edge. */
-  exitsOnlyAtEnd: boolean;
 }
 
 /** The loop's body must end in `br_if $loop cond`, its only branch back. */
@@ -211,31 +193,17 @@ export function loopShape(loop: Expr, name: string): LoopShape | null {
   const last = Block.getChildAt(body, count - 1);
   if (idOf(last) !== Id.Break || Break.getName(last) !== name || !Break.getCondition(last) || Break.getValue(last))
     return null;
+  // Branches out of the loop only end it early; another branch back would start an iteration
+  // without the back edge's step.
   const assigned = new Set<number>();
-  // A branch to the body block itself ends the iteration without the back edge: an exit.
-  const defined = new Set<string>();
-  let exitsOnlyAtEnd = true;
-  let ok = true;
   const stack = [body];
   while (stack.length > 0) {
     const e = stack.pop()!;
-    const id = idOf(e);
-    if (id === Id.LocalSet) assigned.add(LocalSet.getIndex(e));
-    const label = labelOf(e);
-    if (label && e !== body) defined.add(label);
-    if (id === Id.Return) exitsOnlyAtEnd = false;
+    if (idOf(e) === Id.LocalSet) assigned.add(LocalSet.getIndex(e));
+    if (e !== last && branchTargets(e).includes(name)) return null;
     stack.push(...children(e));
   }
-  const stack2 = [body];
-  while (stack2.length > 0) {
-    const e = stack2.pop()!;
-    for (const target of branchTargets(e)) {
-      if (target === name && e !== last) ok = false;
-      else if (target !== name && !defined.has(target)) exitsOnlyAtEnd = false;
-    }
-    stack2.push(...children(e));
-  }
-  return ok ? { assigned, backEdge: last, exitsOnlyAtEnd } : null;
+  return { assigned, backEdge: last };
 }
 
 /**
@@ -246,7 +214,7 @@ export function loopShape(loop: Expr, name: string): LoopShape | null {
  */
 export function evaluateLoop(body: Expr, assigned: Set<number>, backEdge: Expr): LoopFacts {
   const atom = (l: number): Linear => lin(0, new Map([[l, 1]]));
-  const first = new Evaluator((l) => ({ sym: { base: atom(l), step: lin(0) } }), new Set());
+  const first = new Evaluator((l) => ({ sym: { base: atom(l), step: lin(0) } }));
   first.runBody(body);
   const steps = new Map<number, Linear>();
   for (const l of assigned) {
@@ -257,14 +225,11 @@ export function evaluateLoop(body: Expr, assigned: Set<number>, backEdge: Expr):
     if ([...rest.terms.keys()].some((k) => assigned.has(k))) continue;
     steps.set(l, rest);
   }
-  const second = new Evaluator(
-    (l) => {
-      if (!assigned.has(l)) return { sym: { base: atom(l), step: lin(0) } };
-      const step = steps.get(l);
-      return step ? { sym: { base: atom(l), step } } : null;
-    },
-    new Set(children(body)),
-  );
+  const second = new Evaluator((l) => {
+    if (!assigned.has(l)) return { sym: { base: atom(l), step: lin(0) } };
+    const step = steps.get(l);
+    return step ? { sym: { base: atom(l), step } } : null;
+  });
   second.runBody(body);
   return { accesses: second.accesses, backEdge: second.conditions.get(backEdge) ?? null };
 }
@@ -279,7 +244,6 @@ export class Evaluator {
   constructor(
     /** A local's value before the iteration writes it. */
     private readonly initial: (local: number) => Val,
-    private readonly topLevel: Set<Expr>,
   ) {}
 
   runBody(body: Expr): void {
@@ -363,7 +327,6 @@ export class Evaluator {
       offset: offset >>> 0,
       bytes,
       address: address !== null && 'sym' in address ? address.sym : null,
-      topLevel: this.topLevel.has(expr),
       always: this.depth === 0,
     });
   }

@@ -1,30 +1,32 @@
-// Loop-invariant label accesses behind an alias check at loop entry (word shadow, after the
+// Label reads an innermost loop repeats, replaced behind an alias check at loop entry (after the
 // function's optimizer).
 //
-// In an innermost loop a label whose address does not change is still read every iteration when
-// the loop also stores labels elsewhere (gemm's `A[i][k]`: its label is reloaded after every store
-// of `C[i][j]`'s, which might be the same word), and an invariant address's label is written every
-// iteration although only the last write can be seen (trmm's `B[i][j] += …` over k). When the
-// loop's other label accesses provably miss those words for the whole trip, neither is needed: the
-// label is read once before the loop and kept in a local, and the label store becomes a write of a
-// local, stored once after the loop. Whether they miss depends on run-time values, so the loop is
-// versioned:
+// Two shapes. A label whose address does not change is read again every iteration when the loop
+// also stores labels elsewhere (gemm's `A[i][k]`: its label is reloaded after every store of
+// `C[i][j]`'s, which might be the same word). And a stencil reads at `p − 8`, `p`, `p + 8` with p
+// stepping by 8 (jacobi-2d's `A[i][j − 1]`, `A[i][j]`, `A[i][j + 1]`): two of its three labels were
+// read by the previous iteration (shadow-loop-windows.ts). When no store of the loop can reach
+// those label words for the whole trip, the invariant label is read once before the loop and the
+// stencil's labels are carried from one iteration to the next in locals. Whether a store can reach
+// them depends on run-time values, so the loop is versioned:
 //
-//   if (<every other access's range over the trip is disjoint from the invariant words>)
-//     { T = load(P); <copy of the loop: those loads read T, those stores set V>; store(P, V) }
+//   if (<every store's range over the trip is disjoint from those label words>)
+//     { T = load(P); <copy of the loop reading T and the carried locals> }
 //   else <the loop as it was>
 //
-// The ranges come from a symbolic evaluation of one iteration: an address is `base + step·t`
-// (t the iteration, base and step linear in the locals' values at entry, mod 2^32), and the trip
-// count from the back edge, `br_if $loop (x != y)` with x − y stepped by ±2^k per iteration. Every
-// range is computed in i64 and must lie in [0, 2^32) over the whole trip, so the u32 addresses the
-// engine forms are exactly the linear ones (no wrap-around). The invariant words must lie below the
-// program (`P + end ≤ programBase`), so a program access, whose static offset is at least
-// programBase, never touches them, and the hoisted load cannot trap (memory is programBase plus the
-// program's size). A loop with a call, a bulk memory operation or an atomic access is left alone.
-// Sunk stores additionally need a loop that is left only by falling out of its end and a store in
-// the body's top-level sequence (it runs every iteration); a trap inside the loop then leaves the
-// last label write undone, which nothing observes (a trap ends the run).
+// The ranges come from a symbolic evaluation of one iteration (loop-affine.ts): an address is
+// `base + step·t` (t the iteration, base and step linear in the locals' values at entry, mod 2^32),
+// and the trip count comes from the back edge, `br_if $loop (x != y)` with x − y stepped by ±2^k
+// per iteration. Every range is computed in i64 and must lie in [0, 2^32) over the whole trip, so
+// the u32 addresses the engine forms are exactly the linear ones (no wrap-around). The label words
+// read must lie below the program (`end ≤ programBase`), so a program store, whose static offset is
+// at least programBase, never touches them, and the loads moved before the loop cannot trap
+// (memory is programBase plus the program's size). A loop with a call, a bulk memory operation or
+// an atomic access is left alone.
+//
+// Tried and not kept: the label store of an invariant address (trmm's `B[i][j]`, written every
+// iteration over k) turned into a local stored once after the loop, behind the same check: no
+// change beyond the noise on trmm -O2 in three runs (4.18 → 4.23, 4.19 → 4.27, 4.17 → 4.49).
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -50,7 +52,6 @@ import {
   linKey,
   loopShape,
   partnerRanges,
-  pureAddress,
   sameBase,
   tripCount,
   walkTree,
@@ -95,26 +96,16 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: 
   const low = facts.accesses.filter((a) => a.offset < region.programBase);
   const invariant = (a: Access) => a.address !== null && isConstLin(a.address.step) && a.address.step.c === 0;
   const hoistable = (a: Access) => !a.store && isLabel(a) && invariant(a) && simpleType(a) && !Load.isAtomic(a.expr);
-  const sinkable = (a: Access) =>
-    a.store &&
-    shape.exitsOnlyAtEnd &&
-    a.topLevel &&
-    isLabel(a) &&
-    invariant(a) &&
-    simpleType(a) &&
-    !Store.isAtomic(a.expr) &&
-    pureAddress(Store.getPtr(a.expr));
   const trip = tripCount(facts.backEdge);
 
   // Candidates grouped by their address's base: one entry check per group and partner.
   const groups = new Map<string, Group>();
   for (const a of facts.accesses) {
-    const kind = hoistable(a) ? 'load' : sinkable(a) ? 'store' : null;
-    if (kind === null) continue;
+    if (!hoistable(a)) continue;
     const key = `${linKey(a.address!.base)}|${a.address!.base.c}`;
     let g = groups.get(key);
     if (!g) {
-      g = { base: a.address!.base, members: [], lo: Infinity, hi: -Infinity, drop: false };
+      g = { base: a.address!.base, members: [], lo: Infinity, hi: -Infinity };
       groups.set(key, g);
     }
     g.members.push(a);
@@ -124,20 +115,12 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: 
       g.lo = Math.min(g.lo, a.offset);
       g.hi = Math.max(g.hi, a.offset + a.bytes);
     }
-    // Sunk stores must all write the same words (the last one's value is what is left); a group
-    // that both reads and writes its words keeps them changing inside the loop.
-    const stores = g.members.filter((a) => a.store);
-    if (stores.length > 0 && (stores.length < g.members.length || !sameWords(stores))) g.drop = true;
   }
-  // A group's loads must miss every other store below the program, its stores every other access.
-  const partnersOf = (g: Group) => {
-    const writes = g.members.some((m) => m.store);
-    return low.filter((a) => !g.members.includes(a) && (a.store || writes));
-  };
+  // A group's loads must miss every store below the program.
+  const stores = low.filter((a) => a.store);
   const checks: Array<{ group: Group; partners: PartnerRange[] }> = [];
   for (const g of groups.values()) {
-    if (g.drop) continue;
-    const partners = partnerRanges(partnersOf(g), trip !== null);
+    const partners = partnerRanges(stores, trip !== null);
     if (partners === null) continue;
     // A partner at the same base overlapping the group's words: the check would always fail.
     if (partners.some((p) => p.invariant && sameBase(p.base, g.base) && p.lo < g.hi && g.lo < p.hi)) continue;
@@ -154,17 +137,6 @@ interface Group {
   /** The memarg offsets the group's accesses cover: [lo, hi). */
   lo: number;
   hi: number;
-  drop: boolean;
-}
-
-/** Stores all of the same words and width (sunk together: the last one's value is the one left). */
-function sameWords(stores: Access[]): boolean {
-  return stores.every(
-    (s) =>
-      s.offset === stores[0]!.offset &&
-      s.bytes === stores[0]!.bytes &&
-      typeOf(Store.getValue(s.expr)) === typeOf(Store.getValue(stores[0]!.expr)),
-  );
 }
 
 function simpleType(a: Access): boolean {
@@ -244,7 +216,6 @@ function emitVersion(
   const rotation: Expr[] = [];
   const hoistLoads: Expr[] = [];
   const loadedWords = new Map<string, number>();
-  const sunk: Array<{ access: Access; value: number; address: number }> = [];
   for (const { group, partners } of checks) {
     const p = addVar(func, i64);
     const address = addVar(func, i32);
@@ -258,23 +229,17 @@ function emitVersion(
       conditions.push(module.i32.or(module.i64.le_s(h.hi(), start()), module.i64.le_s(end(), h.lo())));
     }
     for (const a of group.members) {
-      if (a.store) {
-        let value = sunk.find((s) => s.address === address)?.value;
-        if (value === undefined) value = addVar(func, typeOf(Store.getValue(a.expr)));
-        sunk.push({ access: a, value, address });
-      } else {
-        const key = `${address}/${a.offset}/${a.bytes}`;
-        let t = loadedWords.get(key);
-        if (t === undefined) {
-          t = addVar(func, typeOf(a.expr));
-          loadedWords.set(key, t);
-          const at = module.local.get(address, i32);
-          hoistLoads.push(
-            module.local.set(t, a.bytes === 8 ? module.i64.load(a.offset, 4, at) : module.i32.load(a.offset, 4, at)),
-          );
-        }
-        hoisted.set(a.expr, t);
+      const key = `${address}/${a.offset}/${a.bytes}`;
+      let t = loadedWords.get(key);
+      if (t === undefined) {
+        t = addVar(func, typeOf(a.expr));
+        loadedWords.set(key, t);
+        const at = module.local.get(address, i32);
+        hoistLoads.push(
+          module.local.set(t, a.bytes === 8 ? module.i64.load(a.offset, 4, at) : module.i32.load(a.offset, 4, at)),
+        );
       }
+      hoisted.set(a.expr, t);
     }
   }
   // An 8-byte label is two word loads joined: the join moves out too.
@@ -323,34 +288,21 @@ function emitVersion(
   }
 
   const fast = module.copyExpression(loop);
-  const stores = new Map<Expr, number>(sunk.map((s) => [s.access.expr, s.value]));
-  rewriteCopy(module, loop, fast, hoisted, stores, captured);
+  rewriteCopy(module, loop, fast, hoisted, captured);
   const fastBody = Loop.getBody(fast);
   rotation.forEach((set) => Block.insertChildAt(fastBody, Block.getNumChildren(fastBody) - 1, set));
   renameLabels(fast);
-  const after: Expr[] = [];
-  const storedOnce = new Set<number>();
-  for (const s of sunk) {
-    if (storedOnce.has(s.value)) continue;
-    storedOnce.add(s.value);
-    const v = module.local.get(s.value, typeOf(Store.getValue(s.access.expr)));
-    const at = module.local.get(s.address, i32);
-    after.push(
-      s.access.bytes === 8 ? module.i64.store(s.access.offset, 4, at, v) : module.i32.store(s.access.offset, 4, at, v),
-    );
-  }
   // The hoisted loads run only when the check passed (their words lie below programBase).
   const ok = conditions.reduce((acc, c) => module.i32.and(acc, c));
-  return module.block(null, [...pre, module.if(ok, module.block(null, [...hoistLoads, fast, ...after]), loop)]);
+  return module.block(null, [...pre, module.if(ok, module.block(null, [...hoistLoads, fast]), loop)]);
 }
 
-/** Walks the loop and its copy in step: in the copy, hoisted loads read their local, sunk stores set theirs. */
+/** Walks the loop and its copy in step: in the copy, hoisted and carried labels are read from their locals, a window's leading label is kept in one. */
 function rewriteCopy(
   module: binaryen.Module,
   original: Expr,
   copy: Expr,
   hoisted: Map<Expr, number>,
-  stores: Map<Expr, number>,
   captured: Map<Expr, number>,
 ): void {
   const a = childSlots(original);
@@ -364,16 +316,11 @@ function rewriteCopy(
       c[i]!.replace(module.local.get(local, typeOf(from)));
       continue;
     }
-    const value = stores.get(from);
-    if (value !== undefined) {
-      c[i]!.replace(module.local.set(value, Store.getValue(to)));
-      continue;
-    }
     const capture = captured.get(from);
     if (capture !== undefined) {
       c[i]!.replace(module.local.tee(capture, to, binaryen.i32));
       continue;
     }
-    rewriteCopy(module, from, to, hoisted, stores, captured);
+    rewriteCopy(module, from, to, hoisted, captured);
   }
 }
