@@ -35,7 +35,6 @@ import {
   Id,
   Load,
   Loop,
-  Store,
   addVar,
   childSlots,
   i64Const,
@@ -70,7 +69,7 @@ export interface LabelRegion {
   programBase: number;
 }
 
-/** Versions the innermost loops of `func` with invariant label accesses; returns how many. */
+/** Versions the innermost loops of `func` whose repeated label reads can go; returns how many. */
 export function hoistLoopLabels(module: binaryen.Module, func: number, region: LabelRegion): number {
   const loops: Array<{ loop: Expr; replace: (e: Expr) => void }> = [];
   collectInnermostLoops(Func.getBody(func), (loop, replace) => loops.push({ loop, replace }));
@@ -92,7 +91,7 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: 
   if (shape === null) return null;
   const facts = evaluateLoop(body, shape.assigned, shape.backEdge);
   const isLabel = (a: Access) => a.offset >= region.labels && a.offset < region.programBase;
-  // Accesses below the program: the ones an invariant label word must be disjoint from.
+  // Accesses below the program: the only ones that can reach a label word.
   const low = facts.accesses.filter((a) => a.offset < region.programBase);
   const invariant = (a: Access) => a.address !== null && isConstLin(a.address.step) && a.address.step.c === 0;
   const hoistable = (a: Access) => !a.store && isLabel(a) && invariant(a) && simpleType(a) && !Load.isAtomic(a.expr);
@@ -117,14 +116,16 @@ function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: 
     }
   }
   // A group's loads must miss every store below the program.
-  const stores = low.filter((a) => a.store);
+  const stores = partnerRanges(
+    low.filter((a) => a.store),
+    trip !== null,
+  );
   const checks: Array<{ group: Group; partners: PartnerRange[] }> = [];
   for (const g of groups.values()) {
-    const partners = partnerRanges(stores, trip !== null);
-    if (partners === null) continue;
-    // A partner at the same base overlapping the group's words: the check would always fail.
-    if (partners.some((p) => p.invariant && sameBase(p.base, g.base) && p.lo < g.hi && g.lo < p.hi)) continue;
-    checks.push({ group: g, partners });
+    if (stores === null) break;
+    // A store at the same base overlapping the group's words: the check would always fail.
+    if (stores.some((p) => p.invariant && sameBase(p.base, g.base) && p.lo < g.hi && g.lo < p.hi)) continue;
+    checks.push({ group: g, partners: stores });
   }
   const windows = trip === null ? [] : findWindows(loop, facts.accesses, isLabel, low);
   if (checks.length === 0 && windows.length === 0) return null;
@@ -139,8 +140,9 @@ interface Group {
   hi: number;
 }
 
+/** A full-width i32 or i64 load. */
 function simpleType(a: Access): boolean {
-  const type = a.store ? typeOf(Store.getValue(a.expr)) : typeOf(a.expr);
+  const type = typeOf(a.expr);
   return (type === binaryen.i32 && a.bytes === 4) || (type === binaryen.i64 && a.bytes === 8);
 }
 

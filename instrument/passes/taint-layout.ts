@@ -68,7 +68,7 @@ export interface TaintOptions {
   pointerLabels?: PointerLabels;
   /** Skip alignment versioning of loops (shadow-versioning.ts; for measurements). */
   noVersioning?: boolean;
-  /** Skip invariant label accesses behind an alias check (shadow-loop-labels.ts; for measurements). */
+  /** Keep the repeated label reads of innermost loops (shadow-loop-labels.ts; for measurements). */
   noLoopLabels?: boolean;
   /**
    * Site-table names of the functions to instrument (default: all). The others, which the run is
