@@ -28,20 +28,7 @@
 // iteration over k) turned into a local stored once after the loop, behind the same check: no
 // change beyond the noise on trmm -O2 in three runs (4.18 → 4.23, 4.19 → 4.27, 4.17 → 4.49).
 import binaryen from 'binaryen';
-import {
-  Binary,
-  Block,
-  Func,
-  Id,
-  Load,
-  Loop,
-  addVar,
-  childSlots,
-  i64Const,
-  idOf,
-  typeOf,
-  type Expr,
-} from '../ir.js';
+import { Binary, Block, Func, Id, Load, Loop, addVar, childSlots, i64Const, idOf, typeOf, type Expr } from '../ir.js';
 import { collectInnermostLoops, renameLabels } from './shadow-versioning.js';
 import {
   Op,
