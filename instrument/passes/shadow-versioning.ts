@@ -78,7 +78,7 @@ export function versionAlignedLoops(module: binaryen.Module, func: number, check
  * Calls `found` for each loop without a value (type none, or unreachable when it only ends by
  * branching out) with no loop inside it; returns whether `root` contains a loop.
  */
-function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr) => void) => void): boolean {
+export function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr) => void) => void): boolean {
   let any = false;
   for (const slot of childSlots(root)) {
     const inner = collectInnermostLoops(slot.expr, found);
@@ -339,7 +339,7 @@ function replaceChecks(original: Expr, copy: Expr, eligible: Set<Expr>, checks: 
 let renameCounter = 0;
 
 /** Gives the labels defined inside `root` fresh names (Binaryen IR needs names unique per function). */
-function renameLabels(root: Expr): void {
+export function renameLabels(root: Expr): void {
   const renamed = new Map<string, string>();
   walk(root, (expr) => {
     const id = idOf(expr);

@@ -68,6 +68,8 @@ export interface TaintOptions {
   pointerLabels?: PointerLabels;
   /** Skip alignment versioning of loops (shadow-versioning.ts; for measurements). */
   noVersioning?: boolean;
+  /** Keep the repeated label reads of innermost loops (shadow-loop-labels.ts; for measurements). */
+  noLoopLabels?: boolean;
   /**
    * Site-table names of the functions to instrument (default: all). The others, which the run is
    * expected not to enter, keep their code plus an entry guard (taint-uncovered.ts).

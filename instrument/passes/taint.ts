@@ -50,6 +50,7 @@ import {
 import { addGuard, mayHaveSites, recordUncovered } from './taint-uncovered.js';
 import { callFacts, type CallFacts } from './taint-call-facts.js';
 import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
+import { hoistLoopLabels } from './shadow-loop-labels.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
 import {
@@ -398,6 +399,9 @@ function instrumentFunction(
   }
   assertTree(Func.getBody(func), fn.site.name);
   if (!m.options.noOptimize) optimizeTainted(module, func, m.shadowMemory);
+  // After the optimizer: its copies of the loops are as the engine will see them.
+  if (!m.options.noVersioning && !m.options.noLoopLabels && !m.options.noOptimize && fn.loopExprs.length > 0)
+    hoistLoopLabels(module, func, { labels: m.shadowMemory.placement.labels, programBase: m.programBase });
   return node.nodeBytes;
 }
 
