@@ -22,6 +22,8 @@ export interface InstrumentOptions extends LayoutOptions {
   sample?: SampleOptions;
   /** Bytes reserved for the entry bitmap (one per defined function; default 1 MiB). */
   entryBitmapBytes?: number;
+  /** Bytes reserved for the entry-work counters (8 per defined function; default 1 MiB). */
+  entryWorkBytes?: number;
   /** Source map text for a module whose .wasm.map is not on disk beside it (the AS transform). */
   sourceMap?: string;
 }

@@ -10,6 +10,7 @@ import { taintPass } from './passes/taint.js';
 import { measurePass } from './passes/measure.js';
 import { samplePass } from './passes/sample.js';
 import { entryBitmapPass } from './passes/entry-bitmap.js';
+import { entryWorkPass } from './passes/entry-work.js';
 
 export class PassRegistry {
   private readonly byName = new Map<string, PassDescriptor>();
@@ -131,4 +132,11 @@ function orderPasses(chosen: readonly PassDescriptor[], refuse: (why: string) =>
 }
 
 /** The passes Taintlens ships, in the order `availableModes()` lists them. */
-export const passRegistry = new PassRegistry([loopsPass, taintPass, measurePass, samplePass, entryBitmapPass]);
+export const passRegistry = new PassRegistry([
+  loopsPass,
+  taintPass,
+  measurePass,
+  samplePass,
+  entryBitmapPass,
+  entryWorkPass,
+]);

@@ -75,6 +75,12 @@ export interface TaintOptions {
    * expected not to enter, keep their code plus an entry guard (taint-uncovered.ts).
    */
   functions?: string[];
+  /**
+   * Site-table names of instrumented functions that ran little (src/taint/cold-functions.ts): the
+   * same shadow code, without the cleanup, versioning and optimizer steps that only make it faster.
+   * 'all': every instrumented function (tests, the fuzzer).
+   */
+  cold?: string[] | 'all';
 }
 
 export interface TaintBranchSite {

@@ -199,6 +199,8 @@ export function applyTaint(
   const withNodes = functionsWithNodes(analysis, skipped);
   // The functions to instrument (null: all); the others get site records and an entry guard only.
   const covered = options.functions ? new Set(options.functions) : null;
+  // Functions instrumented with the same analysis, without the steps that only make the code faster (null: all).
+  const cold = options.cold === 'all' ? null : new Set(options.cold ?? []);
   const contexts: TaintContextLayout = {
     ...tree.layout,
     callSlots: CALL_SLOTS,
@@ -265,7 +267,14 @@ export function applyTaint(
     const originalLocals = Func.getNumLocals(fn.func);
     module.runPassesOnFunction(fn.func, ['flatten']);
     const sinks = new FunctionSinks(module, fn.func, tree, keepsNode, fn.callExprs.length);
-    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(m, fn, originalLocals, sinks, foreignLocals);
+    contexts.functions[fn.site.index]!.nodeBytes = instrumentFunction(
+      m,
+      fn,
+      originalLocals,
+      sinks,
+      foreignLocals,
+      cold === null || cold.has(fn.site.name),
+    );
   }
   if (m.sinkCursor.value > sinkRegion.base + sinkRegion.bytes) throw new Error('internal: taint sink table overflow');
   if (!options.noOptimize) {
@@ -283,6 +292,7 @@ function instrumentFunction(
   originalLocals: number,
   sinks: FunctionSinks,
   foreignLocals: Set<number>,
+  cold: boolean,
 ): number {
   const { module } = m;
   const func = fn.func;
@@ -381,6 +391,12 @@ function instrumentFunction(
   // Not above the coalesce limit, where Binaryen's optimizer runs its linear passes only: sinking
   // builds expression chains as deep as the function is long (a recursive walk of a 50,000-local
   // function overflowed the stack) and the walks took minutes there.
+  // A function that ran little keeps its shadow code as written: every step below only makes it
+  // faster, and together they are most of the pass's time per function (src/taint/cold-functions.ts).
+  if (cold) {
+    assertTree(Func.getBody(func), fn.site.name);
+    return node.nodeBytes;
+  }
   if (!m.options.noOptimize && binaryen.getFunctionInfo(func).vars.length <= COALESCE_LOCALS_LIMIT) {
     foldCleanLabels(module, func);
     propagateCopies(module, func);

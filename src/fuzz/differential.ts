@@ -13,10 +13,15 @@ export interface Variant {
   options?: InstrumentOptions;
 }
 
-/** Every registered mode on its own, and all of them together when there are several. */
+/**
+ * Every registered mode on its own, the taint pass's unoptimized pipeline for functions that ran
+ * little (every function cold), and all modes together when there are several.
+ */
 export function defaultVariants(): Variant[] {
   const modes = availableModes();
   const variants: Variant[] = modes.map((mode) => ({ name: mode, modes: [mode] }));
+  if (modes.includes('taint'))
+    variants.push({ name: 'taint-cold', modes: ['taint'], options: { taint: { cold: 'all' } } });
   if (modes.length > 1) variants.push({ name: modes.join('+'), modes });
   return variants;
 }

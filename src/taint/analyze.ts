@@ -17,7 +17,8 @@ import { guestStreams } from '../runtime/guest-output.js';
 import { TREE_FILLED, treeFullWarning } from '../profile/tree-full.js';
 import type { Library } from './library.js';
 import { mergeRankReports } from './merge-ranks.js';
-import { COVERAGE_ROUNDS, coverageApplies, enteredFunctions, trippedGuards, type CoverageMode } from './coverage.js';
+import { COVERAGE_ROUNDS, coverageApplies, firstRun, trippedGuards, type CoverageMode } from './coverage.js';
+import { coldFunctions } from './cold-functions.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 import type { TaintPluginOptions, TaintPluginResult } from './plugin.js';
 import type { InputLabel } from './input-labels.js';
@@ -91,6 +92,8 @@ export interface TaintRunOptions extends Pick<
   coverage?: CoverageMode;
   /** The covered set to start from instead of a first run's (site-table names; a guard still adds what the run enters). */
   coveredFunctions?: string[];
+  /** Share of the first run's work the functions left unoptimized may do (default COLD_WORK_SHARE; 0: none). */
+  coldShare?: number;
   /** Progress notes (the coverage run, re-runs), one line each. */
   log?: (line: string) => void;
 }
@@ -215,7 +218,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const taintRun = async (functions: string[] | undefined) => {
     const instrumented = await instrumentIsolated(options.bytes, file, ['taint'], {
       ...instrumentOptions,
-      taint: { ...taintOptions, ...(functions ? { functions } : {}) },
+      taint: { ...taintOptions, ...(functions ? { functions } : {}), ...(cold.length > 0 ? { cold } : {}) },
     });
     const layout = instrumented.sites.passes.taint as TaintLayout;
     const pluginOptions: TaintPluginOptions = {
@@ -247,13 +250,18 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     });
     return { instrumented, layout, outcome };
   };
-  let covered = options.coveredFunctions
-    ? [...new Set(options.coveredFunctions)].sort()
-    : coverageApplies(options.coverage ?? 'auto', options.bytes.length)
-      ? await enteredFunctions({ ...run, bytes: options.bytes, plugins: options.extraPlugins ?? [] }, instrumentOptions)
-      : undefined;
-  if (covered && !options.coveredFunctions)
-    log(`taint: instrumenting the ${covered.length} function(s) a first run entered`);
+  const first =
+    !options.coveredFunctions && coverageApplies(options.coverage ?? 'auto', options.bytes.length)
+      ? await firstRun({ ...run, bytes: options.bytes, plugins: options.extraPlugins ?? [] }, instrumentOptions)
+      : null;
+  let covered = options.coveredFunctions ? [...new Set(options.coveredFunctions)].sort() : first?.entered;
+  // Functions that ran little get the pass without its optimizations (cold-functions.ts); a
+  // function found by a tripped guard later is not among them.
+  const cold = first && !options.noOptimize ? coldFunctions(first.work, first.instructions, options.coldShare) : [];
+  if (first)
+    log(
+      `taint: instrumenting the ${first.entered.length} function(s) a first run entered${cold.length > 0 ? ` (${cold.length} of them, which ran little, unoptimized)` : ''}`,
+    );
   let attempt = await taintRun(covered);
   for (let round = 1; covered; round++) {
     const tripped = trippedGuards(attempt.layout, attempt.outcome);

@@ -1,12 +1,13 @@
 // Which functions a taint run needs instrumented. Most of a large program's code does not run in a
 // given run, and code that does not run adds nothing to any label: so the taint analysis first runs
-// the program with the entry-bitmap pass (one byte per function, set at its entry) and instruments
-// only the functions that run entered (the covered set). The taint pass gives every other function
+// the program with the entry-work pass (per function a coarse count of the instructions it ran) and
+// instruments only the functions that run entered (the covered set), those that did little work
+// without the taint pass's optimizations (cold-functions.ts). The taint pass gives every other function
 // an entry guard; a run that trips one (the program took another path: timing, addresses, input)
 // is not data, and the analysis runs again with those functions added (analyze.ts).
 import { instrumentIsolated } from '../runtime/isolated-instrument.js';
 import type { InstrumentOptions } from '../../instrument/pipeline.js';
-import type { EntryBitmapLayout } from '../../instrument/passes/entry-bitmap.js';
+import { ENTRY_WORK_COUNTER_BYTES, readEntryWork, type EntryWorkLayout } from '../../instrument/passes/entry-work.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { runModule, type RunOptions, type RunOutcome } from '../runtime/run.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
@@ -21,25 +22,34 @@ export type CoverageRun = Pick<
   'file' | 'bytes' | 'invoke' | 'args' | 'argv' | 'timeoutMs' | 'wasi' | 'plugins' | 'ranks'
 >;
 
-/** Runs the module once with the entry bitmap; returns the site-table names of the functions any rank entered, sorted. */
-export async function enteredFunctions(run: CoverageRun, instrument: InstrumentOptions): Promise<string[]> {
-  const instrumented = await instrumentIsolated(run.bytes, run.file, ['entry-bitmap'], instrument);
-  const layout = instrumented.sites.passes['entry-bitmap'] as EntryBitmapLayout;
+/** What the first run found: the functions any rank entered (site-table names, sorted) and the work each did. */
+export interface FirstRun {
+  entered: string[];
+  /** Per entered function, its coarse instruction count summed over ranks (entry-work.ts). */
+  work: Map<string, number>;
+  /** Every defined function's static instruction count (the site table's). */
+  instructions: Map<string, number>;
+}
+
+/** Runs the module once with the entry-work counters. */
+export async function firstRun(run: CoverageRun, instrument: InstrumentOptions): Promise<FirstRun> {
+  const instrumented = await instrumentIsolated(run.bytes, run.file, ['entry-work'], instrument);
+  const layout = instrumented.sites.passes['entry-work'] as EntryWorkLayout;
   const outcome = await runModule({
     ...run,
     bytes: instrumented.bytes,
     repeat: 1,
-    regions: [{ name: 'entry-bitmap', base: layout.base, bytes: Math.max(layout.bytes, 1) }],
+    regions: [{ name: 'entry-work', base: layout.base, bytes: Math.max(layout.bytes, ENTRY_WORK_COUNTER_BYTES) }],
     programBase: instrumented.sites.layout?.programBase ?? 0,
   });
-  const entered = new Set<string>();
-  for (const rep of repetitionsOf(outcome)) {
-    const bitmap = rep.regions['entry-bitmap']!;
-    layout.functions.forEach((name, i) => {
-      if (name !== null && bitmap[i] !== 0) entered.add(name);
-    });
-  }
-  return [...entered].sort();
+  const work = new Map<string, number>();
+  // Repetitions of one rank ran the same program: the first says what one run does.
+  const runs = outcome.ranks ? outcome.ranks.map((r) => r.repetitions[0]!) : outcome.repetitions.slice(0, 1);
+  for (const rep of runs)
+    for (const [name, count] of readEntryWork(layout, rep.regions['entry-work']!))
+      work.set(name, (work.get(name) ?? 0) + count);
+  const instructions = new Map(instrumented.sites.functions.map((f) => [f.name, f.instructions]));
+  return { entered: [...work.keys()].sort(), work, instructions };
 }
 
 /** The uncovered functions a taint run entered after all (their guards fired), in any rank or repetition. */

@@ -33,7 +33,7 @@ function pass(name: string, shape: Shape = {}): PassDescriptor {
 const names = (passes: PassDescriptor[]) => passes.map((p) => p.name);
 
 test('the shipped passes: listed in registration order, taint runs last, the given order otherwise', () => {
-  expect(passRegistry.names()).toEqual(['loops', 'taint', 'measure', 'sample', 'entry-bitmap']);
+  expect(passRegistry.names()).toEqual(['loops', 'taint', 'measure', 'sample', 'entry-bitmap', 'entry-work']);
   expect(names(passRegistry.compose(['taint', 'loops']))).toEqual(['loops', 'taint']);
   expect(names(passRegistry.compose(['sample', 'taint', 'measure', 'loops']))).toEqual([
     'sample',
@@ -46,7 +46,7 @@ test('the shipped passes: listed in registration order, taint runs last, the giv
   // parseModes keeps the modes as given (they name the output file and sites.json's `modes`).
   expect(parseModes(' taint, loops,taint ,')).toEqual(['taint', 'loops']);
   expect(() => parseModes('loops,nope')).toThrow(
-    "unknown mode 'nope' (available: loops, taint, measure, sample, entry-bitmap)",
+    "unknown mode 'nope' (available: loops, taint, measure, sample, entry-bitmap, entry-work)",
   );
   expect(() => parseModes(' , ')).toThrow('no instrumentation mode given');
 });

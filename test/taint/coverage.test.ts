@@ -6,7 +6,7 @@ import { test, expect } from 'vitest';
 import binaryen from 'binaryen';
 import { wat } from '../helpers/wat.js';
 import { analyzeTaint, type TaintRunOptions } from '../../src/taint/analyze.js';
-import { enteredFunctions } from '../../src/taint/coverage.js';
+import { firstRun } from '../../src/taint/coverage.js';
 import { runModule } from '../../src/runtime/run.js';
 import { instrumentModule } from '../../instrument/pipeline.js';
 import type { TaintLayout } from '../../instrument/passes/taint.js';
@@ -55,13 +55,28 @@ const options = (n: number): TaintRunOptions => ({
 
 const withoutTiming = <R extends { timing?: unknown }>(report: R) => ({ ...report, timing: null });
 
-test('the entry bitmap run finds the functions a run enters and changes nothing it computes', T, async () => {
-  expect(await enteredFunctions({ ...options(3), plugins: [] }, {})).toEqual(['run', 'small']);
-  expect(await enteredFunctions({ ...options(7), plugins: [] }, {})).toEqual(['big', 'run', 'small']);
+test('the entry bitmap changes nothing a run computes', T, async () => {
   const { bytes } = instrumentModule(KERNEL, 'coverage.wasm', ['entry-bitmap']);
   const plain = await runModule({ file: 'coverage.wasm', bytes: KERNEL, invoke: 'run', args: ['7'] });
   const marked = await runModule({ file: 'coverage.wasm', bytes, invoke: 'run', args: ['7'] });
   expect(marked.repetitions[0]!.result).toEqual(plain.repetitions[0]!.result);
+});
+
+test('the first run finds the functions a run enters and the work each did there', T, async () => {
+  const { sites } = instrumentModule(KERNEL, 'coverage.wasm', ['entry-work']);
+  const size = (name: string) => sites.functions.find((f) => f.name === name)!.instructions;
+  const loop = sites.loops.find((l) => l.function === 'big')!;
+  const three = await firstRun({ ...options(3), plugins: [] }, {});
+  expect(three.entered).toEqual(['run', 'small']);
+  expect(three.work.get('small')).toBe(size('small'));
+  const seven = await firstRun({ ...options(7), plugins: [] }, {});
+  expect(seven.entered).toEqual(['big', 'run', 'small']);
+  // `big` is entered once and its loop header runs 8 times (7 iterations and the exit test);
+  // `small` is called in 7 of them.
+  expect(seven.work.get('big')).toBe(size('big') - loop.instructions + 8 * loop.instructions);
+  expect(seven.work.get('small')).toBe(7 * size('small'));
+  expect(seven.work.has('never')).toBe(false);
+  expect(seven.instructions.get('never')).toBe(size('never'));
 });
 
 test(
@@ -87,6 +102,19 @@ test(
     expect(big.dependency).toBe('n');
   },
 );
+
+test('functions instrumented without optimizations give the same report', T, async () => {
+  for (const n of [3, 7]) {
+    const full = await analyzeTaint({ ...options(n), coverage: 'off' });
+    const notes: string[] = [];
+    const cold = await analyzeTaint({ ...options(n), coverage: 'on', coldShare: 1, log: (line) => notes.push(line) });
+    expect(notes).toEqual([
+      `taint: instrumenting the ${n > 5 ? 3 : 2} function(s) a first run entered (${n > 5 ? 3 : 2} of them, which ran little, unoptimized)`,
+    ]);
+    expect(withoutTiming(cold.report)).toEqual(withoutTiming(full.report));
+    expect(cold.outcome.repetitions[0]!.result).toEqual(full.outcome.repetitions[0]!.result);
+  }
+});
 
 test('a run that enters a function left out is not data: it runs again with the function instrumented', T, async () => {
   const full = await analyzeTaint({ ...options(7), coverage: 'off' });

@@ -1,0 +1,106 @@
+// How much of a run's work each defined function did: one i64 per function in a reserved region,
+// raised at the function's entry by the instructions of its body outside loops and at every loop
+// iteration by the instructions of that loop's body outside its nested loops. It is a coarse
+// instruction count (a branch not taken counts all the same), enough to tell a function whose code
+// ran millions of times from one that ran a few times: the taint analysis's first run uses it
+// (src/taint/coverage.ts) to find the functions it instruments (work > 0) and those of them whose
+// instrumented code may stay unoptimized (src/taint/cold-functions.ts). No call into the host.
+import binaryen from 'binaryen';
+import type { PassDescriptor } from '../pass-contract.js';
+import { Func, Loop, i64Const, type Expr } from '../ir.js';
+import type { FunctionAnalysis, LoopSite, ModuleAnalysis } from '../sites.js';
+import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
+
+export const ENTRY_WORK_SCHEMA = 'taintlens/entry-work@1';
+
+/** Bytes per function's counter. */
+export const ENTRY_WORK_COUNTER_BYTES = 8;
+
+/** Bytes reserved for the counters unless the options say otherwise (131,072 functions). */
+export const DEFAULT_ENTRY_WORK_BYTES = 1 << 20;
+
+export interface EntryWorkLayout {
+  schema: string;
+  /** The counters: the little-endian u64 at `base + 8 * i` is the work of `functions[i]`. */
+  base: number;
+  bytes: number;
+  /** Site-table names of the defined functions, by counter (the pipeline's own helpers have none: null). */
+  functions: Array<string | null>;
+}
+
+/** Instructions of the function outside its loops, and of each loop (site-table order) outside its nested loops; at least 1 each. */
+export function ownInstructions(
+  fn: FunctionAnalysis,
+  loopById: Map<string, LoopSite>,
+): { entry: number; loops: number[] } {
+  const loops = fn.site.loops.map((id) => loopById.get(id)!);
+  const own = new Map(loops.map((l) => [l.id, l.instructions]));
+  let entry = fn.site.instructions;
+  for (const loop of loops) {
+    if (loop.parent === null) entry -= loop.instructions;
+    else own.set(loop.parent, own.get(loop.parent)! - loop.instructions);
+  }
+  return { entry: Math.max(entry, 1), loops: loops.map((l) => Math.max(own.get(l.id)!, 1)) };
+}
+
+export function applyEntryWork(
+  module: binaryen.Module,
+  analysis: ModuleAnalysis,
+  region: { base: number; bytes: number },
+): EntryWorkLayout {
+  const needed = analysis.functions.length * ENTRY_WORK_COUNTER_BYTES;
+  if (needed > region.bytes)
+    throw new Error(
+      `the entry-work counters need ${needed} bytes for ${analysis.functions.length} functions, ${region.bytes} are reserved (entryWorkBytes)`,
+    );
+  const loopById = new Map(analysis.table.loops.map((l) => [l.id, l]));
+  const functions = analysis.functions.map((fn) => {
+    const name = Func.getName(fn.func);
+    const body = Func.getBody(fn.func);
+    if (!body || name === MEMORY_GROW_FUNCTION || name.startsWith('taintlens$')) return null;
+    const offset = region.base + fn.site.index * ENTRY_WORK_COUNTER_BYTES;
+    const add = (by: number): Expr =>
+      module.i64.store(
+        offset,
+        8,
+        module.i32.const(0),
+        module.i64.add(module.i64.load(offset, 8, module.i32.const(0)), i64Const(module, by)),
+      );
+    const own = ownInstructions(fn, loopById);
+    fn.loopExprs.forEach((loop, i) => {
+      Loop.setBody(loop, module.block(null, [add(own.loops[i]!), Loop.getBody(loop)], binaryen.auto));
+    });
+    Func.setBody(fn.func, module.block(null, [add(own.entry), body], Func.getResults(fn.func)));
+    return fn.site.name;
+  });
+  return {
+    schema: ENTRY_WORK_SCHEMA,
+    base: region.base,
+    bytes: analysis.functions.length * ENTRY_WORK_COUNTER_BYTES,
+    functions,
+  };
+}
+
+/** The counters of a run's region, by the layout's function names (functions not entered left out). */
+export function readEntryWork(layout: EntryWorkLayout, counters: Uint8Array): Map<string, number> {
+  const view = new DataView(counters.buffer, counters.byteOffset, counters.byteLength);
+  const work = new Map<string, number>();
+  layout.functions.forEach((name, i) => {
+    if (name === null) return;
+    const count = view.getBigUint64(i * ENTRY_WORK_COUNTER_BYTES, true);
+    if (count !== 0n) work.set(name, Number(count));
+  });
+  return work;
+}
+
+export const entryWorkPass: PassDescriptor<EntryWorkLayout> = {
+  name: 'entry-work',
+  describe: 'how much each defined function ran: instructions per entry and per loop iteration, counted per function',
+  requires: ['site-analysis', 'reserved-memory'],
+  provides: [],
+  order: {},
+  reserves: ['entry-work'],
+  siteRecord: 'EntryWorkLayout: the counter region and the function of each of its counters',
+  regions: (options) => [{ name: 'entry-work', bytes: options.entryWorkBytes ?? DEFAULT_ENTRY_WORK_BYTES }],
+  apply: ({ module, analysis, layout }) => applyEntryWork(module, analysis, layout.regions['entry-work']!),
+};
