@@ -193,7 +193,7 @@ function instrumentCost(
 }
 
 /**
- * What the taint command instruments, as it did it: the coverage run's module (`entry-bitmap`) and
+ * What the taint command instruments, as it did it: the first run's module (`entry-work`) and
  * the taint module of the functions its analysed run had instrumented (`--instrumented-functions`),
  * CPU summed, peak the larger. Without coverage (a small module) the list is every function and no
  * coverage module was built.
@@ -206,8 +206,7 @@ function taintInstrumentCost(
   if (!existsSync(functionsFile)) return { usage: null, error: 'the taint command wrote no function list' };
   const listed = readFileSync(functionsFile, 'utf8').split('\n').filter(Boolean).length;
   const steps = [instrumentCost(program, 'taint', timeoutS, ['--functions', functionsFile])];
-  if (statSync(program.module).size >= COVERAGE_MIN_BYTES)
-    steps.push(instrumentCost(program, 'entry-bitmap', timeoutS));
+  if (statSync(program.module).size >= COVERAGE_MIN_BYTES) steps.push(instrumentCost(program, 'entry-work', timeoutS));
   const failed = steps.find((step) => step.error !== null || step.usage === null);
   if (failed) return { usage: null, error: failed.error ?? 'no usage recorded' };
   const usages = steps.map((step) => step.usage!);

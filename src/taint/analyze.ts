@@ -106,6 +106,8 @@ export interface TaintAnalysis {
   outcome: RunOutcome;
   /** The functions the analysed run's module had instrumented (site-table names, sorted); null: every one. */
   instrumentedFunctions: string[] | null;
+  /** Those of them instrumented without optimizations, as ones that ran little (cold-functions.ts). */
+  coldFunctions: string[];
 }
 
 export const taintPluginUrl = new URL(import.meta.url.endsWith('.ts') ? './plugin.ts' : './plugin.js', import.meta.url)
@@ -310,6 +312,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
     instrumented: instrumented.bytes,
     outcome,
     instrumentedFunctions: covered ?? null,
+    coldFunctions: cold,
   };
 }
 

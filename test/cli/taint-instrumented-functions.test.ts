@@ -38,12 +38,23 @@ test(
     expect((await listed('3', 'on')).names).toBe('run\n');
     const entered = await listed('9', 'on');
     expect(entered.names).toBe('looped\nrun\n');
+    // At n = 5000, run's few instructions are far under 2% of the work: instrumented as cold.
+    const marked = await listed('5000', 'on');
+    expect(marked.names).toBe('looped\nrun\tcold\n');
     expect((await listed('3', 'off')).names).toBe('looped\nnever\nrun\n');
     const output = join(dir, 'entered.taint.wasm');
     const { code } = await cli(['instrument', kernel, '--mode', 'taint', '--functions', entered.list, '-o', output]);
     expect(code).toBe(0);
     const direct = instrumentModule(KERNEL, kernel, ['taint'], { taint: { functions: ['looped', 'run'] } });
     expect(readFileSync(output).equals(Buffer.from(direct.bytes))).toBe(true);
+    const markedOutput = join(dir, 'marked.taint.wasm');
+    expect(
+      (await cli(['instrument', kernel, '--mode', 'taint', '--functions', marked.list, '-o', markedOutput])).code,
+    ).toBe(0);
+    const cold = instrumentModule(KERNEL, kernel, ['taint'], {
+      taint: { functions: ['looped', 'run'], cold: ['run'] },
+    });
+    expect(readFileSync(markedOutput).equals(Buffer.from(cold.bytes))).toBe(true);
     const all = instrumentModule(KERNEL, kernel, ['taint']);
     expect(readFileSync(output).equals(Buffer.from(all.bytes))).toBe(false);
   },

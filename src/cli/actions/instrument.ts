@@ -14,6 +14,7 @@ import {
 import { instrumentInThread, isolates } from '../../runtime/isolated-instrument.js';
 import { readWasmFile } from '../../../instrument/module-io.js';
 import { splitPackedFacts } from '../../../instrument/facts-file.js';
+import { parseFunctionList } from '../../taint/function-list.js';
 
 interface InstrumentCommandOptions extends InstrumentCliOptions {
   mode: string;
@@ -23,8 +24,8 @@ interface InstrumentCommandOptions extends InstrumentCliOptions {
   functions?: string;
 }
 
-/** The `--functions` list: one site-table name per line (blank lines ignored). */
-function readFunctionList(file: string, modes: string[]): string[] {
+/** The `--functions` list (taint/function-list.ts): names, and those marked cold. */
+function readFunctionList(file: string, modes: string[]): { functions: string[]; cold: string[] } {
   if (!modes.includes('taint')) throw new UserError(`--functions: only the taint mode takes a function list`, 2);
   let text: string;
   try {
@@ -32,14 +33,7 @@ function readFunctionList(file: string, modes: string[]): string[] {
   } catch (error) {
     throw fileError(file, `cannot read the function list: ${(error as Error).message}`);
   }
-  return [
-    ...new Set(
-      text
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== ''),
-    ),
-  ].sort();
+  return parseFunctionList(text);
 }
 
 export async function instrumentAction(file: string, options: InstrumentCommandOptions): Promise<void> {
@@ -54,13 +48,23 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
   const sitesFile = options.sites ?? output.replace(/\.wasm$/, '') + '.sites.json';
   checkOutputFile(output);
   checkOutputFile(sitesFile);
-  const functions = options.functions !== undefined ? readFunctionList(options.functions, modes) : undefined;
+  const listed = options.functions !== undefined ? readFunctionList(options.functions, modes) : undefined;
+  const functions = listed?.functions;
   const instrumentOptions = parseInstrumentOptions(options);
   const result = await instrumentSplit(
     bytes,
     file,
     modes,
-    functions ? { ...instrumentOptions, taint: { ...instrumentOptions.taint, functions } } : instrumentOptions,
+    listed
+      ? {
+          ...instrumentOptions,
+          taint: {
+            ...instrumentOptions.taint,
+            functions: listed.functions,
+            ...(listed.cold.length > 0 ? { cold: listed.cold } : {}),
+          },
+        }
+      : instrumentOptions,
   );
   if (functions) {
     const known = new Set(result.sites.functions.map((f) => f.name));

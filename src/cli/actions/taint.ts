@@ -23,6 +23,7 @@ import { topInForce } from '../top-option.js';
 import { analyzeTaint, isLossWarning, parseParamSpec } from '../../taint/analyze.js';
 import { readWasmFile } from '../../../instrument/wasm-file.js';
 import { COVERAGE_MODES, type CoverageMode } from '../../taint/coverage-mode.js';
+import { functionListText } from '../../taint/function-list.js';
 
 /** The value of an option with a fixed set of values; a usage error (exit 2) naming them otherwise. */
 function parseChoice<T extends string>(flag: string, choices: readonly T[], text: string, joiner = ', '): T {
@@ -59,7 +60,7 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   const coverage: CoverageMode = parseChoice('--coverage', COVERAGE_MODES, options.coverage);
   const bytes = readWasmFile(file);
   const libraries = [...shippedLibraries(bytes), ...userLibraries];
-  const { report, sites, instrumentedFunctions } = await analyzeTaint({
+  const { report, sites, instrumentedFunctions, coldFunctions } = await analyzeTaint({
     file,
     bytes,
     invoke: run.invoke,
@@ -84,7 +85,7 @@ export async function taintAction(file: string, options: TaintCliOptions, comman
   // The list `instrument --mode taint --functions` reads: the same instrumentation without the runs.
   if (options.instrumentedFunctions) {
     const names = instrumentedFunctions ?? sites.functions.map((f) => f.name).sort();
-    writeFileAtomic(options.instrumentedFunctions, names.map((name) => `${name}\n`).join(''));
+    writeFileAtomic(options.instrumentedFunctions, functionListText(names, coldFunctions));
   }
   passGuestStreams(run.json, report);
   const output = options.output;

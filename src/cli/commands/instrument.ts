@@ -11,7 +11,7 @@ export function registerInstrument(program: Command): void {
     .option('--sites <file>', 'site table (default: <output>.sites.json)')
     .option(
       '--functions <file>',
-      'taint mode: instrument only these functions (site-table names, one per line, as `taintlens taint` finds with a first run); the others keep their code and an entry guard',
+      'taint mode: instrument only these functions (site-table names, one per line, as `taintlens taint --instrumented-functions` writes them; a line NAME<TAB>cold: without optimizations); the others keep their code and an entry guard',
     )
     .option('--json', 'print a summary as JSON')
     .action(onDemand(async () => (await import('../actions/instrument.js')).instrumentAction));
