@@ -376,7 +376,7 @@ export function applySampling(
         slow,
         calls,
         ahead: 0,
-        flags: [],
+        headerClears: false,
       };
       windowAt.set(k, window);
       for (const call of calls) call.window = window;
@@ -450,9 +450,9 @@ export function applySampling(
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
   packer.finish();
-  for (const { check, build, slow, calls, ahead, flags } of windowList) {
+  for (const { check, build, slow, calls, ahead } of windowList) {
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
-    Block.appendChild(check, build(total + ahead, [slow, ...flags]));
+    Block.appendChild(check, build(total + ahead, [slow]));
   }
   for (const { at, call, site, countdown, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
@@ -474,7 +474,7 @@ export function applySampling(
       local,
     );
     // The window's last call clears its flag for the region's next run.
-    const last = window?.calls.at(-1)?.call === call;
+    const last = window?.calls.at(-1)?.call === call && !window.headerClears;
     const checkNow =
       window && last ? module.block(null, [module.local.set(window.slow, module.i32.const(0)), check]) : check;
     Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), checkNow) : check);
@@ -622,9 +622,10 @@ interface ChargeWindow {
   /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
-  /** Instructions charged past the leaves (a loop header's next run: prechargeHeaders), and the flags set when they are handed back. */
+  /** Instructions charged past the leaves: a loop header's next run (prechargeHeaders). */
   ahead: number;
-  flags: number[];
+  /** The header's check clears the flag (it tests the same flag), not the window's last call. */
+  headerClears: boolean;
 }
 
 /**
@@ -635,7 +636,7 @@ interface ChargeWindow {
  * flag; the header checks when the flag is set (and clears it). The region the loop is entered
  * from sets the flag, so the first iteration checks. The same samples: on the fast path no check
  * in B or the header could fire. When B's check is a window's (ChargeWindow), the window charges the
- * header too and sets both flags when short. Loops with a fast-forward (sample-trips.ts), headers
+ * header too, and the header and the window's leaves test one flag, which the header clears. Loops with a fast-forward (sample-trips.ts), headers
  * holding a window and regions holding charged leaves outside a window are left alone.
  */
 function prechargeHeaders(
@@ -665,8 +666,12 @@ function prechargeHeaders(
     const slow = addVar(func, binaryen.i32);
     const window = leave.windowAt.get(b);
     if (window) {
+      // The header tests the window's flag, its own local now: set when the window came up short,
+      // it is still set when the back edge reaches the header, which clears it (every iteration
+      // passes the header before the window, so the window always starts with it clear).
       window.ahead += header.instructions;
-      window.flags.push(slow);
+      window.slow = slow;
+      window.headerClears = true;
     } else checks[b] = regionChecks[b]!(header.instructions, [slow]);
     checks[h] = module.if(
       module.local.get(slow, binaryen.i32),
