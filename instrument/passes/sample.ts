@@ -294,7 +294,7 @@ export function applySampling(
     };
     const checks: Expr[] = [];
     /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
-    const regionChecks: Array<(extra: number, slow: number) => Expr> = [];
+    const regionChecks: Array<(extra: number, flags: number[]) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     let loaded: number | undefined;
     const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
@@ -319,7 +319,7 @@ export function applySampling(
             )
           : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
       checks.push(region.instructions === 0 ? module.nop() : own());
-      regionChecks.push((extra, slow) => windowedCheck(module, countdown, region.instructions + extra, own(), slow));
+      regionChecks.push((extra, flags) => windowedCheck(module, countdown, region.instructions + extra, own(), flags));
     }
     // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
     // leaf's one region is checked at its call sites.
@@ -366,10 +366,19 @@ export function applySampling(
       callSlots.set(call, own || !countdown.local ? slot : syncAroundCall(module, slot, call, countdown, tempOf));
     }
     let slow: number | null = null;
+    const windowAt = new Map<number, ChargeWindow>();
     for (const [k, calls] of windows) {
       if (options.chargeAhead === false) continue;
       slow ??= addVar(fn.func, binaryen.i32);
-      const window: ChargeWindow = { check: module.block(null, []), build: regionChecks[k]!, slow, calls };
+      const window: ChargeWindow = {
+        check: module.block(null, []),
+        build: regionChecks[k]!,
+        slow,
+        calls,
+        ahead: 0,
+        headerClears: false,
+      };
+      windowAt.set(k, window);
       for (const call of calls) call.window = window;
       checks[k] = window.check;
       windowList.push(window);
@@ -422,12 +431,13 @@ export function applySampling(
     if (options.chargeAhead !== false)
       prechargeHeaders(module, fn.func, fn.loopExprs, walked, checks, regionChecks, {
         skip: new Set([...fastLoops.map((f) => f.loop)]),
-        busy: new Set([
-          ...windows.keys(),
-          ...[...walked.callRegions]
-            .filter(([call]) => direct(call) && charged.has(Call.getTarget(call)))
+        windowAt,
+        // Regions with a charged call outside their window (after an unquiet call): its check runs in between.
+        busy: new Set(
+          [...walked.callRegions]
+            .filter(([call, where]) => direct(call) && charged.has(Call.getTarget(call)) && !where.clean)
             .map(([, where]) => where.region),
-        ]),
+        ),
       });
     walked.regions.forEach((region, k) => {
       if (k > 0 && region.instructions > 0) region.place(checks[k]!);
@@ -440,9 +450,9 @@ export function applySampling(
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
   packer.finish();
-  for (const { check, build, slow, calls } of windowList) {
+  for (const { check, build, slow, calls, ahead } of windowList) {
     const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
-    Block.appendChild(check, build(total, slow));
+    Block.appendChild(check, build(total + ahead, [slow]));
   }
   for (const { at, call, site, countdown, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
@@ -464,7 +474,7 @@ export function applySampling(
       local,
     );
     // The window's last call clears its flag for the region's next run.
-    const last = window?.calls.at(-1)?.call === call;
+    const last = window?.calls.at(-1)?.call === call && !window.headerClears;
     const checkNow =
       window && last ? module.block(null, [module.local.set(window.slow, module.i32.const(0)), check]) : check;
     Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), checkNow) : check);
@@ -608,10 +618,14 @@ interface ChargedCall {
 interface ChargeWindow {
   /** The block in the region's check's place, filled once every leaf's size is known. */
   check: Expr;
-  build: (extra: number, slow: number) => Expr;
+  build: (extra: number, flags: number[]) => Expr;
   /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
+  /** Instructions charged past the leaves: a loop header's next run (prechargeHeaders). */
+  ahead: number;
+  /** The header's check clears the flag (it tests the same flag), not the window's last call. */
+  headerClears: boolean;
 }
 
 /**
@@ -621,8 +635,9 @@ interface ChargeWindow {
  * check finds the countdown short it hands the header's share back, checks as usual and sets the
  * flag; the header checks when the flag is set (and clears it). The region the loop is entered
  * from sets the flag, so the first iteration checks. The same samples: on the fast path no check
- * in B or the header could fire. Loops with a fast-forward (sample-trips.ts) and regions holding
- * charged leaves (their checks run between) are left alone.
+ * in B or the header could fire. When B's check is a window's (ChargeWindow), the window charges the
+ * header too, and the header and the window's leaves test one flag, which the header clears. Loops with a fast-forward (sample-trips.ts), headers
+ * holding a window and regions holding charged leaves outside a window are left alone.
  */
 function prechargeHeaders(
   module: binaryen.Module,
@@ -630,8 +645,8 @@ function prechargeHeaders(
   loops: readonly Expr[],
   walked: WalkedFunction,
   checks: Expr[],
-  regionChecks: ReadonlyArray<(extra: number, slow: number) => Expr>,
-  leave: { skip: ReadonlySet<Expr>; busy: ReadonlySet<number> },
+  regionChecks: ReadonlyArray<(extra: number, flags: number[]) => Expr>,
+  leave: { skip: ReadonlySet<Expr>; busy: ReadonlySet<number>; windowAt: ReadonlyMap<number, ChargeWindow> },
 ): void {
   const used = new Set<number>();
   const entrySets = new Map<number, Expr[]>();
@@ -645,10 +660,19 @@ function prechargeHeaders(
     const b = back.region;
     const header = walked.regions[h]!;
     if (leave.skip.has(loop) || b === h || used.has(b) || used.has(h) || leave.busy.has(b) || leave.busy.has(h)) return;
+    if (leave.windowAt.has(h)) return;
     if (walked.regions[b]!.instructions === 0 || (entry > 0 && walked.regions[entry]!.instructions === 0)) return;
     used.add(b).add(h);
     const slow = addVar(func, binaryen.i32);
-    checks[b] = regionChecks[b]!(header.instructions, slow);
+    const window = leave.windowAt.get(b);
+    if (window) {
+      // The header tests the window's flag, its own local now: set when the window came up short,
+      // it is still set when the back edge reaches the header, which clears it (every iteration
+      // passes the header before the window, so the window always starts with it clear).
+      window.ahead += header.instructions;
+      window.slow = slow;
+      window.headerClears = true;
+    } else checks[b] = regionChecks[b]!(header.instructions, [slow]);
     checks[h] = module.if(
       module.local.get(slow, binaryen.i32),
       module.block(null, [module.local.set(slow, module.i32.const(0)), checks[h]!]),
@@ -663,7 +687,7 @@ function prechargeHeaders(
  * countdown does not cover them all, `own` (the region's usual check or count-down) runs on the
  * countdown as it was and the flag `slow` is set for the leaves to check one by one.
  */
-function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own: Expr, slow: number): Expr {
+function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own: Expr, flags: number[]): Expr {
   const i32 = binaryen.i32;
   const decremented = module.i32.sub(t.get(), module.i32.const(total));
   const tee = t.local !== null;
@@ -674,7 +698,7 @@ function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own
       module.block(null, [
         t.set(module.i32.add(t.get(), module.i32.const(total))),
         own,
-        module.local.set(slow, module.i32.const(1)),
+        ...flags.map((flag) => module.local.set(flag, module.i32.const(1))),
       ]),
     ),
   ]);
