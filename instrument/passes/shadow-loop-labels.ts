@@ -28,8 +28,8 @@
 // iteration over k) turned into a local stored once after the loop, behind the same check: no
 // change beyond the noise on trmm -O2 in three runs (4.18 → 4.23, 4.19 → 4.27, 4.17 → 4.49).
 import binaryen from 'binaryen';
-import { Binary, Block, Func, Id, Load, Loop, addVar, childSlots, i64Const, idOf, typeOf, type Expr } from '../ir.js';
-import { collectInnermostLoops, renameLabels } from './shadow-versioning.js';
+import { Binary, Block, Id, Load, Loop, addVar, i64Const, idOf, typeOf, type Expr } from '../ir.js';
+import { renameLabels, versionInnermostLoops, walkCopyInStep } from './shadow-versioning.js';
 import {
   Op,
   evaluateLoop,
@@ -58,16 +58,7 @@ export interface LabelRegion {
 
 /** Versions the innermost loops of `func` whose repeated label reads can go; returns how many. */
 export function hoistLoopLabels(module: binaryen.Module, func: number, region: LabelRegion): number {
-  const loops: Array<{ loop: Expr; replace: (e: Expr) => void }> = [];
-  collectInnermostLoops(Func.getBody(func), (loop, replace) => loops.push({ loop, replace }));
-  let done = 0;
-  for (const { loop, replace } of loops) {
-    const versioned = versionLoop(module, func, loop, region);
-    if (versioned === null) continue;
-    replace(versioned);
-    done++;
-  }
-  return done;
+  return versionInnermostLoops(func, (loop) => versionLoop(module, func, loop, region));
 }
 
 function versionLoop(module: binaryen.Module, func: number, loop: Expr, region: LabelRegion): Expr | null {
@@ -294,22 +285,17 @@ function rewriteCopy(
   hoisted: Map<Expr, number>,
   captured: Map<Expr, number>,
 ): void {
-  const a = childSlots(original);
-  const c = childSlots(copy);
-  if (a.length !== c.length) throw new Error('internal: loop copy differs from the original');
-  for (let i = 0; i < a.length; i++) {
-    const from = a[i]!.expr;
-    const to = c[i]!.expr;
+  walkCopyInStep(original, copy, (from, slot) => {
     const local = hoisted.get(from);
     if (local !== undefined) {
-      c[i]!.replace(module.local.get(local, typeOf(from)));
-      continue;
+      slot.replace(module.local.get(local, typeOf(from)));
+      return true;
     }
     const capture = captured.get(from);
     if (capture !== undefined) {
-      c[i]!.replace(module.local.tee(capture, to, binaryen.i32));
-      continue;
+      slot.replace(module.local.tee(capture, slot.expr, binaryen.i32));
+      return true;
     }
-    rewriteCopy(module, from, to, hoisted, captured);
-  }
+    return false;
+  });
 }

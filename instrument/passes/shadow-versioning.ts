@@ -35,6 +35,7 @@ import {
   idOf,
   runtimeNumber,
   typeOf,
+  type ChildSlot,
   type Expr,
 } from '../ir.js';
 
@@ -62,13 +63,22 @@ const Op = {
 
 /** Versions every innermost loop of `func` that has provably-aligned label accesses; returns how many. */
 export function versionAlignedLoops(module: binaryen.Module, func: number, checks: AlignmentChecks): number {
+  return versionInnermostLoops(func, (loop) => versionLoop(module, func, loop, checks));
+}
+
+/**
+ * Puts `version(loop)` in place of each innermost loop of `func` it gives an expression for (null:
+ * the loop stays); returns how many were replaced. The loops are collected first, so a version's
+ * own copies are not visited.
+ */
+export function versionInnermostLoops(func: number, version: (loop: Expr) => Expr | null): number {
   const loops: Array<{ loop: Expr; replace: (e: Expr) => void }> = [];
   collectInnermostLoops(Func.getBody(func), (loop, replace) => loops.push({ loop, replace }));
   let versioned = 0;
   for (const { loop, replace } of loops) {
-    const fast = versionLoop(module, func, loop, checks);
-    if (fast === null) continue;
-    replace(fast);
+    const replacement = version(loop);
+    if (replacement === null) continue;
+    replace(replacement);
     versioned++;
   }
   return versioned;
@@ -78,7 +88,7 @@ export function versionAlignedLoops(module: binaryen.Module, func: number, check
  * Calls `found` for each loop without a value (type none, or unreachable when it only ends by
  * branching out) with no loop inside it; returns whether `root` contains a loop.
  */
-export function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr) => void) => void): boolean {
+function collectInnermostLoops(root: Expr, found: (loop: Expr, replace: (e: Expr) => void) => void): boolean {
   let any = false;
   for (const slot of childSlots(root)) {
     const inner = collectInnermostLoops(slot.expr, found);
@@ -315,24 +325,35 @@ function zeroMod4Reliance(expr: Expr, zero: Set<number>, assignments: Map<number
   return null;
 }
 
-/** Walks `original` and its copy in step; in the copy, replaces the checks in `eligible` by their aligned arm. */
+/** In `copy` (of `original`), replaces the checks in `eligible` by their aligned arm. */
 function replaceChecks(original: Expr, copy: Expr, eligible: Set<Expr>, checks: AlignmentChecks): void {
+  walkCopyInStep(original, copy, (from, slot) => {
+    let to = slot.expr;
+    if (eligible.has(from)) {
+      if (idOf(to) !== Id.If) throw new Error('internal: loop copy differs from the original');
+      to = If.getIfFalse(to);
+      slot.replace(to);
+      if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
+      return true;
+    }
+    if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
+    if (checks.isAlignmentCheck(from)) checks.markAlignmentCheck(to);
+    return false;
+  });
+}
+
+/**
+ * Walks `original` and its copy in step, calling `visit` with each original child and the copy's
+ * slot for it; the children of a pair `visit` returns true for are not walked.
+ */
+export function walkCopyInStep(original: Expr, copy: Expr, visit: (from: Expr, slot: ChildSlot) => boolean): void {
   const a = childSlots(original);
   const c = childSlots(copy);
   if (a.length !== c.length) throw new Error('internal: loop copy differs from the original');
   for (let i = 0; i < a.length; i++) {
     const from = a[i]!.expr;
-    let to = c[i]!.expr;
-    if (eligible.has(from)) {
-      if (idOf(to) !== Id.If) throw new Error('internal: loop copy differs from the original');
-      to = If.getIfFalse(to);
-      c[i]!.replace(to);
-      if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
-      continue;
-    }
-    if (checks.isLabelLoad(from)) checks.markLabelLoad(to);
-    if (checks.isAlignmentCheck(from)) checks.markAlignmentCheck(to);
-    replaceChecks(from, to, eligible, checks);
+    const slot = c[i]!;
+    if (!visit(from, slot)) walkCopyInStep(from, slot.expr, visit);
   }
 }
 
