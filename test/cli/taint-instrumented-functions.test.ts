@@ -1,7 +1,7 @@
 // `taint --instrumented-functions FILE` writes the functions the analysed run had instrumented, and
 // `instrument --mode taint --functions FILE` rebuilds that very module without the runs.
 import { expect, test } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { wat } from '../helpers/wat.js';
 import { cli } from '../helpers/cli.js';
@@ -59,3 +59,18 @@ test(
     expect(readFileSync(output).equals(Buffer.from(all.bytes))).toBe(false);
   },
 );
+
+test('a list naming no function of the module is one error line naming the list', async () => {
+  const dir = tempDir('taintlens-cli-');
+  const kernel = join(dir, 'entered.wasm');
+  writeFileSync(kernel, KERNEL);
+  const list = join(dir, 'list.txt');
+  writeFileSync(list, 'run\nnosuch\tcold\n');
+  const output = join(dir, 'out.wasm');
+  const { code, stderr } = await cli(['instrument', kernel, '--mode', 'taint', '--functions', list, '-o', output]);
+  expect(code).not.toBe(0);
+  expect(stderr).toContain(list);
+  expect(stderr).toContain('1 name(s) are not functions of');
+  expect(stderr).toContain('nosuch');
+  expect(existsSync(output)).toBe(false);
+});

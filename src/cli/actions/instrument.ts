@@ -49,7 +49,6 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
   checkOutputFile(output);
   checkOutputFile(sitesFile);
   const listed = options.functions !== undefined ? readFunctionList(options.functions, modes) : undefined;
-  const functions = listed?.functions;
   const instrumentOptions = parseInstrumentOptions(options);
   const result = await instrumentSplit(
     bytes,
@@ -66,9 +65,9 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
         }
       : instrumentOptions,
   );
-  if (functions) {
+  if (listed) {
     const known = new Set(result.sites.functions.map((f) => f.name));
-    const unknown = functions.filter((name) => !known.has(name));
+    const unknown = listed.functions.filter((name) => !known.has(name));
     if (unknown.length > 0)
       throw fileError(
         options.functions!,
