@@ -49,9 +49,19 @@ export const TRACE_ENTRY_BYTES = 16;
 
 /**
  * Sampling pass: one sample record — region, context node, allocation-log length, stack pointer,
- * then the region's recorded store addresses; `size` is the longest record (MAX_ADDRESSES of them).
+ * the countdown as the region's check left it (negative: how far before the region's end the
+ * sample fell), then the region's recorded store addresses; `size` is the longest record
+ * (MAX_ADDRESSES of them).
  */
-export const SAMPLE_RECORD = { region: 0, node: 4, allocs: 8, stack: 12, addresses: 16, size: 48 } as const;
+export const SAMPLE_RECORD = {
+  region: 0,
+  node: 4,
+  allocs: 8,
+  stack: 12,
+  countdown: 16,
+  addresses: 20,
+  size: 52,
+} as const;
 /**
  * Sampling pass: what a full sample buffer calls. The host copies the records out and moves the
  * cursor back to the buffer's start (src/blame/sample-drain.ts), so no sample is dropped; the

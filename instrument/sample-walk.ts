@@ -47,6 +47,15 @@ export interface WalkedRegion {
   place: (check: Expr) => void;
   /** Starts a loop iteration (or the function): its check may never be left out. */
   header: boolean;
+  /** Calls of folded leaves (`foldedCallees`) counted in `instructions`: where each leaf's instructions start, in counting order. */
+  folded?: FoldedCall[];
+}
+
+/** A folded leaf's instructions inside its caller's region: positions `start` to `start + instructions - 1`. */
+export interface FoldedCall {
+  callee: string;
+  start: number;
+  instructions: number;
 }
 
 export interface WalkedFunction {
@@ -218,8 +227,13 @@ export function walkFunction(input: WalkInput): WalkedFunction {
     const escapes = new Set<string>();
     const merge = (inner: Set<string>) => inner.forEach((label) => escapes.add(label));
     const count = () => {
-      if (current && isCountedInstruction(expr))
-        current.instructions += 1 + (id === Id.Call ? (input.foldedCallees?.get(Call.getTarget(expr)) ?? 0) : 0);
+      if (!current || !isCountedInstruction(expr)) return;
+      current.instructions += 1;
+      const callee = id === Id.Call ? Call.getTarget(expr) : null;
+      const leaf = callee === null ? undefined : input.foldedCallees?.get(callee);
+      if (leaf === undefined) return;
+      (current.folded ??= []).push({ callee: callee!, start: current.instructions, instructions: leaf });
+      current.instructions += leaf;
     };
     const nested = (run: () => void) => {
       const outerSet = setInside;

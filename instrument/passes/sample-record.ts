@@ -64,6 +64,7 @@ export class RecordFunctions {
       store(SAMPLE_RECORD.node, get(NODE)),
       store(SAMPLE_RECORD.allocs, module.global.get(names.allocCursor, i32)),
       store(SAMPLE_RECORD.stack, path.stackPointer ? module.global.get(path.stackPointer, i32) : module.i32.const(0)),
+      store(SAMPLE_RECORD.countdown, get(COUNTDOWN)),
       ...Array.from({ length: n }, (_, k) => store(SAMPLE_RECORD.addresses + 4 * k, get(FIRST + k))),
       module.global.set(names.cursor, module.i32.add(cur(), module.i32.const(bytes))),
     ];

@@ -118,7 +118,21 @@ export interface SampleLayout {
   stack: { global: string; top: number } | null;
   /** Loops (site ids) whose checks are charged on entry when no sample falls due inside (passes/sample-trips.ts); each one's unchecked copy follows it. */
   countedLoops: string[];
+  /**
+   * Folded leaves' calls (shortLeaves): [region id, the region's instructions, the leaf's site-table
+   * index, where its instructions start in the region, how many]. A sample whose record's countdown
+   * falls among them was due inside the leaf (src/blame/folded-samples.ts).
+   */
+  foldedCalls: FoldedCallEntry[];
 }
+
+export type FoldedCallEntry = [
+  region: number,
+  regionInstructions: number,
+  leaf: number,
+  start: number,
+  instructions: number,
+];
 
 const NAMES = {
   countdown: 'taintlens$scount',
@@ -213,6 +227,7 @@ export function applySampling(
   const allocators: SampleLayout['allocators'] = [];
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
+  const foldedCalls: FoldedCallEntry[] = [];
   /** Per charged leaf: its one region and what its sample records. */
   const chargedRegions = new Map<string, ChargedRegion>();
   /** Calls of charged leaves: their checks go in once every leaf's region is known. */
@@ -302,6 +317,8 @@ export function applySampling(
       const id = layoutRegions.length;
       const recorded = relations.recordedStores(region.index, MAX_ADDRESSES);
       layoutRegions.push({ function: fn.site.index, index: region.index, recorded });
+      for (const call of region.folded ?? [])
+        foldedCalls.push([id, region.instructions, definedIndex.get(call.callee)!, call.start, call.instructions]);
       facts.regions.push({ id, loop: region.loop, instructions: region.instructions });
       const checked = region.header || region.instructions >= MIN_CHECKED;
       const own = () =>
@@ -497,6 +514,7 @@ export function applySampling(
     allocators,
     stack,
     countedLoops,
+    foldedCalls,
   };
 }
 

@@ -19,6 +19,7 @@ import {
 import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { runModule } from '../runtime/run.js';
 import { sampleDrainPlugin } from './sample-drain.js';
+import { foldedLeafLookup } from './folded-samples.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RepetitionResult } from '../runtime/protocol.js';
 
@@ -41,6 +42,8 @@ export interface Sample {
   stackPointer: number;
   /** The addresses of the region's recorded stores (SampleLayout.regions), in their order. */
   addresses: number[];
+  /** The folded leaf (site-table index) the sample was due in, called from the path's last function (folded-samples.ts); null for none. */
+  leaf: number | null;
 }
 
 export interface AllocationEvent {
@@ -215,6 +218,7 @@ const NO_ADDRESSES: number[] = [];
  */
 function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node: number) => Frame[]): Sample[] {
   const allocationBase = layout.allocations.base;
+  const leafOf = foldedLeafLookup(layout);
   const samples: Sample[] = [];
   // A packed region reads its recorded stores back on every use: counted once per region.
   const recordedCounts = new Map<number, number>();
@@ -237,6 +241,7 @@ function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node
         allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
         stackPointer: u32(SAMPLE_RECORD.stack),
         addresses,
+        leaf: leafOf(region, view.getInt32(at + SAMPLE_RECORD.countdown, true)),
       });
       at += sampleRecordBytes(recorded);
     }

@@ -71,6 +71,7 @@ export function summarizeSampled(sampled: SampledRun): SampledSummary {
   for (const sample of sampled.samples) {
     let path = pathNames.get(sample.path);
     if (path === undefined) pathNames.set(sample.path, (path = sample.path.map((f) => names[f.function]).join('->')));
+    if (sample.leaf !== null && sample.path.length > 0) path = `${path}->${names[sample.leaf]}`;
     counts.set(path, (counts.get(path) ?? 0) + 1);
   }
   return {
