@@ -125,6 +125,8 @@ export interface SampleLayout {
   stack: { global: string; top: number } | null;
   /** Loops (site ids) whose checks are charged on entry when no sample falls due inside (passes/sample-trips.ts); each one's unchecked copy follows it. */
   countedLoops: string[];
+  /** Those of `countedLoops` with a whole copy right before them (run when the countdown covers the loop on entry, wholeRunAtEntry). */
+  wholeLoops: string[];
 }
 
 const NAMES = {
@@ -220,6 +222,7 @@ export function applySampling(
   const allocators: SampleLayout['allocators'] = [];
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
+  const wholeLoops: string[] = [];
   /** Per charged leaf: its one region and what its sample records. */
   const chargedRegions = new Map<string, ChargedRegion>();
   /** Calls of charged leaves: their checks go in once every leaf's region is known. */
@@ -449,6 +452,7 @@ export function applySampling(
                 known,
               ),
             ];
+      if (whole.length > 0) wholeLoops.push(fn.site.loops[j]!);
       slot.replace(module.block(exit, [...whole, loop], binaryen.none));
       fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
@@ -522,6 +526,7 @@ export function applySampling(
     allocators,
     stack,
     countedLoops,
+    wholeLoops,
   };
 }
 
