@@ -4,10 +4,12 @@
 // write, runs a number of iterations known on entry. Its countdown checks can then be charged at
 // once: on entry the trip count T is computed, and if the countdown stays non-negative after
 // T · (the body's instructions), no check in the loop would have fired — the countdown is lowered
-// by that much and an unchecked copy of the loop runs. Otherwise (a sample falls due inside, or the
-// count could not be trusted: an `i != n` the step never reaches, an `i < n` whose last step would
-// wrap) the checked loop runs as before. Either way the countdown leaves the loop with the value
-// the checked loop gives it, so the samples are the ones the checked loop alone would take.
+// by that much and a copy of the original loop runs, with nothing around it (wholeRunAtEntry; for
+// loops without calls). Otherwise (a sample falls due inside, or the count could not be trusted: an
+// `i != n` the step never reaches, an `i < n` whose last step would wrap) the checked loop runs,
+// fast-forwarding through an unchecked copy up to the iteration a sample falls in (fastForward).
+// Either way the countdown leaves the loop with the value the checked loop gives it, so the samples
+// are the ones the checked loop alone would take.
 import binaryen from 'binaryen';
 import {
   Binary,
