@@ -43,13 +43,23 @@ const inclusiveOf = (profile: LoopProfile, fn: string, loop: string) =>
 
 /**
  * Where the original's loop `id` sits in a module whose sample pass put an unchecked copy after
- * each of `countedLoops` (instrument/passes/sample-trips.ts): loop ids count every loop in module
- * order, so each copy before it shifts it by one; the copy nests in its original, so the
- * original's inclusive count holds both.
+ * each of `counted.loops` and a whole copy before each of `counted.whole`
+ * (instrument/passes/sample-trips.ts): loop ids count every loop in module order, so each copy
+ * before it shifts it by one. The unchecked copy nests in its original, so the original's inclusive
+ * count holds both; the whole copy is the loop right before it, counted beside it.
  */
-function shiftedLoopId(id: string, countedLoops: readonly string[]): string {
+function shiftedLoopIds(id: string, counted: CountedCopies): string[] {
   const index = Number(id.slice(1));
-  return `L${index + countedLoops.filter((c) => Number(c.slice(1)) < index).length}`;
+  const before = (ids: readonly string[], inclusive: boolean) =>
+    ids.filter((c) => (inclusive ? Number(c.slice(1)) <= index : Number(c.slice(1)) < index)).length;
+  const shifted = index + before(counted.loops, false) + before(counted.whole, true);
+  return counted.whole.includes(id) ? [`L${shifted - 1}`, `L${shifted}`] : [`L${shifted}`];
+}
+
+/** The sample pass's counted loops (each followed by its unchecked copy) and those with a whole copy before them. */
+export interface CountedCopies {
+  loops: readonly string[];
+  whole: readonly string[];
 }
 
 /** `mode`'s instruction ratios on `kernel` (taint runs without its plugin: no parameter marked, as in bench/harness.ts; a mode whose module needs a host plugin to run is not supported). */
@@ -58,15 +68,15 @@ export async function instructionRatio(
   mode: string,
 ): Promise<InstructionRatio> {
   const { bytes, sites } = instrumentModule(kernel.bytes, kernel.file, [mode]);
-  const counted = (sites.passes.sample as SampleLayout | undefined)?.countedLoops ?? [];
-  return instructionRatioOf(kernel, bytes, counted);
+  const layout = sites.passes.sample as SampleLayout | undefined;
+  return instructionRatioOf(kernel, bytes, { loops: layout?.countedLoops ?? [], whole: layout?.wholeLoops ?? [] });
 }
 
-/** The instruction ratios of an already instrumented module of `kernel` (countedLoops: the sample pass's, if it ran). */
+/** The instruction ratios of an already instrumented module of `kernel` (countedLoops: the sample pass's copies, if it ran). */
 export async function instructionRatioOf(
   kernel: BenchKernel & { bytes: Uint8Array },
   instrumentedBytes: Uint8Array,
-  countedLoops: readonly string[] = [],
+  countedLoops: CountedCopies = { loops: [], whole: [] },
 ): Promise<InstructionRatio> {
   const run = { invoke: kernel.invoke, args: kernel.args, argv: kernel.argv ?? [], repeat: 1, timeoutMs: 600_000 };
   const original = await profileLoops(kernel.file, kernel.bytes, run);
@@ -77,7 +87,7 @@ export async function instructionRatioOf(
   return {
     whole: counted.totalInstructions / original.totalInstructions,
     hotLoop: hot
-      ? inclusiveOf(counted, hot.function, shiftedLoopId(hot.loop, countedLoops)) /
+      ? shiftedLoopIds(hot.loop, countedLoops).reduce((sum, id) => sum + inclusiveOf(counted, hot.function, id), 0) /
         inclusiveOf(original, hot.function, hot.loop)
       : NaN,
     hot: hot ? `${hot.function.replaceAll('(anonymous namespace)::', '').replace(/\(.*$/, '')}/${hot.loop}` : '-',

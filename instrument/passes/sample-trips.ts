@@ -4,10 +4,12 @@
 // write, runs a number of iterations known on entry. Its countdown checks can then be charged at
 // once: on entry the trip count T is computed, and if the countdown stays non-negative after
 // T · (the body's instructions), no check in the loop would have fired — the countdown is lowered
-// by that much and an unchecked copy of the loop runs. Otherwise (a sample falls due inside, or the
-// count could not be trusted: an `i != n` the step never reaches, an `i < n` whose last step would
-// wrap) the checked loop runs as before. Either way the countdown leaves the loop with the value
-// the checked loop gives it, so the samples are the ones the checked loop alone would take.
+// by that much and a copy of the original loop runs, with nothing around it (wholeRunAtEntry; for
+// loops without calls). Otherwise (a sample falls due inside, or the count could not be trusted: an
+// `i != n` the step never reaches, an `i < n` whose last step would wrap) the checked loop runs,
+// fast-forwarding through an unchecked copy up to the iteration a sample falls in (fastForward).
+// Either way the countdown leaves the loop with the value the checked loop gives it, so the samples
+// are the ones the checked loop alone would take.
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -186,7 +188,7 @@ export function staticTrips(counted: CountedLoop, start: number): StaticTrips | 
 /** Locals of one function its fast-forwards share, made on first use. */
 export class TripScratch {
   private made: TripLocals | null = null;
-  constructor(private readonly func: number) {}
+  constructor(readonly func: number) {}
   get locals(): TripLocals {
     const i64 = binaryen.i64;
     this.made ??= {
@@ -201,28 +203,17 @@ export class TripScratch {
 }
 
 /**
- * The statement that goes first in the checked loop's body, before its header check: at the start
- * of an iteration, the iterations left (R, from the induction's current value) and the iterations
- * the countdown covers (Q = countdown ÷ perIteration) are computed; when Q ≥ 1 the unchecked
- * `copy` runs F = min(R, Q) of them and the countdown is charged F · perIteration at once. If
- * that was all of them, the loop is left (by `exitLabel`, a block around it); else the header
- * check that follows fires — a sample is due in this very iteration, as in the checked loop.
- * So only the iteration a sample falls in, and the fast-forward itself, run in the checked loop.
- * With `known` trips from the entry value (entryConstants, staticTrips), an iteration that starts
- * there and whose countdown covers them all skips the computation: it charges them and runs the copy.
+ * Statements that leave in `scratch.locals.remaining` the iterations `counted` has left when an
+ * iteration is about to start (R, from the induction's current value), and the condition under which
+ * R can be trusted (an `i != n` the step reaches, an `i < n` whose last step does not wrap).
  */
-export function fastForward(
+function tripsLeft(
   module: binaryen.Module,
   counted: CountedLoop,
-  copy: Expr,
-  perIteration: number,
-  countdown: number,
   scratch: TripScratch,
-  exitLabel: string,
-  known: StaticTrips | null = null,
-): Expr {
+): { statements: Expr[]; trusted: Expr } {
   const { i32, i64 } = module;
-  const { distance: A, remaining: R, fit: F, bound: B, done: D } = scratch.locals;
+  const { distance: A, remaining: R } = scratch.locals;
   const get = (local: number) => module.local.get(local, binaryen.i64);
   const c64 = (value: number) => i64Const(module, value);
   const { induction, bound, continues, signed } = counted;
@@ -269,6 +260,37 @@ export function fastForward(
       ? i64.le_s(last, signed ? c64(0x7fffffff) : c64(0xffffffff))
       : i64.ge_s(last, signed ? c64(-0x80000000) : c64(0));
   }
+  return { statements, trusted };
+}
+
+/**
+ * The statement that goes first in the checked loop's body, before its header check: at the start
+ * of an iteration, the iterations left (R, from the induction's current value) and the iterations
+ * the countdown covers (Q = countdown ÷ perIteration) are computed; when Q ≥ 1 the unchecked
+ * `copy` runs F = min(R, Q) of them and the countdown is charged F · perIteration at once. If
+ * that was all of them, the loop is left (by `exitLabel`, a block around it); else the header
+ * check that follows fires — a sample is due in this very iteration, as in the checked loop.
+ * So only the iteration a sample falls in, and the fast-forward itself, run in the checked loop.
+ * With `known` trips from the entry value (entryConstants, staticTrips), an iteration that starts
+ * there and whose countdown covers them all skips the computation: it charges them and runs the copy.
+ */
+export function fastForward(
+  module: binaryen.Module,
+  counted: CountedLoop,
+  copy: Expr,
+  perIteration: number,
+  countdown: number,
+  scratch: TripScratch,
+  exitLabel: string,
+  known: StaticTrips | null = null,
+): Expr {
+  const { i32, i64 } = module;
+  const { remaining: R, fit: F, bound: B, done: D } = scratch.locals;
+  const get = (local: number) => module.local.get(local, binaryen.i64);
+  const c64 = (value: number) => i64Const(module, value);
+  const { induction } = counted;
+  const now = () => module.local.get(induction.local, binaryen.i32);
+  const { statements, trusted } = tripsLeft(module, counted, scratch);
   const countdownNow = () => module.local.get(countdown, binaryen.i32);
   statements.push(module.local.set(F, i64.div_s(i64.extend_s(countdownNow()), c64(perIteration))));
   const charge = known === null ? 0 : known.trips * perIteration;
@@ -294,6 +316,7 @@ export function fastForward(
     ];
     return module.block(skip, [
       module.block(run, [whole, ...partial]),
+      ...freshFloatReads(module, scratch.func, copy),
       copy,
       module.br(exitLabel, module.local.get(D, binaryen.i32)),
     ]);
@@ -307,6 +330,7 @@ export function fastForward(
           module.local.set(F, module.select(i64.le_u(get(R), get(F)), get(R), get(F))),
           module.local.set(countdown, i32.sub(countdownNow(), i32.wrap(i64.mul(get(F), c64(perIteration))))),
           module.local.set(B, i32.add(now(), i32.mul(i32.wrap(get(F)), i32.const(induction.step)))),
+          ...freshFloatReads(module, scratch.func, copy),
           copy,
           module.br(exitLabel, i64.eq(get(F), get(R))),
         ],
@@ -332,4 +356,93 @@ export function uncheckedCopy(module: binaryen.Module, counted: CountedLoop, lab
     counted.side === null ? condition : counted.side === 0 ? Binary.getLeft(condition) : Binary.getRight(condition);
   Break.setCondition(last, module.i32.ne(stepped, module.local.get(boundLocal, binaryen.i32)));
   return copy;
+}
+
+/** A copy of `loop` under `label`, otherwise unchanged (the body holds no other label). */
+export function plainCopy(counted: CountedLoop, label: string, module: binaryen.Module): Expr {
+  const copy = module.copyExpression(counted.loop);
+  Loop.setName(copy, label);
+  const body = Loop.getBody(copy);
+  const last = idOf(body) === Id.Block ? Block.getChildAt(body, Block.getNumChildren(body) - 1) : body;
+  Break.setName(last, label);
+  return copy;
+}
+
+/**
+ * The statement put right before the checked loop, in the block `exitLabel` around it: on entry,
+ * when the countdown covers every iteration the loop will run (R · perIteration, R from the
+ * induction's entry value, or `known` trips), no check inside would fire — the countdown is charged
+ * at once and `plain`, a copy of the original loop with no wrapper and no check, runs instead; the
+ * block is then left. Otherwise the checked loop runs with its per-iteration fast-forward. So the
+ * loop TurboFan compiles for the common case is the original one, with nothing else live across it
+ * but the countdown.
+ */
+export function wholeRunAtEntry(
+  module: binaryen.Module,
+  counted: CountedLoop,
+  plain: Expr,
+  perIteration: number,
+  countdown: number,
+  scratch: TripScratch,
+  exitLabel: string,
+  known: StaticTrips | null,
+): Expr {
+  const { i32, i64 } = module;
+  const countdownNow = () => module.local.get(countdown, binaryen.i32);
+  const fresh = freshFloatReads(module, scratch.func, plain);
+  const run = (charge: Expr) =>
+    module.block(null, [module.local.set(countdown, charge), ...fresh, plain, module.br(exitLabel)], binaryen.none);
+  const charge = known === null ? 0 : known.trips * perIteration;
+  if (known !== null && charge <= 0x3fffffff)
+    return module.if(i32.ge_s(countdownNow(), i32.const(charge)), run(i32.sub(countdownNow(), i32.const(charge))));
+  const { remaining: R } = scratch.locals;
+  const { statements, trusted } = tripsLeft(module, counted, scratch);
+  const cost = () => i64.mul(module.local.get(R, binaryen.i64), i64Const(module, perIteration));
+  return module.block(
+    null,
+    [
+      ...statements,
+      module.if(
+        i32.and(trusted, i64.ge_s(i64.extend_s(countdownNow()), cost())),
+        run(i32.sub(countdownNow(), i32.wrap(cost()))),
+      ),
+    ],
+    binaryen.none,
+  );
+}
+
+/**
+ * Gives each float local that `loop` reads and never writes a local of its own, set right before
+ * the loop to `copysign(x, x)` — x bit for bit, NaNs included, and not folded away by V8 — and
+ * returns those sets. Why: once a value is live across a call (every enclosing loop header's
+ * check has one on its rare path), TurboFan's register allocator leaves it in its stack slot for
+ * the rest of its range, and a float multiply may take that operand from memory, so an unchanged
+ * copy of gemm's loop read `alpha` from the stack in every iteration (+4–5% on gemm -O2). A value
+ * defined after the last call before the loop gets a register.
+ */
+export function freshFloatReads(module: binaryen.Module, func: number, loop: Expr): Expr[] {
+  const written = new Set<number>();
+  const reads: Expr[] = [];
+  walkPostOrder(loop, (expr) => {
+    const id = idOf(expr);
+    if (id === Id.LocalSet) written.add(LocalSet.getIndex(expr));
+    else if (id === Id.LocalGet && (typeOf(expr) === binaryen.f64 || typeOf(expr) === binaryen.f32)) reads.push(expr);
+  });
+  const renamed = new Map<number, number>();
+  const sets: Expr[] = [];
+  for (const read of reads) {
+    const local = LocalGet.getIndex(read);
+    if (written.has(local)) continue;
+    const type = typeOf(read);
+    let fresh = renamed.get(local);
+    if (fresh === undefined) {
+      fresh = addVar(func, type);
+      renamed.set(local, fresh);
+      const value = () => module.local.get(local, type);
+      const f = type === binaryen.f64 ? module.f64 : module.f32;
+      sets.push(module.local.set(fresh, f.copysign(value(), value())));
+    }
+    LocalGet.setIndex(read, fresh);
+  }
+  return sets;
 }

@@ -29,6 +29,9 @@ import {
   Loop,
   Unary,
   addVar,
+  idOf,
+  Id,
+  walkPostOrder,
   childSlots as childSlotsOf,
   type ChildSlot,
   type Expr,
@@ -61,6 +64,8 @@ import {
   fastForward,
   staticTrips,
   uncheckedCopy,
+  plainCopy,
+  wholeRunAtEntry,
   type CountedLoop,
   type StaticTrips,
 } from './sample-trips.js';
@@ -96,6 +101,8 @@ export interface SampleOptions {
   countedLoops?: boolean;
   /** Let a region's check charge the leaves checked at its start and a loop header's next run (windowedCheck, prechargeHeaders; default true). Off, each checks itself: the same samples, more instructions. */
   chargeAhead?: boolean;
+  /** Run a counted loop entered with a countdown that covers all its iterations as an unchanged copy of the original (wholeRunAtEntry; default true). Off, its checked loop fast-forwards from the first iteration: the same samples. */
+  wholeRuns?: boolean;
 }
 
 export interface SampleLayout {
@@ -124,6 +131,8 @@ export interface SampleLayout {
    * falls among them was due inside the leaf (src/blame/folded-samples.ts).
    */
   foldedCalls: FoldedCallEntry[];
+  /** Those of `countedLoops` with a whole copy right before them (run when the countdown covers the loop on entry, wholeRunAtEntry). */
+  wholeLoops: string[];
 }
 
 export type FoldedCallEntry = [
@@ -228,6 +237,7 @@ export function applySampling(
   const nodeBytes: number[] = [];
   const countedLoops: string[] = [];
   const foldedCalls: FoldedCallEntry[] = [];
+  const wholeLoops: string[] = [];
   /** Per charged leaf: its one region and what its sample records. */
   const chargedRegions = new Map<string, ChargedRegion>();
   /** Calls of charged leaves: their checks go in once every leaf's region is known. */
@@ -441,7 +451,26 @@ export function applySampling(
       const exit = `${FAST_LABEL}exit${j}`;
       const entry = entries.get(loop);
       const known = entry && entry.local === counted.induction.local ? staticTrips(counted, entry.value) : null;
-      slot.replace(module.block(exit, [loop], binaryen.none));
+      // Entered with a countdown that covers all of it, the loop runs as the original (wholeRunAtEntry).
+      // Not for a loop that makes calls: nothing stays in registers across them anyway, and the
+      // third copy cost elements -O2's corner loop 2–3%.
+      const whole =
+        options.wholeRuns === false || makesCalls(loop)
+          ? []
+          : [
+              wholeRunAtEntry(
+                module,
+                counted,
+                plainCopy(counted, `${FAST_LABEL}whole${j}`, module),
+                header.instructions,
+                countdown.local!,
+                scratch,
+                exit,
+                known,
+              ),
+            ];
+      if (whole.length > 0) wholeLoops.push(fn.site.loops[j]!);
+      slot.replace(module.block(exit, [...whole, loop], binaryen.none));
       fastLoops.push({ loop, counted, copy, perIteration: header.instructions, exit, known });
       countedLoops.push(fn.site.loops[j]!);
     });
@@ -515,6 +544,7 @@ export function applySampling(
     stack,
     countedLoops,
     foldedCalls,
+    wholeLoops,
   };
 }
 
@@ -1073,4 +1103,13 @@ function loopParentsOf(byId: ReadonlyMap<string, { parent?: string | null }>, lo
     const parent = byId.get(id)?.parent;
     return parent ? loopIds.indexOf(parent) : -1;
   });
+}
+
+/** Whether `loop` calls anything (a folded leaf's call included). */
+function makesCalls(loop: Expr): boolean {
+  let found = false;
+  walkPostOrder(loop, (expr) => {
+    if (idOf(expr) === Id.Call || idOf(expr) === Id.CallIndirect) found = true;
+  });
+  return found;
 }
