@@ -99,7 +99,10 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
     summary,
     () =>
       `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
-      `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites` +
+      `wrote ${sitesFile}: ${summary.functions} functions, ` +
+      (result.sites.analysed === 'functions'
+        ? 'loops and call sites not analysed by this mode'
+        : `${summary.loops} loops, ${summary.calls} call sites`) +
       (factsFile ? `\nwrote ${factsFile}: the sampling pass's flow facts` : ''),
   );
 }
