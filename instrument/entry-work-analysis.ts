@@ -169,7 +169,13 @@ function countBody(body: Expr): { instructions: number; loops: CountedLoop[]; pa
   if (tailCalls) return null;
   graph.edge(cur, exit);
   // A lone loop has no other loop to sit in.
-  const parents = loops.length < 2 ? loops.map(() => null) : graph.loopParents(entry, loops.map((l) => l.header));
+  const parents =
+    loops.length < 2
+      ? loops.map(() => null)
+      : graph.loopParents(
+          entry,
+          loops.map((l) => l.header),
+        );
   return { instructions, loops, parents };
 }
 

@@ -5,9 +5,10 @@
 import { readModule, emitModule } from './module-io.js';
 import { applyMemoryLayout, planMemoryLayout } from './memory-layout.js';
 import { finishBinary } from './binary-patch.js';
-import { fitEngineLimits } from './engine-limits.js';
+import { fitEngineLimits, type FittedFunction } from './engine-limits.js';
+import { patchEntryWork } from './entry-work-binary.js';
 import { analyzeEntryWork } from './entry-work-analysis.js';
-import { applyEntryWork, entryWorkPass } from './passes/entry-work.js';
+import { applyEntryWork, entryWorkLayout, entryWorkPass } from './passes/entry-work.js';
 import type { InstrumentOptions } from './pass-contract.js';
 import type { FunctionSite } from './sites.js';
 import type { InstrumentResult } from './pipeline.js';
@@ -23,10 +24,25 @@ export function instrumentEntryWork(
     const analysis = analyzeEntryWork(module);
     if (analysis === null) return null;
     const layout = planMemoryLayout(module, entryWorkPass.regions(options), options);
-    applyMemoryLayout(module, layout, options);
-    const entryWork = applyEntryWork(module, analysis.functions, layout.regions['entry-work']!);
-    const fitted = fitEngineLimits(module);
-    const out = finishBinary(emitModule(module, `mode ${entryWorkPass.name}`), layout);
+    const region = layout.regions['entry-work']!;
+    let entryWork = entryWorkLayout(analysis.functions, region);
+    let fitted: FittedFunction[] = [];
+    let emitted = patchEntryWork(
+      bytes,
+      layout,
+      region,
+      analysis.functions.map((f) => f.own),
+    );
+    if (emitted) {
+      if (!WebAssembly.validate(emitted as Uint8Array<ArrayBuffer>))
+        throw new Error(`internal: the entry-work binary edit produced a module Node cannot compile`);
+    } else {
+      applyMemoryLayout(module, layout, options);
+      entryWork = applyEntryWork(module, analysis.functions, region);
+      fitted = fitEngineLimits(module);
+      emitted = emitModule(module, `mode ${entryWorkPass.name}`);
+    }
+    const out = finishBinary(emitted, layout);
     const functions: FunctionSite[] = analysis.functions.map((f) => ({
       id: `F${f.index}`,
       index: f.index,

@@ -50,20 +50,34 @@ export function countedFunctions(analysis: ModuleAnalysis): CountedFunction[] {
   });
 }
 
-export function applyEntryWork(
-  module: binaryen.Module,
-  counted: CountedFunction[],
-  region: { base: number; bytes: number },
-): EntryWorkLayout {
+/** The counters' record: one per counted function, named unless it is one of the pipeline's own. */
+export function entryWorkLayout(counted: CountedFunction[], region: { base: number; bytes: number }): EntryWorkLayout {
   const needed = counted.length * ENTRY_WORK_COUNTER_BYTES;
   if (needed > region.bytes)
     throw new Error(
       `the entry-work counters need ${needed} bytes for ${counted.length} functions, ${region.bytes} are reserved (entryWorkBytes)`,
     );
-  const functions = counted.map((fn) => {
-    const name = Func.getName(fn.func);
-    const body = Func.getBody(fn.func);
-    if (!body || name === MEMORY_GROW_FUNCTION || name.startsWith('taintlens$')) return null;
+  return {
+    schema: ENTRY_WORK_SCHEMA,
+    base: region.base,
+    bytes: needed,
+    functions: counted.map((fn) => (isCounted(fn) ? fn.name : null)),
+  };
+}
+
+function isCounted(fn: CountedFunction): boolean {
+  const name = Func.getName(fn.func);
+  return Func.getBody(fn.func) !== 0 && name !== MEMORY_GROW_FUNCTION && !name.startsWith('taintlens$');
+}
+
+export function applyEntryWork(
+  module: binaryen.Module,
+  counted: CountedFunction[],
+  region: { base: number; bytes: number },
+): EntryWorkLayout {
+  const layout = entryWorkLayout(counted, region);
+  for (const fn of counted) {
+    if (!isCounted(fn)) continue;
     const offset = region.base + fn.index * ENTRY_WORK_COUNTER_BYTES;
     const add = (by: number): Expr =>
       module.i64.store(
@@ -75,15 +89,10 @@ export function applyEntryWork(
     fn.loopExprs.forEach((loop, i) => {
       Loop.setBody(loop, module.block(null, [add(fn.own.loops[i]!), Loop.getBody(loop)], binaryen.auto));
     });
+    const body = Func.getBody(fn.func);
     Func.setBody(fn.func, module.block(null, [add(fn.own.entry), body], Func.getResults(fn.func)));
-    return fn.name;
-  });
-  return {
-    schema: ENTRY_WORK_SCHEMA,
-    base: region.base,
-    bytes: counted.length * ENTRY_WORK_COUNTER_BYTES,
-    functions,
-  };
+  }
+  return layout;
 }
 
 /** The counters of a run's region, by the layout's function names (functions not entered left out). */
