@@ -15,6 +15,8 @@ import { concat } from './binary-patch.js';
 import { sleb, uleb } from '../src/util/leb128.js';
 
 const SECTION = { custom: 0, type: 1, import: 2, function: 3, memory: 5, global: 6, export: 7, code: 10 } as const;
+/** Known sections in the order the binary format requires (tags, 13, sit before globals; data count, 12, before code). */
+const ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
 const I32 = 0x7f;
 const I64 = 0x7e;
 const FUNC_TYPE = 0x60;
@@ -29,18 +31,18 @@ export interface EntryWorkCounts {
 
 class Unsupported extends Error {}
 
-/** The instrumented binary (before finishBinary), or null when this module needs Binaryen's rewrite. */
+/** The instrumented binary (before finishBinary), or why this module needs Binaryen's rewrite. */
 export function patchEntryWork(
   bytes: Uint8Array,
   layout: MemoryLayout,
   counters: { base: number },
   counts: EntryWorkCounts[],
-): Uint8Array | null {
-  if (layout.placement !== 'below') return null;
+): { bytes: Uint8Array } | { refused: string } {
+  if (layout.placement !== 'below') return { refused: `the ${layout.placement} placement` };
   try {
-    return patch(bytes, layout, counters.base, counts);
+    return { bytes: patch(bytes, layout, counters.base, counts) };
   } catch (error) {
-    if (error instanceof Unsupported) return null;
+    if (error instanceof Unsupported) return { refused: error.message };
     throw error;
   }
 }
@@ -57,8 +59,8 @@ interface ModuleShape {
 function patch(bytes: Uint8Array, layout: MemoryLayout, counterBase: number, counts: EntryWorkCounts[]): Uint8Array {
   const sections = readSections(bytes);
   const shape = readShape(bytes, sections);
-  if (!shape.hasMemory) throw new Unsupported();
-  if (shape.functionTypes.length !== counts.length) throw new Unsupported();
+  if (!shape.hasMemory) throw new Unsupported('no memory section');
+  if (shape.functionTypes.length !== counts.length) throw new Unsupported('function count differs from the analysis');
   const globalBase = shape.importedGlobals + shape.definedGlobals;
   const g = { pages: globalBase, outOfRoom: globalBase + 1, bytes: globalBase + 2, bytes32: globalBase + 3 };
   const growIndex = shape.importedFunctions + shape.functionTypes.length;
@@ -69,8 +71,7 @@ function patch(bytes: Uint8Array, layout: MemoryLayout, counterBase: number, cou
   if (newType) growType = shape.types.length;
   // The sections this edit extends; a module without one of them goes through Binaryen.
   const has = (id: number) => sections.some((s) => s.id === id);
-  if (![SECTION.type, SECTION.function, SECTION.global, SECTION.export, SECTION.code].every(has))
-    throw new Unsupported();
+  if (![SECTION.type, SECTION.function, SECTION.code].every(has)) throw new Unsupported('no functions');
   const code = sections.find((s) => s.id === SECTION.code)!;
   const bodies = rewriteCode(bytes, code, shape, counts, {
     counterBase,
@@ -91,16 +92,34 @@ function patch(bytes: Uint8Array, layout: MemoryLayout, counterBase: number, cou
     const count = reader.uleb();
     emit(section.id, [leb(count + added.length), bytes.subarray(reader.pos, section.end), ...added]);
   };
+  let globalsDone = false;
+  let exportsDone = false;
   for (const section of sections) {
     const id = section.id;
     if (id === SECTION.custom) {
       // Debug info would describe code that moved; names keep their indices.
       if (section.name === 'name') parts.push(bytes.subarray(section.offset, section.end));
-    } else if (id === SECTION.type && newType) extend(section, [funcType()]);
+      continue;
+    }
+    // A module without globals or exports gets the section where the binary format orders it.
+    if (!globalsDone && ORDER.indexOf(id) > ORDER.indexOf(SECTION.global)) {
+      emit(SECTION.global, [leb(4), ...newGlobals(layout, initialBytes)]);
+      globalsDone = true;
+    }
+    if (!exportsDone && ORDER.indexOf(id) > ORDER.indexOf(SECTION.export)) {
+      emit(SECTION.export, [leb(1), globalExport(g.outOfRoom)]);
+      exportsDone = true;
+    }
+    if (id === SECTION.type && newType) extend(section, [funcType()]);
     else if (id === SECTION.function) extend(section, [leb(growType)]);
-    else if (id === SECTION.global) extend(section, newGlobals(layout, initialBytes));
-    else if (id === SECTION.export) extend(section, [globalExport(g.outOfRoom)]);
-    else if (id === SECTION.code) emit(id, [leb(bodies.length), ...bodies.flatMap((body) => [leb(body.length), body])]);
+    else if (id === SECTION.global) {
+      extend(section, newGlobals(layout, initialBytes));
+      globalsDone = true;
+    } else if (id === SECTION.export) {
+      extend(section, [globalExport(g.outOfRoom)]);
+      exportsDone = true;
+    } else if (id === SECTION.code)
+      emit(id, [leb(bodies.length), ...bodies.flatMap((body) => [leb(body.length), body])]);
     else parts.push(bytes.subarray(section.offset, section.end));
   }
   return concat(parts);
@@ -162,7 +181,7 @@ function readShape(bytes: Uint8Array, sections: Section[]): ModuleShape {
     if (section.id === SECTION.type) {
       const count = r.uleb();
       for (let i = 0; i < count; i++) {
-        if (r.u8() !== FUNC_TYPE) throw new Unsupported();
+        if (r.u8() !== FUNC_TYPE) throw new Unsupported('a type other than a function type (GC)');
         const paramTypes = valueTypes(r);
         shape.types.push({ params: paramTypes.length, paramTypes, results: valueTypes(r) });
       }
@@ -179,14 +198,15 @@ function readShape(bytes: Uint8Array, sections: Section[]): ModuleShape {
           valueType(r);
           r.u8();
           shape.importedGlobals++;
-        } else throw new Unsupported(); // an imported table or memory: Binaryen's path says what it does with it
+        } else throw new Unsupported('an imported table or memory'); // an imported table or memory: Binaryen's path says what it does with it
       }
     } else if (section.id === SECTION.function) {
       const count = r.uleb();
       for (let i = 0; i < count; i++) shape.functionTypes.push(r.uleb());
     } else if (section.id === SECTION.memory) {
       const count = r.uleb();
-      if (count !== 1 || (bytes[r.pos]! & ~1) !== 0) throw new Unsupported(); // several, shared or 64-bit
+      if (count !== 1 || (bytes[r.pos]! & ~1) !== 0)
+        throw new Unsupported('several memories, or a shared or 64-bit memory'); // several, shared or 64-bit
       shape.hasMemory = true;
     } else if (section.id === SECTION.global) {
       shape.definedGlobals = r.uleb();
@@ -197,7 +217,7 @@ function readShape(bytes: Uint8Array, sections: Section[]): ModuleShape {
 
 function valueType(r: ByteReader): number {
   const type = r.u8();
-  if (type < 0x6f || type > 0x7f) throw new Unsupported();
+  if (type < 0x6f || type > 0x7f) throw new Unsupported('a value type other than numbers, v128 and references');
   return type;
 }
 
@@ -224,7 +244,7 @@ function rewriteCode(
 ): Uint8Array[] {
   const r = new ByteReader(bytes, code.contentStart);
   const count = r.uleb();
-  if (count !== counts.length) throw new Unsupported();
+  if (count !== counts.length) throw new Unsupported('body count differs from the analysis');
   const bodies: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
     const size = r.uleb();
@@ -273,10 +293,10 @@ function rewriteBody(
   /** A memarg at r.pos: its static offset moved up by programBase. */
   const relocate = () => {
     const align = r.uleb();
-    if (align & 0x40) throw new Unsupported(); // a memory index: multi-memory
+    if (align & 0x40) throw new Unsupported('a memory index (multi-memory)'); // a memory index: multi-memory
     const at = r.pos;
     const offset = r.uleb() + targets.programBase;
-    if (offset > 0xffffffff) throw new Unsupported();
+    if (offset > 0xffffffff) throw new Unsupported('a static offset past 4 GiB once moved');
     edit(at, r.pos, uleb(offset));
   };
   // address -> (a = address + base) >= base ? a : -1, as relocateAccess's select (a wrapped address stays out of bounds).
@@ -291,7 +311,7 @@ function rewriteBody(
     switch (op) {
       case 0x03: // loop
         blockType(r);
-        if (loops >= counts.loops.length) throw new Unsupported(); // not Binaryen's loops one to one
+        if (loops >= counts.loops.length) throw new Unsupported('more loops than Binaryen read'); // not Binaryen's loops one to one
         edit(r.pos, r.pos, counterAdd(counterOffset, counts.loops[loops++]!));
         break;
       case 0x02:
@@ -326,11 +346,11 @@ function rewriteBody(
         break;
       }
       case 0x3f: // memory.size
-        if (r.u8() !== 0) throw new Unsupported();
+        if (r.u8() !== 0) throw new Unsupported('memory.size of another memory');
         edit(at, r.pos, [0x23, ...uleb(targets.pagesGlobal)]);
         break;
       case 0x40: // memory.grow
-        if (r.u8() !== 0) throw new Unsupported();
+        if (r.u8() !== 0) throw new Unsupported('memory.grow of another memory');
         edit(at, r.pos, [0x10, ...uleb(targets.growFunction)]);
         break;
       case 0x41:
@@ -353,7 +373,7 @@ function rewriteBody(
           // memory.init / copy / fill: the destination (and copy's source) moved up, out of bounds kept out of bounds.
           bulk = true;
           if (sub === 8) r.uleb();
-          if (r.u8() !== 0 || (sub === 10 && r.u8() !== 0)) throw new Unsupported();
+          if (r.u8() !== 0 || (sub === 10 && r.u8() !== 0)) throw new Unsupported('a bulk operation on another memory');
           const size = temp;
           const second = temp + 1;
           const op = bytes.subarray(at, r.pos);
@@ -370,7 +390,7 @@ function rewriteBody(
         }
         const immediates: Record<number, number> = { 9: 1, 12: 2, 13: 1, 14: 2, 15: 1, 16: 1, 17: 1 };
         const n = immediates[sub];
-        if (n === undefined) throw new Unsupported();
+        if (n === undefined) throw new Unsupported(`the instruction 0xfc ${sub}`);
         for (let k = 0; k < n; k++) r.uleb();
         break;
       }
@@ -382,26 +402,29 @@ function rewriteBody(
           r.skip(1);
         } else if (sub === 12 || sub === 13) r.skip(16);
         else if (sub >= 21 && sub <= 34) r.skip(1);
-        else if (sub > 275) throw new Unsupported();
+        else if (sub > 275) throw new Unsupported(`the instruction 0xfd ${sub}`);
         break;
       }
       default:
         if (op >= 0x28 && op <= 0x3e) relocate();
         else if (!(op <= 0x01 || op === 0x05 || op === 0x0b || op === 0x0f || op === 0x1a || op === 0x1b))
-          if (!(op >= 0x45 && op <= 0xc4) && op !== 0xd1) throw new Unsupported(); // exceptions, tail calls, GC, atomics
+          if (!(op >= 0x45 && op <= 0xc4) && op !== 0xd1)
+            throw new Unsupported(`the instruction 0x${op.toString(16)} (exceptions, tail calls, GC, atomics)`); // exceptions, tail calls, GC, atomics
     }
   }
   if (r.pos !== end) throw new Error(`internal: function ${index}'s body ends past its size`);
-  if (loops !== counts.loops.length) throw new Unsupported();
+  if (loops !== counts.loops.length) throw new Unsupported('fewer loops than Binaryen read');
   out.push(bytes.subarray(copied, end));
   const head: number[] = [];
   if (bulk) {
-    if (params + locals + BULK_TEMPS > FIT_LOCALS_ABOVE) throw new Unsupported();
+    if (params + locals + BULK_TEMPS > FIT_LOCALS_ABOVE)
+      throw new Unsupported('more locals than the engine-limit fitting leaves alone');
     head.push(...uleb(groups + 1));
     out.unshift(bytes.subarray(bodyStart + uleb(groups).length, localsEnd), [...uleb(BULK_TEMPS), I32]);
     return concat([Uint8Array.from(head), ...out.map(asBytes)]);
   }
-  if (params + locals > FIT_LOCALS_ABOVE) throw new Unsupported();
+  if (params + locals > FIT_LOCALS_ABOVE)
+    throw new Unsupported('more locals than the engine-limit fitting leaves alone');
   return concat([bytes.subarray(bodyStart, localsEnd), ...out.map(asBytes)]);
 }
 
@@ -414,7 +437,7 @@ function blockType(r: ByteReader): void {
   if (type === 0x40 || (type >= 0x6f && type <= 0x7f)) return;
   // A type index (multi-value): a signed LEB starting with this byte.
   r.pos--;
-  if (r.sleb() < 0) throw new Unsupported();
+  if (r.sleb() < 0) throw new Unsupported('a multi-value block type');
 }
 
 const leb = (value: number) => Uint8Array.from(uleb(value));

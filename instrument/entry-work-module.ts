@@ -27,13 +27,15 @@ export function instrumentEntryWork(
     const region = layout.regions['entry-work']!;
     let entryWork = entryWorkLayout(analysis.functions, region);
     let fitted: FittedFunction[] = [];
-    let emitted = patchEntryWork(
+    const patched = patchEntryWork(
       bytes,
       layout,
       region,
       analysis.functions.map((f) => f.own),
     );
-    if (emitted) {
+    let emitted: Uint8Array;
+    if ('bytes' in patched) {
+      emitted = patched.bytes;
       if (!WebAssembly.validate(emitted as Uint8Array<ArrayBuffer>))
         throw new Error(`internal: the entry-work binary edit produced a module Node cannot compile`);
     } else {

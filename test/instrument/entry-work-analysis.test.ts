@@ -18,14 +18,16 @@ const T = { timeout: 120_000 };
 const modules = (dir: string) =>
   readdirSync(dir)
     .filter((f) => f.endsWith('.wasm'))
+    .sort()
     .map((f) => join(dir, f));
 
 const countsOf = (list: ReturnType<typeof countedFunctions>) =>
   list.map((f) => ({ index: f.index, name: f.name, instructions: f.instructions, loops: f.loopExprs, own: f.own }));
 
 test('the light analysis counts what the site analysis counts', T, () => {
-  const files = [...modules('native/wasm'), ...modules('test/fuzz/corpus')];
-  expect(files.length).toBeGreaterThan(100);
+  // Every native kernel, and half the fuzz corpus (the test's time is mostly the full analysis).
+  const files = [...modules('native/wasm'), ...modules('test/fuzz/corpus').filter((_, i) => i % 2 === 0)];
+  expect(files.length).toBeGreaterThan(80);
   let nested = 0;
   for (const file of files) {
     const module = readModule(new Uint8Array(readFileSync(file)), file);
