@@ -90,6 +90,7 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
     sites: sitesFile,
     ...(factsFile ? { facts: factsFile } : {}),
     functions: result.sites.functions.length,
+    ...(result.sites.analysed ? { analysed: result.sites.analysed } : {}),
     loops: result.sites.loops.length,
     calls: result.sites.calls.length,
     bytes: { before: bytes.length, after: result.bytes.length },
