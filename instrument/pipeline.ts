@@ -16,6 +16,7 @@ import type { InstrumentOptions } from './pass-contract.js';
 import { passRegistry } from './pass-registry.js';
 import { fitEngineLimits, type FittedFunction } from './engine-limits.js';
 import { isTailCall, lowerTailCalls } from './tail-calls.js';
+import { instrumentEntryWork } from './entry-work-module.js';
 
 export type { InstrumentOptions, PassContext, PassDescriptor } from './pass-contract.js';
 
@@ -33,6 +34,8 @@ export interface InstrumentedSites extends SiteTable {
   fitted?: FittedFunction[];
   /** Tail calls run as a call and a return under instrumentation (tail-calls.ts; absent when none). */
   tailCalls?: number;
+  /** 'functions': only the functions were analysed (the entry-work mode alone), `loops` and `calls` are left empty. */
+  analysed?: 'functions';
 }
 
 export interface InstrumentResult {
@@ -66,6 +69,16 @@ export function instrumentModule(
 ): InstrumentResult {
   refuseInstrumented(bytes, file);
   const chosen = passRegistry.compose(modes);
+  if (chosen.length === 1 && chosen[0]!.name === 'entry-work') {
+    // The taint analysis's first run: its own light path (entry-work-module.ts), unless the module has tail calls.
+    let light: InstrumentResult | null;
+    try {
+      light = instrumentEntryWork(bytes, file, options);
+    } catch (error) {
+      throw describeFailure(file, error);
+    }
+    if (light) return light;
+  }
   const module = readModule(bytes, file);
   try {
     let analysis = analyzeModule(module);

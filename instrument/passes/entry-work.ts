@@ -8,7 +8,8 @@
 import binaryen from 'binaryen';
 import type { PassDescriptor } from '../pass-contract.js';
 import { Func, Loop, i64Const, type Expr } from '../ir.js';
-import type { FunctionAnalysis, LoopSite, ModuleAnalysis } from '../sites.js';
+import type { ModuleAnalysis } from '../sites.js';
+import { ownInstructions, type CountedFunction } from '../entry-work-analysis.js';
 import { MEMORY_GROW_FUNCTION } from '../memory-layout.js';
 
 export const ENTRY_WORK_SCHEMA = 'taintlens/entry-work@1';
@@ -28,37 +29,56 @@ export interface EntryWorkLayout {
   functions: Array<string | null>;
 }
 
-/** Instructions of the function outside its loops, and of each loop (site-table order) outside its nested loops; at least 1 each. */
-export function ownInstructions(
-  fn: FunctionAnalysis,
-  loopById: Map<string, LoopSite>,
-): { entry: number; loops: number[] } {
-  const loops = fn.site.loops.map((id) => loopById.get(id)!);
-  const own = new Map(loops.map((l) => [l.id, l.instructions]));
-  let entry = fn.site.instructions;
-  for (const loop of loops) {
-    if (loop.parent === null) entry -= loop.instructions;
-    else own.set(loop.parent, own.get(loop.parent)! - loop.instructions);
-  }
-  return { entry: Math.max(entry, 1), loops: loops.map((l) => Math.max(own.get(l.id)!, 1)) };
+/** The pass's counts from the full site analysis (the mode composed with others). */
+export function countedFunctions(analysis: ModuleAnalysis): CountedFunction[] {
+  const loopIndex = new Map(analysis.table.loops.map((l) => [l.id, l]));
+  return analysis.functions.map((fn) => {
+    const loops = fn.site.loops.map((id) => loopIndex.get(id)!);
+    const position = new Map(loops.map((l, i) => [l.id, i]));
+    return {
+      index: fn.site.index,
+      name: fn.site.name,
+      func: fn.func,
+      instructions: fn.site.instructions,
+      loopExprs: fn.loopExprs,
+      own: ownInstructions(
+        fn.site.instructions,
+        loops,
+        loops.map((l) => (l.parent === null ? null : position.get(l.parent)!)),
+      ),
+    };
+  });
+}
+
+/** The counters' record: one per counted function, named unless it is one of the pipeline's own. */
+export function entryWorkLayout(counted: CountedFunction[], region: { base: number; bytes: number }): EntryWorkLayout {
+  const needed = counted.length * ENTRY_WORK_COUNTER_BYTES;
+  if (needed > region.bytes)
+    throw new Error(
+      `the entry-work counters need ${needed} bytes for ${counted.length} functions, ${region.bytes} are reserved (entryWorkBytes)`,
+    );
+  return {
+    schema: ENTRY_WORK_SCHEMA,
+    base: region.base,
+    bytes: needed,
+    functions: counted.map((fn) => (isCounted(fn) ? fn.name : null)),
+  };
+}
+
+function isCounted(fn: CountedFunction): boolean {
+  const name = Func.getName(fn.func);
+  return Func.getBody(fn.func) !== 0 && name !== MEMORY_GROW_FUNCTION && !name.startsWith('taintlens$');
 }
 
 export function applyEntryWork(
   module: binaryen.Module,
-  analysis: ModuleAnalysis,
+  counted: CountedFunction[],
   region: { base: number; bytes: number },
 ): EntryWorkLayout {
-  const needed = analysis.functions.length * ENTRY_WORK_COUNTER_BYTES;
-  if (needed > region.bytes)
-    throw new Error(
-      `the entry-work counters need ${needed} bytes for ${analysis.functions.length} functions, ${region.bytes} are reserved (entryWorkBytes)`,
-    );
-  const loopById = new Map(analysis.table.loops.map((l) => [l.id, l]));
-  const functions = analysis.functions.map((fn) => {
-    const name = Func.getName(fn.func);
-    const body = Func.getBody(fn.func);
-    if (!body || name === MEMORY_GROW_FUNCTION || name.startsWith('taintlens$')) return null;
-    const offset = region.base + fn.site.index * ENTRY_WORK_COUNTER_BYTES;
+  const layout = entryWorkLayout(counted, region);
+  for (const fn of counted) {
+    if (!isCounted(fn)) continue;
+    const offset = region.base + fn.index * ENTRY_WORK_COUNTER_BYTES;
     const add = (by: number): Expr =>
       module.i64.store(
         offset,
@@ -66,19 +86,13 @@ export function applyEntryWork(
         module.i32.const(0),
         module.i64.add(module.i64.load(offset, 8, module.i32.const(0)), i64Const(module, by)),
       );
-    const own = ownInstructions(fn, loopById);
     fn.loopExprs.forEach((loop, i) => {
-      Loop.setBody(loop, module.block(null, [add(own.loops[i]!), Loop.getBody(loop)], binaryen.auto));
+      Loop.setBody(loop, module.block(null, [add(fn.own.loops[i]!), Loop.getBody(loop)], binaryen.auto));
     });
-    Func.setBody(fn.func, module.block(null, [add(own.entry), body], Func.getResults(fn.func)));
-    return fn.site.name;
-  });
-  return {
-    schema: ENTRY_WORK_SCHEMA,
-    base: region.base,
-    bytes: analysis.functions.length * ENTRY_WORK_COUNTER_BYTES,
-    functions,
-  };
+    const body = Func.getBody(fn.func);
+    Func.setBody(fn.func, module.block(null, [add(fn.own.entry), body], Func.getResults(fn.func)));
+  }
+  return layout;
 }
 
 /** The counters of a run's region, by the layout's function names (functions not entered left out). */
@@ -102,5 +116,6 @@ export const entryWorkPass: PassDescriptor<EntryWorkLayout> = {
   reserves: ['entry-work'],
   siteRecord: 'EntryWorkLayout: the counter region and the function of each of its counters',
   regions: (options) => [{ name: 'entry-work', bytes: options.entryWorkBytes ?? DEFAULT_ENTRY_WORK_BYTES }],
-  apply: ({ module, analysis, layout }) => applyEntryWork(module, analysis, layout.regions['entry-work']!),
+  apply: ({ module, analysis, layout }) =>
+    applyEntryWork(module, countedFunctions(analysis), layout.regions['entry-work']!),
 };

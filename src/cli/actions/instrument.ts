@@ -90,6 +90,7 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
     sites: sitesFile,
     ...(factsFile ? { facts: factsFile } : {}),
     functions: result.sites.functions.length,
+    ...(result.sites.analysed ? { analysed: result.sites.analysed } : {}),
     loops: result.sites.loops.length,
     calls: result.sites.calls.length,
     bytes: { before: bytes.length, after: result.bytes.length },
@@ -99,7 +100,10 @@ export async function instrumentAction(file: string, options: InstrumentCommandO
     summary,
     () =>
       `wrote ${output} (${result.bytes.length.toLocaleString('en-US')} bytes, was ${bytes.length.toLocaleString('en-US')})\n` +
-      `wrote ${sitesFile}: ${summary.functions} functions, ${summary.loops} loops, ${summary.calls} call sites` +
+      `wrote ${sitesFile}: ${summary.functions} functions, ` +
+      (result.sites.analysed === 'functions'
+        ? 'loops and call sites not analysed by this mode'
+        : `${summary.loops} loops, ${summary.calls} call sites`) +
       (factsFile ? `\nwrote ${factsFile}: the sampling pass's flow facts` : ''),
   );
 }
