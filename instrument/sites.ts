@@ -12,6 +12,7 @@ import {
   If,
   branchTargets,
   childSlots,
+  children,
   idOf,
   isCountedInstruction,
   labelOf,
@@ -210,10 +211,11 @@ function walkFunction(
     }
     let count = isCountedInstruction(expr) ? 1 : 0;
     // An `if` opcode sits between its condition and its arms; br_if and br_table after their operands.
-    childSlots(expr).forEach((slot, i) => {
-      count += visit(slot.expr);
+    const operands = children(expr);
+    for (let i = 0; i < operands.length; i++) {
+      count += visit(operands[i]!);
       if (i === 0 && id === Id.If) analysis.branchExprs.push(expr);
-    });
+    }
     if ((id === Id.Break && Break.getCondition(expr)) || id === Id.Switch) analysis.branchExprs.push(expr);
     if (id === Id.Call || id === Id.CallIndirect) {
       const target = id === Id.Call ? Call.getTarget(expr) : null;
