@@ -194,6 +194,9 @@ interface BinaryenRuntime {
   TupleMake: OperandsApi;
   Function: FunctionApi;
   Expression: ExpressionApi;
+  /** The C getters behind binaryen.getExpressionId/Type, called without the wrapper's extra frame. */
+  _BinaryenExpressionGetId(expr: Expr): number;
+  _BinaryenExpressionGetType(expr: Expr): Type;
   /** binaryen.js has the C call but no wrapper for it. */
   _BinaryenFunctionAddVar(func: number, type: Type): number;
   _BinaryenGetStart(module: number): number;
@@ -230,6 +233,10 @@ export const Binary = runtime.Binary;
 export const Select = runtime.Select;
 export const TupleMake = runtime.TupleMake;
 export const Func = runtime.Function;
+
+/** An expression's kind (`Id` in ir.ts): the walks' most frequent call. */
+export const expressionId: (expr: Expr) => number = runtime._BinaryenExpressionGetId;
+export const expressionType: (expr: Expr) => Type = runtime._BinaryenExpressionGetType;
 
 /** A numbering constant of the running binaryen (`LoopId`, `AddInt32`, ...). */
 export function runtimeNumber(name: string): number {

@@ -15,7 +15,7 @@ import {
   Switch,
   Call,
   CallIndirect,
-  childSlots,
+  children,
   idOf,
   type Expr,
 } from './ir.js';
@@ -183,7 +183,7 @@ export function buildCfg(body: Expr): Cfg {
       return;
     }
     if (id === Id.Break) {
-      for (const slot of childSlots(e)) walk(slot.expr);
+      for (const child of children(e)) walk(child);
       nodeOf.set(e, cur);
       if (Break.getCondition(e) || Break.getValue(e)) nodes[cur]!.size++;
       branchTo(e, [Break.getName(e)]);
@@ -199,7 +199,7 @@ export function buildCfg(body: Expr): Cfg {
       return;
     }
     if (id === Id.Switch) {
-      for (const slot of childSlots(e)) walk(slot.expr);
+      for (const child of children(e)) walk(child);
       nodeOf.set(e, cur);
       nodes[cur]!.size++;
       const names = [...Switch.getNames(e)];
@@ -210,7 +210,7 @@ export function buildCfg(body: Expr): Cfg {
       cur = newNode({ kind: 'dead' });
       return;
     }
-    for (const slot of childSlots(e)) walk(slot.expr);
+    for (const child of children(e)) walk(child);
     nodeOf.set(e, cur);
     const node = nodes[cur]!;
     node.size++;

@@ -11,6 +11,8 @@ import {
   Switch,
   TupleMake,
   childAccessors,
+  expressionId,
+  expressionType,
   runtimeNumber,
   type Expr,
   type Type,
@@ -73,11 +75,11 @@ export const Id = {
 const idNames = new Map<number, string>(Object.entries(Id).map(([name, id]) => [id, name]));
 
 export function idOf(expr: Expr): number {
-  return binaryen.getExpressionId(expr);
+  return expressionId(expr);
 }
 
 export function typeOf(expr: Expr): Type {
-  return binaryen.getExpressionType(expr);
+  return expressionType(expr);
 }
 
 export function kindName(expr: Expr): string {

@@ -11,7 +11,7 @@ import {
   Block,
   If,
   branchTargets,
-  childSlots,
+  children,
   idOf,
   isCountedInstruction,
   labelOf,
@@ -210,10 +210,11 @@ function walkFunction(
     }
     let count = isCountedInstruction(expr) ? 1 : 0;
     // An `if` opcode sits between its condition and its arms; br_if and br_table after their operands.
-    childSlots(expr).forEach((slot, i) => {
-      count += visit(slot.expr);
+    const operands = children(expr);
+    for (let i = 0; i < operands.length; i++) {
+      count += visit(operands[i]!);
       if (i === 0 && id === Id.If) analysis.branchExprs.push(expr);
-    });
+    }
     if ((id === Id.Break && Break.getCondition(expr)) || id === Id.Switch) analysis.branchExprs.push(expr);
     if (id === Id.Call || id === Id.CallIndirect) {
       const target = id === Id.Call ? Call.getTarget(expr) : null;
@@ -296,12 +297,12 @@ export function isTopTested(loop: Expr): boolean {
     if (id === Id.Block) {
       const own = labelOf(expr);
       if (own) inner.add(own);
-      const kids = childSlots(expr);
-      kids.forEach((slot, i) => firstControl(slot.expr, tail && !own && i === kids.length - 1));
+      const kids = children(expr);
+      kids.forEach((kid, i) => firstControl(kid, tail && !own && i === kids.length - 1));
       return;
     }
     if (id === Id.Break) {
-      for (const slot of childSlots(expr)) firstControl(slot.expr, false);
+      for (const kid of children(expr)) firstControl(kid, false);
       if (decided !== null) return;
       const target = Break.getName(expr);
       decided = !effects && !!Break.getCondition(expr) && target !== label && !inner.has(target);
@@ -327,7 +328,7 @@ export function isTopTested(loop: Expr): boolean {
       decided = false;
       return;
     }
-    for (const slot of childSlots(expr)) firstControl(slot.expr, false);
+    for (const kid of children(expr)) firstControl(kid, false);
     if (HEADER_EFFECTS.has(id)) effects = true;
   };
   firstControl(body, true);
@@ -345,7 +346,7 @@ function reachesLabel(expr: Expr, label: string): boolean {
   const visit = (e: Expr) => {
     if (found) return;
     if (branchTargets(e).includes(label)) found = true;
-    for (const slot of childSlots(e)) visit(slot.expr);
+    for (const kid of children(e)) visit(kid);
   };
   visit(expr);
   return found;

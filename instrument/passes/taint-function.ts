@@ -97,6 +97,8 @@ export interface FunctionTaint {
   callIndex: number;
   /** The result value and its label, set by `return` (null for a function without results). */
   result: { value: number; label: number } | null;
+  /** Labels the program branches walked so far jump to (taint-statements.ts: namedBlock). */
+  branchTargets: Set<string>;
 }
 
 export function shadowOf(c: FunctionTaint, index: number): number {

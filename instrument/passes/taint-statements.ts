@@ -8,6 +8,7 @@ import {
   Block,
   Break,
   Drop,
+  Expression,
   Id,
   If,
   LocalSet,
@@ -73,7 +74,22 @@ function blockStmt(c: FunctionTaint, s: Expr): Expr[] {
   const count = Block.getNumChildren(s);
   for (let i = 0; i < count; i++) children.push(...stmtThen(c, Block.getChildAt(s, i)));
   const type = typeOf(s) === binaryen.unreachable ? binaryen.none : typeOf(s);
+  if (type === binaryen.none && name) return [namedBlock(c, name, children)];
   return [module.block(name, children, type === binaryen.none ? binaryen.none : binaryen.auto)];
+}
+
+/**
+ * `module.block(name, children, none)` without its search: Binaryen types a named block with an
+ * unreachable child by walking all of it for a branch to its label (quadratic in nested blocks,
+ * 5 s of yosys's taint module). Labels are unique in a function and a branch sits inside the block
+ * it targets, so the branches this walk has already passed on (breakStmt, switchStmt, returnStmt)
+ * answer that: the same type, set on the unnamed block.
+ */
+export function namedBlock(c: FunctionTaint, name: string, children: Expr[]): Expr {
+  const block = c.m.module.block(null, children, binaryen.none);
+  Block.setName(block, name);
+  if (typeOf(block) === binaryen.unreachable && c.branchTargets.has(name)) Expression.setType(block, binaryen.none);
+  return block;
 }
 
 function loopStmt(c: FunctionTaint, s: Expr): Expr[] {
@@ -129,6 +145,7 @@ function ifStmt(c: FunctionTaint, s: Expr): Expr[] {
 }
 
 function breakStmt(c: FunctionTaint, s: Expr): Expr[] {
+  c.branchTargets.add(Break.getName(s));
   const condition = Break.getCondition(s);
   if (!condition) return [...backEdges(c, s), s];
   const pre = conditional(c, s, 'br_if', condition);
@@ -137,6 +154,8 @@ function breakStmt(c: FunctionTaint, s: Expr): Expr[] {
 }
 
 function switchStmt(c: FunctionTaint, s: Expr): Expr[] {
+  for (const name of Switch.getNames(s)) c.branchTargets.add(name);
+  c.branchTargets.add(Switch.getDefaultName(s));
   const pre = conditional(c, s, 'br_table', Switch.getCondition(s));
   if (pre === null) return [s];
   return [...pre, ...backEdges(c, s), s];
@@ -152,5 +171,6 @@ function returnStmt(c: FunctionTaint, s: Expr): Expr[] {
     out.push(module.local.set(c.result.label, orZero(c, operandLabel(c, value))));
   }
   out.push(module.br(EXIT_LABEL));
+  c.branchTargets.add(EXIT_LABEL);
   return out;
 }

@@ -69,7 +69,7 @@ import {
 import { EXIT_LABEL, copyFlat, tempIn, type FunctionTaint, type ModuleTaint } from './taint-function.js';
 import { nodeStart, readCounts } from './taint-control.js';
 import { flush } from './taint-sink-records.js';
-import { stmtThen } from './taint-statements.js';
+import { namedBlock, stmtThen } from './taint-statements.js';
 import { stackFrame, stackPointerGlobal } from './taint-frame.js';
 import { frameExit, planFrameLabels } from './shadow-frame.js';
 import { counterStores } from './taint-counters.js';
@@ -341,6 +341,7 @@ function instrumentFunction(
     loopLocals: [],
     siteLocals: [],
     callIndex: 0,
+    branchTargets: new Set(),
   };
   if (c.plan.cfg.loops.length !== fn.loopExprs.length) {
     throw new Error(
@@ -384,7 +385,7 @@ function instrumentFunction(
     );
     tail.push(module.local.get(result.value, resultType));
   }
-  const exitBlock = module.block(EXIT_LABEL, bodyStmts, binaryen.none);
+  const exitBlock = namedBlock(c, EXIT_LABEL, bodyStmts);
   Func.setBody(func, module.block(null, [...prologue, exitBlock, ...atExit, ...tail], resultType));
   // Before versioning: its copy of a loop would double every temporary's reads, and it checks
   // at loop entry every local a pointer is copied through.

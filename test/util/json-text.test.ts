@@ -37,3 +37,14 @@ test('pieces join to JSON.stringify, indented and compact', () => {
 test('a long text comes in pieces', () => {
   expect([...jsonPieces(value.long, 2)].length).toBeGreaterThan(2);
 });
+
+test('a run of array items too long for one string is opened, with the same text', () => {
+  // Each big item's text is about 2^27 characters: together they pass V8's string limit (2^29 - 24).
+  const big = 'x'.repeat(1 << 27);
+  const value = { list: [{ a: big }, { b: [big] }, { c: big }, [big, 1], { d: big }, 2] };
+  const pieces = [...jsonPieces(value, 2)];
+  expect(pieces.every((piece) => piece.length < 2 * big.length)).toBe(true);
+  // The same text as JSON.stringify of the same shape with a short string in place of the big one.
+  const small = JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v === big ? 'y' : v))) as unknown;
+  expect(pieces.map((piece) => piece.split(big).join('y')).join('')).toBe(JSON.stringify(small, null, 2));
+});
