@@ -7,8 +7,8 @@
 // between its first statement and its last one, and no statement between them can branch or
 // call, the invariant words of the later links are ORed into the first one instead (OR is
 // associative, commutative and idempotent: `$t` ends with the same value, and the intermediate
-// ones are never seen), and the invariant words of the first link are joined once before the
-// loop into a local of their own.
+// ones are never seen); when the first link reads only invariant words, they are all joined once
+// before the loop into a local of their own, and the first link reads that.
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -59,9 +59,10 @@ function gatherInLoop(module: binaryen.Module, func: number, loop: Expr): Expr |
       }
       moved.push(...link.filter((slot) => invariant(slot.expr)));
     }
-    if (moved.length === 0) continue;
     const firstLeaves = orLeaves(childSlots(first)[0]!);
-    const gathered = [...moved, ...firstLeaves.filter((slot) => invariant(slot.expr))];
+    // A first link that reads something else would keep every moved word's register and add one.
+    if (moved.length === 0 || !firstLeaves.every((slot) => invariant(slot.expr))) continue;
+    const gathered = [...firstLeaves, ...moved];
     const word = addVar(func, binaryen.i32);
     const get = (slot: ChildSlot) => module.local.get(LocalGet.getIndex(slot.expr), binaryen.i32);
     before.push(
@@ -70,13 +71,8 @@ function gatherInLoop(module: binaryen.Module, func: number, loop: Expr): Expr |
         gathered.slice(1).reduce((acc, slot) => module.i32.or(acc, get(slot)), get(gathered[0]!)),
       ),
     );
-    const allInvariant = firstLeaves.every((slot) => invariant(slot.expr));
-    for (const slot of gathered) slot.replace(module.i32.const(0));
-    const value = LocalSet.getValue(first);
-    const joined = allInvariant
-      ? module.local.get(word, binaryen.i32)
-      : module.i32.or(value, module.local.get(word, binaryen.i32));
-    childSlots(first)[0]!.replace(joined);
+    for (const slot of moved) slot.replace(module.i32.const(0));
+    childSlots(first)[0]!.replace(module.local.get(word, binaryen.i32));
   }
   return before.length === 0 ? null : module.block(null, [...before, loop], binaryen.none);
 }
