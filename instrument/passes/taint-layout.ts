@@ -70,6 +70,8 @@ export interface TaintOptions {
   noVersioning?: boolean;
   /** Keep the repeated label reads of innermost loops (shadow-loop-labels.ts; for measurements). */
   noLoopLabels?: boolean;
+  /** Keep the invariant words where each innermost loop's label chains join them (taint-chain-joins.ts; for measurements). */
+  noChainJoins?: boolean;
   /**
    * Site-table names of the functions to instrument (default: all). The others, which the run is
    * expected not to enter, keep their code plus an entry guard (taint-uncovered.ts).

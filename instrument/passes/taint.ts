@@ -50,6 +50,7 @@ import {
 import { addGuard, mayHaveSites, recordUncovered } from './taint-uncovered.js';
 import { callFacts, type CallFacts } from './taint-call-facts.js';
 import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
+import { gatherChainJoins } from './taint-chain-joins.js';
 import { hoistLoopLabels } from './shadow-loop-labels.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
@@ -419,6 +420,7 @@ function instrumentFunction(
   // After the optimizer: its copies of the loops are as the engine will see them.
   if (!m.options.noVersioning && !m.options.noLoopLabels && !m.options.noOptimize && fn.loopExprs.length > 0)
     hoistLoopLabels(module, func, { labels: m.shadowMemory.placement.labels, programBase: m.programBase });
+  if (!m.options.noOptimize && !m.options.noChainJoins && fn.loopExprs.length > 0) gatherChainJoins(module, func);
   return node.nodeBytes;
 }
 
