@@ -26,8 +26,7 @@ import {
   type Expr,
 } from '../ir.js';
 import { versionInnermostLoops } from './shadow-versioning.js';
-
-const BARRIERS = new Set<number>([Id.Break, Id.Switch, Id.Return, Id.Call, Id.CallIndirect, Id.Loop, Id.Unreachable]);
+import { hasBarrier } from './taint-hoist.js';
 
 /** Gathers the invariant words of the label chains in each innermost loop of `func`; returns how many loops changed. */
 export function gatherChainJoins(module: binaryen.Module, func: number): number {
@@ -118,14 +117,6 @@ function touches(e: Expr, local: number): boolean {
       (id === Id.LocalSet && LocalSet.getIndex(x) === local)
     )
       found = true;
-  });
-  return found;
-}
-
-function hasBarrier(e: Expr): boolean {
-  let found = false;
-  walkPostOrder(e, (x) => {
-    if (BARRIERS.has(idOf(x))) found = true;
   });
   return found;
 }

@@ -61,7 +61,8 @@ function localCounts(root: Expr): { writes: Map<number, number>; reads: Map<numb
   return counts;
 }
 
-function hasBarrier(stmt: Expr): boolean {
+/** Whether the statement branches, returns, calls, loops or traps: straight-line rewrites stop at it. */
+export function hasBarrier(stmt: Expr): boolean {
   let barrier = false;
   walkPostOrder(stmt, (e) => {
     if (BARRIERS.has(idOf(e))) barrier = true;
