@@ -4,7 +4,7 @@ import { WasiExit, WasiFatal, WasiHost } from './wasi.js';
 import { DEFAULT_MEMORY_LIMIT_MIB } from '../util/memory-limit.js';
 import { CONTEXT_OVERFLOW_GLOBALS, OUT_OF_ROOM_GLOBAL } from '../../instrument/reserved-names.js';
 import { AbortError, baseImports, detectKind, missingImports } from './host.js';
-import { processCpuMs } from './process-cpu.js';
+import { collectGarbage, processCpuMs } from './process-cpu.js';
 import { CommunicationAborted, CommunicationError } from './spmd/communicator.js';
 import type { HostPlugin, HostPluginFactory, Imports } from './plugin.js';
 import type { GuestOutput, ModuleKind, RepetitionResult, RunRequest, RunResponse, ValueType } from './protocol.js';
@@ -33,6 +33,7 @@ export async function execute(request: RunRequest): Promise<RunResponse> {
   const repetitions: RepetitionResult[] = [];
   try {
     for (let rep = 0; rep < request.repeat; rep++) {
+      if (rep > 0) collectGarbage();
       repetitions.push(runOnce(request, kind, args, factories));
     }
   } catch (error) {
