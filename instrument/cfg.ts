@@ -51,6 +51,9 @@ export interface CfgNode {
   size: number;
 }
 
+/** What the natural loops read of a node: its edges and its instructions. */
+export type LoopGraphNode = Pick<CfgNode, 'succs' | 'preds' | 'size'>;
+
 export interface NaturalLoop {
   /** The `loop` construct. */
   expr: Expr;
@@ -231,7 +234,7 @@ export function buildCfg(body: Expr): Cfg {
 
   const live = reachable(nodes, entry);
   const ipdom = immediatePostDominators(nodes, exit);
-  const loops = naturalLoops(nodes, loopExprs, headers, live);
+  const loops: NaturalLoop[] = naturalLoops(nodes, headers, live).map((loop, i) => ({ expr: loopExprs[i]!, ...loop }));
   const innermost = new Int32Array(nodes.length).fill(-1);
   const bySize = loops.map((_, i) => i).sort((a, b) => loops[b]!.nodes.size - loops[a]!.nodes.size);
   for (const i of bySize) for (const n of loops[i]!.nodes) innermost[n] = i;
@@ -250,7 +253,7 @@ export function buildCfg(body: Expr): Cfg {
   };
 }
 
-function reachable(nodes: CfgNode[], entry: number): Uint8Array {
+function reachable(nodes: readonly LoopGraphNode[], entry: number): Uint8Array {
   const seen = new Uint8Array(nodes.length);
   const stack = [entry];
   seen[entry] = 1;
@@ -316,9 +319,25 @@ function immediatePostDominators(nodes: CfgNode[], exit: number): Int32Array {
   return ipdom;
 }
 
-function naturalLoops(nodes: CfgNode[], exprs: Expr[], headers: number[], live: Uint8Array): NaturalLoop[] {
-  const loops: NaturalLoop[] = exprs.map((expr, i) => {
-    const header = headers[i]!;
+/**
+ * The parent of each header's natural loop (null: none), in a graph built as buildCfg builds it:
+ * entry-work-analysis.ts builds one with only edges and sizes, and its loop nesting must be the
+ * site table's.
+ */
+export function naturalLoopParents(
+  nodes: readonly LoopGraphNode[],
+  entry: number,
+  headers: number[],
+): Array<number | null> {
+  return naturalLoops(nodes, headers, reachable(nodes, entry)).map((loop) => loop.parent);
+}
+
+function naturalLoops(
+  nodes: readonly LoopGraphNode[],
+  headers: number[],
+  live: Uint8Array,
+): Array<Omit<NaturalLoop, 'expr'>> {
+  const loops: Array<Omit<NaturalLoop, 'expr'>> = headers.map((header) => {
     const members = new Set<number>();
     // Back edges: every live predecessor of the header but the one entering it (structured code:
     // only branches from inside the construct target its header, and the header dominates them).
@@ -333,7 +352,7 @@ function naturalLoops(nodes: CfgNode[], exprs: Expr[], headers: number[], live: 
         stack.push(...nodes[u]!.preds);
       }
     }
-    return { expr, header, nodes: members, parent: null, depth: 1 };
+    return { header, nodes: members, parent: null, depth: 1 };
   });
   // Natural loops of a reducible graph nest or are disjoint: the parent is the smallest other loop holding the header.
   loops.forEach((loop, i) => {

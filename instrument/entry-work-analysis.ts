@@ -9,6 +9,7 @@ import binaryen from 'binaryen';
 import { Block, Break, Func, Id, If, Loop, Switch, children, idOf, isCountedInstruction, type Expr } from './ir.js';
 import { definedFunctions } from './memory-layout.js';
 import { isTailCall } from './tail-calls.js';
+import { naturalLoopParents, type LoopGraphNode } from './cfg.js';
 
 /** A defined function as the entry-work pass counts it. */
 export interface CountedFunction {
@@ -139,7 +140,7 @@ function countBody(body: Expr): { instructions: number; loops: CountedLoop[]; pa
     for (const child of children(expr)) count += walk(child);
     if (id === Id.Break) {
       const condition = Break.getCondition(expr);
-      if (condition || Break.getValue(expr)) graph.size[cur]!++;
+      if (condition || Break.getValue(expr)) graph.count(cur);
       graph.edge(cur, target(Break.getName(expr)));
       if (condition) {
         const next = graph.node();
@@ -149,7 +150,7 @@ function countBody(body: Expr): { instructions: number; loops: CountedLoop[]; pa
       return count;
     }
     if (id === Id.Switch) {
-      graph.size[cur]!++;
+      graph.count(cur);
       const names = [...Switch.getNames(expr)];
       const fallback = Switch.getDefaultName(expr);
       if (fallback) names.push(fallback);
@@ -157,7 +158,7 @@ function countBody(body: Expr): { instructions: number; loops: CountedLoop[]; pa
       cur = graph.node();
       return count;
     }
-    graph.size[cur]!++;
+    graph.count(cur);
     if ((id === Id.Call || id === Id.CallIndirect) && isTailCall(expr)) tailCalls = true;
     if (id === Id.Return) {
       graph.edge(cur, exit);
@@ -172,75 +173,33 @@ function countBody(body: Expr): { instructions: number; loops: CountedLoop[]; pa
   const parents =
     loops.length < 2
       ? loops.map(() => null)
-      : graph.loopParents(
+      : naturalLoopParents(
+          graph.nodes,
           entry,
           loops.map((l) => l.header),
         );
   return { instructions, loops, parents };
 }
 
-/** Nodes and edges of a body's control flow (cfg.ts's CfgNode, cut to what natural loops read). */
+/** Nodes and edges of a body's control flow: what cfg.ts's natural loops read of its CfgNodes. */
 class LoopGraph {
-  readonly succs: number[][] = [];
-  readonly preds: number[][] = [];
-  /** Instructions per node, counted as buildCfg counts them (a plain `br` and structure not). */
-  readonly size: number[] = [];
+  readonly nodes: LoopGraphNode[] = [];
 
   node(): number {
-    this.succs.push([]);
-    this.preds.push([]);
-    this.size.push(0);
-    return this.size.length - 1;
+    this.nodes.push({ succs: [], preds: [], size: 0 });
+    return this.nodes.length - 1;
   }
 
   edge(from: number, to: number): void {
-    if (this.succs[from]!.includes(to)) return;
-    this.succs[from]!.push(to);
-    this.preds[to]!.push(from);
+    const succs = this.nodes[from]!.succs;
+    if (succs.includes(to)) return;
+    succs.push(to);
+    this.nodes[to]!.preds.push(from);
   }
 
-  /** Each loop's parent, as cfg.ts's naturalLoops sets it (its comments say why). */
-  loopParents(entry: number, headers: number[]): Array<number | null> {
-    const live = new Uint8Array(this.size.length);
-    const stack = [entry];
-    live[entry] = 1;
-    while (stack.length > 0)
-      for (const s of this.succs[stack.pop()!]!)
-        if (!live[s]) {
-          live[s] = 1;
-          stack.push(s);
-        }
-    const members = headers.map((header) => {
-      const set = new Set<number>();
-      const preds = this.preds[header]!;
-      const sources = preds.filter((p) => live[p] && p !== preds[0]);
-      if (sources.length === 0) return set;
-      set.add(header);
-      const work = [...sources];
-      while (work.length > 0) {
-        const u = work.pop()!;
-        if (set.has(u) || !live[u]) continue;
-        set.add(u);
-        work.push(...this.preds[u]!);
-      }
-      return set;
-    });
-    const parents = headers.map((header, i) => {
-      let best: number | null = null;
-      members.forEach((other, j) => {
-        if (j === i || !other.has(header)) return;
-        if (other.size === members[i]!.size && j > i) return;
-        if (best === null || other.size < members[best]!.size) best = j;
-      });
-      return best as number | null;
-    });
-    parents.forEach((parent, i) => {
-      if (parent === null) return;
-      const head = headers[parent]!;
-      if (this.size[head] === 0 && this.succs[head]!.length === 1 && this.succs[head]![0] === headers[i])
-        parents[i] = parents[parent]!;
-    });
-    return parents;
+  /** Counts an instruction in the node, as buildCfg counts them (a plain `br` and structure not). */
+  count(node: number): void {
+    this.nodes[node]!.size++;
   }
 }
 
