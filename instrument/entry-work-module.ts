@@ -25,7 +25,7 @@ export function instrumentEntryWork(
     if (analysis === null) return null;
     const layout = planMemoryLayout(module, entryWorkPass.regions(options), options);
     const region = layout.regions['entry-work']!;
-    let entryWork = entryWorkLayout(analysis.functions, region);
+    const entryWork = entryWorkLayout(analysis.functions, region);
     let fitted: FittedFunction[] = [];
     const patched = patchEntryWork(
       bytes,
@@ -40,7 +40,7 @@ export function instrumentEntryWork(
         throw new Error(`internal: the entry-work binary edit produced a module Node cannot compile`);
     } else {
       applyMemoryLayout(module, layout, options);
-      entryWork = applyEntryWork(module, analysis.functions, region);
+      applyEntryWork(module, analysis.functions, region);
       fitted = fitEngineLimits(module);
       emitted = emitModule(module, `mode ${entryWorkPass.name}`);
     }

@@ -1,5 +1,5 @@
 // A function the taint pass leaves uninstrumented because the run does not enter it (the covered
-// set, `TaintOptions.functions`, from an entry-bitmap run: src/taint/coverage.ts). Code that never
+// set, `TaintOptions.functions`, from an entry-work run: src/taint/coverage.ts). Code that never
 // runs adds nothing to any label, but the report still lists its loops, branches and library-cost
 // calls as not executed, by the ids the full pass gives them: so this finds them in the statement
 // walk's order (taint-statements.ts) over the control plan of the flat function and appends the
