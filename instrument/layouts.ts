@@ -63,6 +63,17 @@ export const SAMPLE_RECORD = {
   size: 52,
 } as const;
 /**
+ * Sampling pass: a sample whose context node, allocation-log length and stack pointer are the
+ * previous record's is written short (passes/sample-record.ts): when its region is the previous
+ * record's too, one word — its countdown — then its addresses; else its countdown with bit 30
+ * (`regionFlag`) cleared, its region, then its addresses. Only a countdown in [-2^30, -1] (bits 31
+ * and 30 set) is written short. A full record starts with its region (never negative), so the first
+ * word's top two bits tell the three apart: 0· full, 11 short of the previous region, 10 short with
+ * its region. Each page of records is a first-touch page fault in a run (5–70 µs on the bench machine): trmm
+ * -O0's 61,781 samples took 1.73 MB in full records, 0.86 MB written short (docs/blame.md).
+ */
+export const SHORT_RECORD = { regionFlag: 0x40000000, sameRegionBytes: 4, newRegionBytes: 8 } as const;
+/**
  * Sampling pass: what a full sample buffer calls. The host copies the records out and moves the
  * cursor back to the buffer's start (src/blame/sample-drain.ts), so no sample is dropped; the
  * default import does nothing, and a sample that still does not fit is counted as dropped.
@@ -72,9 +83,9 @@ export const DRAIN_IMPORT = { module: 'taintlens', name: 'drain_samples' } as co
 export const MAX_ADDRESSES = 8;
 
 /**
- * Bytes of a sample record whose region records `addresses` store addresses. A record is no longer
- * than its region's addresses: the buffer's pages are fresh in every run, and each first touch of
- * one is a page fault (about 3 µs here; 48-byte records cost gemm -O2 about 0.1× of its time).
+ * Bytes of a full sample record whose region records `addresses` store addresses. A record is no
+ * longer than its region's addresses: the buffer's pages are fresh in every run, and each first
+ * touch of one is a page fault (48-byte records cost gemm -O2 about 0.1× of its time).
  */
 export function sampleRecordBytes(addresses: number): number {
   return SAMPLE_RECORD.addresses + 4 * Math.min(addresses, MAX_ADDRESSES);

@@ -103,6 +103,8 @@ export interface SampleOptions {
   chargeAhead?: boolean;
   /** Run a counted loop entered with a countdown that covers all its iterations as an unchanged copy of the original (wholeRunAtEntry; default true). Off, its checked loop fast-forwards from the first iteration: the same samples. */
   wholeRuns?: boolean;
+  /** Write a sample repeating the previous record's node, allocations and stack pointer as a short record (passes/sample-record.ts; default true). Off, every record is full: the same samples, more bytes. */
+  shortRecords?: boolean;
 }
 
 export interface SampleLayout {
@@ -224,6 +226,7 @@ export function applySampling(
     period,
     end: samples.base + samples.bytes,
     stackPointer: stack?.global ?? null,
+    shortRecords: options.shortRecords !== false,
   });
   module.addFunctionImport(NAMES.drain, DRAIN_IMPORT.module, DRAIN_IMPORT.name, binaryen.none, binaryen.none);
   addLogFunction(module, allocations.base + allocations.bytes);

@@ -12,7 +12,7 @@ import {
   MAX_ADDRESSES,
   NODE_HEADER,
   SAMPLE_RECORD,
-  sampleRecordBytes,
+  SHORT_RECORD,
   readContextNodes,
   type RawContextNode,
 } from '../../instrument/layouts.js';
@@ -212,9 +212,11 @@ function decodePaths(raw: Uint8Array, layout: SampleLayout, next: number): (node
 const NO_ADDRESSES: number[] = [];
 
 /**
- * The samples of the run's records, chunk after chunk. A record is as long as its region's recorded
- * store addresses (sampleRecordBytes), and only those are read (yosys keeps millions of samples: a
- * list of 8 per sample was most of their memory).
+ * The samples of the run's records, chunk after chunk (one stream: a short record refers to the
+ * record before it, also across a drain). A full record is as long as its region's recorded store
+ * addresses (sampleRecordBytes), a short one (SHORT_RECORD) repeats the previous record's node,
+ * allocation-log length and stack pointer, and only the recorded addresses are read (yosys keeps
+ * millions of samples: a list of 8 per sample was most of their memory).
  */
 function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node: number) => Frame[]): Sample[] {
   const allocationBase = layout.allocations.base;
@@ -222,28 +224,46 @@ function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node
   const samples: Sample[] = [];
   // A packed region reads its recorded stores back on every use: counted once per region.
   const recordedCounts = new Map<number, number>();
+  const recordedOf = (region: number, at: number): number => {
+    let recorded = recordedCounts.get(region);
+    if (recorded === undefined) {
+      const known = layout.regions[region]?.recorded.length;
+      if (known === undefined) throw new Error(`internal: corrupt sample record at byte ${at} (region ${region})`);
+      recordedCounts.set(region, (recorded = Math.min(MAX_ADDRESSES, known)));
+    }
+    return recorded;
+  };
+  let previous: Sample | null = null;
   for (const raw of chunks) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    for (let at = 0; at + SAMPLE_RECORD.addresses <= raw.byteLength;) {
+    for (let at = 0; at < raw.byteLength;) {
       const u32 = (offset: number) => view.getUint32(at + offset, true);
-      const region = u32(SAMPLE_RECORD.region);
-      let recorded = recordedCounts.get(region);
-      if (recorded === undefined) {
-        const known = layout.regions[region]?.recorded.length;
-        if (known === undefined) throw new Error(`internal: corrupt sample record at byte ${at} (region ${region})`);
-        recordedCounts.set(region, (recorded = Math.min(MAX_ADDRESSES, known)));
+      const first = view.getInt32(at, true);
+      let sample: Omit<Sample, 'addresses' | 'leaf'>;
+      let countdown: number;
+      let addressesAt: number;
+      if (first >= 0) {
+        sample = {
+          region: first,
+          path: pathOf(u32(SAMPLE_RECORD.node)),
+          allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
+          stackPointer: u32(SAMPLE_RECORD.stack),
+        };
+        countdown = view.getInt32(at + SAMPLE_RECORD.countdown, true);
+        addressesAt = SAMPLE_RECORD.addresses;
+      } else {
+        if (!previous) throw new Error(`internal: corrupt sample record at byte ${at} (a short record first)`);
+        const sameRegion = (first & SHORT_RECORD.regionFlag) !== 0;
+        sample = { ...previous, region: sameRegion ? previous.region : u32(4) };
+        countdown = first | SHORT_RECORD.regionFlag;
+        addressesAt = sameRegion ? SHORT_RECORD.sameRegionBytes : SHORT_RECORD.newRegionBytes;
       }
+      const recorded = recordedOf(sample.region, at);
       const addresses: number[] = recorded === 0 ? NO_ADDRESSES : [];
-      for (let k = 0; k < recorded; k++) addresses.push(u32(SAMPLE_RECORD.addresses + 4 * k));
-      samples.push({
-        region,
-        path: pathOf(u32(SAMPLE_RECORD.node)),
-        allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
-        stackPointer: u32(SAMPLE_RECORD.stack),
-        addresses,
-        leaf: leafOf(region, view.getInt32(at + SAMPLE_RECORD.countdown, true)),
-      });
-      at += sampleRecordBytes(recorded);
+      for (let k = 0; k < recorded; k++) addresses.push(u32(addressesAt + 4 * k));
+      previous = { ...sample, addresses, leaf: leafOf(sample.region, countdown) };
+      samples.push(previous);
+      at += addressesAt + 4 * recorded;
     }
   }
   return samples;
