@@ -218,7 +218,7 @@ const NO_ADDRESSES: number[] = [];
  * allocation-log length and stack pointer, and only the recorded addresses are read (yosys keeps
  * millions of samples: a list of 8 per sample was most of their memory).
  */
-function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node: number) => Frame[]): Sample[] {
+export function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node: number) => Frame[]): Sample[] {
   const allocationBase = layout.allocations.base;
   const leafOf = foldedLeafLookup(layout);
   const samples: Sample[] = [];
