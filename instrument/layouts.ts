@@ -69,8 +69,9 @@ export const SAMPLE_RECORD = {
  * (`regionFlag`) cleared, its region, then its addresses. Only a countdown in [-2^30, -1] (bits 31
  * and 30 set) is written short. A full record starts with its region (never negative), so the first
  * word's top two bits tell the three apart: 0· full, 11 short of the previous region, 10 short with
- * its region. Each page of records is a first-touch page fault in a run (5–70 µs on the bench machine): trmm
- * -O0's 61,781 samples took 1.73 MB in full records, 0.86 MB written short (docs/blame.md).
+ * its region. Each page of records is a first-touch page fault in a run (2–70 µs on the bench
+ * machine): trmm -O0's 61,781 samples take 1.73 MB in full records, 0.81 MB written short
+ * (docs/blame.md, "Twelfth session").
  */
 export const SHORT_RECORD = { regionFlag: 0x40000000, sameRegionBytes: 4, newRegionBytes: 8 } as const;
 /**
