@@ -233,36 +233,36 @@ export function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf
     }
     return recorded;
   };
-  let previous: Sample | null = null;
+  // The context of the last record read: a short record repeats it (and its region when flagged).
+  let region = -1;
+  let path: Frame[] = NO_PATH;
+  let allocations = 0;
+  let stackPointer = 0;
   for (const raw of chunks) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     for (let at = 0; at < raw.byteLength;) {
       const u32 = (offset: number) => view.getUint32(at + offset, true);
       const first = view.getInt32(at, true);
-      let sample: Omit<Sample, 'addresses' | 'leaf'>;
       let countdown: number;
       let addressesAt: number;
       if (first >= 0) {
-        sample = {
-          region: first,
-          path: pathOf(u32(SAMPLE_RECORD.node)),
-          allocations: (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size,
-          stackPointer: u32(SAMPLE_RECORD.stack),
-        };
+        region = first;
+        path = pathOf(u32(SAMPLE_RECORD.node));
+        allocations = (u32(SAMPLE_RECORD.allocs) - allocationBase) / ALLOC_RECORD.size;
+        stackPointer = u32(SAMPLE_RECORD.stack);
         countdown = view.getInt32(at + SAMPLE_RECORD.countdown, true);
         addressesAt = SAMPLE_RECORD.addresses;
       } else {
-        if (!previous) throw new Error(`internal: corrupt sample record at byte ${at} (a short record first)`);
+        if (region < 0) throw new Error(`internal: corrupt sample record at byte ${at} (a short record first)`);
         const sameRegion = (first & SHORT_RECORD.regionFlag) !== 0;
-        sample = { ...previous, region: sameRegion ? previous.region : u32(4) };
+        if (!sameRegion) region = u32(4);
         countdown = first | SHORT_RECORD.regionFlag;
         addressesAt = sameRegion ? SHORT_RECORD.sameRegionBytes : SHORT_RECORD.newRegionBytes;
       }
-      const recorded = recordedOf(sample.region, at);
+      const recorded = recordedOf(region, at);
       const addresses: number[] = recorded === 0 ? NO_ADDRESSES : [];
       for (let k = 0; k < recorded; k++) addresses.push(u32(addressesAt + 4 * k));
-      previous = { ...sample, addresses, leaf: leafOf(sample.region, countdown) };
-      samples.push(previous);
+      samples.push({ region, path, allocations, stackPointer, addresses, leaf: leafOf(region, countdown) });
       at += addressesAt + 4 * recorded;
     }
   }
