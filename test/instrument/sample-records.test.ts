@@ -54,7 +54,9 @@ const samplesOf = (run: SampledRun) =>
 function runWithoutDrain(sample: SampleOptions) {
   const { bytes, sites } = instrumentModule(MODULE, 'fixture.wasm', ['sample'], { sample });
   const layout = sites.passes.sample as SampleLayout;
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { taintlens: passImports() });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), {
+    taintlens: passImports(),
+  });
   (instance.exports.run as (...args: number[]) => number)(...ARGS.map(Number));
   const global = (name: string) => Number((instance.exports[name] as WebAssembly.Global).value);
   const memory = instance.exports.memory as WebAssembly.Memory;
