@@ -1,0 +1,138 @@
+// One word per label chain in an innermost loop (instrument/passes/taint-chain-words.ts): pointer
+// labels stepped once per iteration (`$p = $p | $sp`) and invariant words leave the loop, each chain
+// reads one word `z` carried as `z = z | ($sp | $sq)`, and the pointer labels are stepped once after
+// the loop. The values stored, returned and left in every local read after the loop stay the same,
+// for one trip (the first iteration sees the pointer labels unstepped) and for many.
+import { describe, expect, test } from 'vitest';
+import binaryen from 'binaryen';
+import { carryChainWords } from '../../instrument/passes/taint-chain-words.js';
+import { wat } from '../helpers/wat.js';
+
+interface Variant {
+  /** Read after the loop besides $p, $q and $acc (a temporary whose last value must survive). */
+  after?: string;
+  /** Statements put first in the body and right before the back edge. */
+  head?: string;
+  tail?: string;
+}
+
+/**
+ * trmm's fast loop in small: two elements per iteration, each label `L(A) | $p | L(B) | $q` joined
+ * into the accumulator `$acc` with an invariant word, through temporaries.
+ */
+function fixture({ after = '(i32.const 0)', head = '', tail = '' }: Variant = {}): Uint8Array {
+  const at = (offset: number) => `(i32.load offset=${offset} (i32.shl (local.get $i) (i32.const 3)))`;
+  const to = (offset: number) => `(i32.add (i32.const ${offset}) (i32.shl (local.get $i) (i32.const 3)))`;
+  return wat(`(module
+    (memory (export "memory") 1)
+    (func (export "f") (param $p i32) (param $q i32) (param $sp i32) (param $sq i32) (param $c1 i32) (param $c2 i32) (param $n i32) (result i32)
+      (local $i i32) (local $a i32) (local $b i32) (local $acc i32) (local $t1 i32) (local $t2 i32)
+      (loop $l
+        ${head}
+        (local.set $a (i32.or ${at(0)} (local.get $p)))
+        (local.set $b (i32.or ${at(1024)} (local.get $q)))
+        (local.set $a (i32.or (local.get $a) (local.get $b)))
+        (local.set $acc (i32.or (i32.or (local.get $a) (local.get $acc)) (local.get $c1)))
+        (i32.store ${to(8192)} (local.get $acc))
+        (local.set $t1 (i32.or ${at(4)} (local.get $p)))
+        (local.set $t2 (i32.or ${at(1028)} (local.get $q)))
+        (local.set $t1 (i32.or (local.get $t1) (local.get $t2)))
+        (local.set $acc (i32.or (i32.or (local.get $t1) (local.get $acc)) (local.get $c2)))
+        (i32.store ${to(8196)} (local.get $acc))
+        (local.set $p (i32.or (local.get $p) (local.get $sp)))
+        (local.set $q (i32.or (local.get $sq) (local.get $q)))
+        ${tail}
+        (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
+      (i32.xor
+        (i32.add (i32.mul (local.get $p) (i32.const 65599)) (i32.add (i32.mul (local.get $q) (i32.const 31)) (local.get $acc)))
+        ${after})))`);
+}
+
+function carried(bytes: Uint8Array): { changed: number; added: number; loop: string; bytes: Uint8Array } {
+  const module = binaryen.readBinary(bytes);
+  const func = module.getFunction('0');
+  const locals = binaryen.getFunctionInfo(func).vars.length;
+  const changed = carryChainWords(module, func);
+  expect(module.validate()).toBeTruthy();
+  const text = module.emitText();
+  const added = binaryen.getFunctionInfo(func).vars.length - locals;
+  return {
+    changed,
+    added,
+    loop: text.slice(text.indexOf('(loop'), text.indexOf('(br_if')),
+    bytes: module.emitBinary(),
+  };
+}
+
+/** A store of `value` to a third array (the runs compare it too). */
+const record = (value: string) =>
+  `(i32.store (i32.add (i32.const 12288) (i32.shl (local.get $i) (i32.const 2))) ${value})`;
+
+/** Every argument a different bit, so that each word a label misses or gains shows. */
+const ARGS = { p: 0x1, q: 0x2, sp: 0x4, sq: 0x8, c1: 0x10, c2: 0x20 };
+
+function run(bytes: Uint8Array, n: number): number[] {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>));
+  const memory = new Uint32Array((instance.exports.memory as WebAssembly.Memory).buffer);
+  for (let i = 0; i < 1024; i++) memory[i] = (1 << (8 + (i % 23))) | (i & 0xc0);
+  const f = instance.exports.f as (...args: number[]) => number;
+  const result = f(ARGS.p, ARGS.q, ARGS.sp, ARGS.sq, ARGS.c1, ARGS.c2, n);
+  return [result, ...memory.slice(2048, 2048 + 2 * n), ...memory.slice(3072, 3072 + n)];
+}
+
+function expectSameRuns(original: Uint8Array, rewritten: Uint8Array): void {
+  for (const n of [1, 2, 3, 17]) expect(run(rewritten, n)).toEqual(run(original, n));
+}
+
+describe('label chain words carried through an innermost loop', () => {
+  test('pointer labels and invariant words leave the loop; one carried word per chain', () => {
+    const original = fixture();
+    const after = carried(original);
+    expect(after.changed).toBe(1);
+    // Neither the pointer labels, their steps nor the invariant words are read in the loop.
+    for (const local of ['$p', '$q', '$sp', '$sq', '$c1', '$c2'])
+      expect(after.loop).not.toContain(`local.get ${local})`);
+    expect(after.loop).not.toMatch(/local\.set \$p\b/);
+    // Two chains, one set of two steps.
+    expect(after.added).toBe(3);
+    expectSameRuns(original, after.bytes);
+  });
+
+  test('a temporary read after the loop keeps its value', () => {
+    const original = fixture({ after: '(i32.mul (local.get $t1) (i32.const 7))' });
+    const after = carried(original);
+    expect(after.changed).toBe(1);
+    // `$t1 = $t1 | $t2` is a chain of its own: its value is what the read after the loop sees.
+    expect(after.added).toBe(4);
+    expectSameRuns(original, after.bytes);
+  });
+
+  test('a temporary written again after the loop before it is read joins its chain', () => {
+    const original = fixture({ after: '(block (result i32) (local.set $t1 (local.get $n)) (local.get $t1))' });
+    const after = carried(original);
+    expect(after.added).toBe(3);
+    expectSameRuns(original, after.bytes);
+  });
+
+  test('a temporary the next iteration reads before writing keeps its value', () => {
+    const original = fixture({ head: record('(local.get $t1)') });
+    const after = carried(original);
+    expect(after.changed).toBe(1);
+    expectSameRuns(original, after.bytes);
+  });
+
+  test('a pointer label read after its update stays in the loop', () => {
+    // The read is a chain of its own: without the check it would read the carried word.
+    const original = fixture({
+      tail: `(local.set $b (i32.or ${'(i32.load offset=2000 (local.get $i))'} (local.get $p))) ${record('(local.get $b)')}`,
+    });
+    const after = carried(original);
+    expect(after.loop).toMatch(/local\.set \$p\b/);
+    expectSameRuns(original, after.bytes);
+  });
+
+  test('a loop with a branch besides its back edge is left alone', () => {
+    const after = carried(fixture({ tail: '(br_if $l (i32.eqz (local.get $n)))' }));
+    expect(after.changed).toBe(0);
+  });
+});
