@@ -119,20 +119,32 @@ function carryInLoop(module: binaryen.Module, func: number, loop: Expr, liveness
   // again: find the chains until the set of pointer labels stops changing.
   const pointers = monotonePointers(iteration);
   let chains = chainWords(iteration, pointers);
-  const loopReads = (local: number) =>
-    accesses.filter(
-      (a) => a.local === local && !a.write && ![...pointers.values()].some((p) => p.update === a.statement),
-    ).length;
-  const leafReads = (local: number) => chains.flat().filter((slot) => LocalGet.getIndex(slot.expr) === local).length;
+  const countReads = (): Map<number, number> => {
+    const updates = new Set([...pointers.values()].map((p) => p.update));
+    const counts = new Map<number, number>();
+    for (const a of accesses)
+      if (!a.write && !updates.has(a.statement)) counts.set(a.local, (counts.get(a.local) ?? 0) + 1);
+    return counts;
+  };
+  const countLeaves = (): Map<number, number> => {
+    const counts = new Map<number, number>();
+    for (const slot of chains.flat())
+      counts.set(LocalGet.getIndex(slot.expr), (counts.get(LocalGet.getIndex(slot.expr)) ?? 0) + 1);
+    return counts;
+  };
+  let loopReads = countReads();
+  let leafReads = countLeaves();
   for (;;) {
-    const staying = [...pointers.keys()].filter((local) => leafReads(local) !== loopReads(local));
+    const staying = [...pointers.keys()].filter((local) => leafReads.get(local) !== loopReads.get(local));
     if (staying.length === 0) break;
     for (const local of staying) pointers.delete(local);
     chains = chainWords(iteration, pointers);
+    loopReads = countReads();
+    leafReads = countLeaves();
   }
   // The words read only as chain leaves leave the loop (the pointer labels among them, by now all).
   const freed = new Set(chains.flat().map((slot) => LocalGet.getIndex(slot.expr)));
-  for (const local of freed) if (leafReads(local) !== loopReads(local)) freed.delete(local);
+  for (const local of freed) if (leafReads.get(local) !== loopReads.get(local)) freed.delete(local);
   const carried = chains.filter((chain) => chain.some((slot) => freed.has(LocalGet.getIndex(slot.expr))));
   const stepSets = new Map<string, number[]>();
   for (const chain of carried) {
@@ -143,7 +155,7 @@ function carryInLoop(module: binaryen.Module, func: number, loop: Expr, liveness
   // Live across the loop before: the freed words and the pointers' steps. After: one word per
   // chain, one per set of several steps, and the steps still read on their own.
   const steps = new Set([...pointers.values()].map((p) => p.step));
-  const stepsAfter = new Set([...steps].filter((step) => !freed.has(step) && loopReads(step) > 0));
+  const stepsAfter = new Set([...steps].filter((step) => !freed.has(step) && loopReads.has(step)));
   for (const set of stepSets.values()) if (set.length === 1) stepsAfter.add(set[0]!);
   const before = new Set([...freed, ...steps]).size;
   const after = carried.length + [...stepSets.values()].filter((set) => set.length > 1).length + stepsAfter.size;
@@ -242,6 +254,12 @@ function stepsOf(chain: ChildSlot[], pointers: Map<number, Pointer>): number[] {
  */
 function monotonePointers({ statements, accesses, invariant }: Iteration): Map<number, Pointer> {
   const pointers = new Map<number, Pointer>();
+  const byLocal = new Map<number, Access[]>();
+  for (const a of accesses) {
+    const list = byLocal.get(a.local);
+    if (list) list.push(a);
+    else byLocal.set(a.local, [a]);
+  }
   statements.forEach((stmt, update) => {
     if (!isLink(stmt)) return;
     const local = LocalSet.getIndex(stmt);
@@ -252,7 +270,7 @@ function monotonePointers({ statements, accesses, invariant }: Iteration): Map<n
     const [a, b] = [LocalGet.getIndex(left), LocalGet.getIndex(right)];
     const step = a === local ? b : b === local ? a : null;
     if (step === null || step === local || !invariant(step)) return;
-    const mine = accesses.filter((x) => x.local === local);
+    const mine = byLocal.get(local) ?? [];
     const writes = mine.filter((x) => x.write);
     if (writes.length !== 1 || writes[0]!.expr !== stmt) return;
     if (mine.some((x) => !x.write && x.statement > update)) return;
