@@ -1,27 +1,30 @@
-// The words an innermost loop's label chains join, carried in one word per chain (issue 27). In the
-// fast copy of a loop, each stored element's label is an `i32.or` tree spread over statements
-// through temporaries (`$a = L(x) | $p; $b = L(y) | $q; $a = $a | $b; $acc = $a | $acc | $c`),
-// and every word it reads that is not loaded in the iteration is one more integer live across the
-// loop: invariant words (`$c`) and the labels of pointers the loop steps (`$p = $p | $step` once per
+// One word per label chain in an innermost loop, joined once before it (issue 27). In the fast copy
+// of a loop, each stored element's label is an `i32.or` tree spread over statements through
+// temporaries (`$a = L(x) | $p; $b = L(y) | $q; $a = $a | $b; $acc = $a | $acc | $c`), and every
+// word it reads that is not loaded in the iteration is one more integer live across the loop:
+// invariant words (`$c`) and the labels of pointers the loop steps (`$p = $p | $step` once per
 // iteration). TurboFan's code of these loops holds more live integers than x64 has registers
-// (trmm -O2's fast loop: 11 stack operands per element pair, docs/taint.md, taintregs), so this
-// pass gives each chain one word `z` in their place:
+// (trmm -O2's fast loop: 44 stack operands per two elements, docs/taint.md, taintregs), so this pass
+// gives each chain one invariant word in their place:
 //
-//   z = $p | $q | $c before the loop; in it, `z = z | ($stepP | $stepQ)` at the end of every
-//   iteration instead of the pointer labels' updates; after it, `$p = $p | $stepP` once.
+//   <the first iteration, as it was>
+//   if (<its back-edge condition>) { z1 = $p | $q | $c; …; loop { <the body without the pointer
+//   labels' updates, each chain reading z1, z2, …> } }
 //
-// Exact, not an approximation. A pointer label is monotone: before its update in iteration t it is
-// `$p0 | (t > 0 ? $stepP : 0)`, which is what z holds there; after a do-while loop (a `loop` runs its
-// body at least once, and the body has no branch before its last statement) it is `$p0 | $stepP`.
-// The chain's last value (the root, what the program's label store reads) is the OR of all the
-// tree's leaves whichever statement ORs each in (OR is associative, commutative and idempotent);
-// only the temporaries' values change, and each of those is read by its chain alone: once, in the
-// iteration that wrote it, never after the loop (loop-exit-liveness.ts).
+// Exact, not an approximation. A pointer label is monotone: after the first iteration it holds
+// `$p0 | $step`, and every later update ORs in the same step again, which changes nothing; so with
+// the first iteration run before the loop (a `loop` runs its body at least once, and the body has
+// no branch before its last statement) the pointer labels are invariant in the loop, and their
+// updates go. A chain's last value (the root, what the program's label store reads) is the OR of
+// all its tree's leaves whichever statement ORs each in (OR is associative, commutative and
+// idempotent), so its invariant words can all be read as one; only the temporaries' values change,
+// and each of those is read by its chain alone: once, in the iteration that wrote it, never after
+// the loop (loop-exit-liveness.ts).
 //
-// It runs only when it frees registers: the pointer labels, their steps and the invariant words it
-// moves must be read nowhere else in the loop, and outnumber the words it adds (one per chain, one
-// per set of steps). A chain whose first link mixes invariant and varying values gathers too (its
-// invariant words become one). taint-chain-joins.ts, run before it, handles chains split by calls.
+// It runs only when it frees registers: the words it moves must be read nowhere else in the loop
+// and outnumber the chains. A chain whose first link mixes invariant and varying values gathers
+// too (without a stepped pointer label nothing is peeled). taint-chain-joins.ts, run before it,
+// handles chains split by calls.
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -42,7 +45,7 @@ import {
 import { deadAfterLoop, indexLocalReads, type LocalReads } from '../loop-exit-liveness.js';
 import { versionInnermostLoops } from './shadow-versioning.js';
 
-/** Carries the invariant and pointer-label words of the label chains in each innermost loop of `func`; returns how many loops changed. */
+/** Joins the invariant and pointer-label words of the label chains in each innermost loop of `func` into one per chain; returns how many loops changed. */
 export function carryChainWords(module: binaryen.Module, func: number): number {
   let index: LocalReads | null = null;
   return versionInnermostLoops(func, (loop) => {
@@ -77,7 +80,7 @@ interface Access {
   write: boolean;
 }
 
-/** A pointer label `$p = $p | $step`, updated once per iteration. */
+/** A pointer label: written in the loop only by `$p = $p | $step`, `$step` invariant. */
 interface Pointer {
   local: number;
   step: number;
@@ -89,7 +92,10 @@ interface Iteration {
   statements: Expr[];
   /** Every read and write of a local, in evaluation order. */
   accesses: Access[];
+  /** Not written in the loop once its first iteration is peeled (the pointer labels too). */
   invariant: (local: number) => boolean;
+  /** The statements the peeled loop drops: the pointer labels' updates. */
+  updates: Set<number>;
   /** Whether the local's value when the loop ends is never read (asked only when needed). */
   deadAfter: (local: number) => boolean;
 }
@@ -108,85 +114,57 @@ function carryInLoop(module: binaryen.Module, func: number, loop: Expr, liveness
     }),
   );
   const written = new Set(accesses.filter((a) => a.write).map((a) => a.local));
+  const pointers = monotonePointers(statements, accesses, (local) => !written.has(local));
+  const updates = new Set([...pointers.values()].map((p) => p.update));
   const iteration: Iteration = {
     statements,
     accesses,
-    invariant: (local) => !written.has(local),
+    invariant: (local) => !written.has(local) || pointers.has(local),
+    updates,
     deadAfter: (local) => deadAfterLoop(liveness(), loop, local),
   };
+  const chains = chainWords(iteration);
 
-  // A pointer label read by anything but chains stays in the loop, and its update is a chain
-  // again: find the chains until the set of pointer labels stops changing.
-  const pointers = monotonePointers(iteration);
-  let chains = chainWords(iteration, pointers);
-  const countReads = (): Map<number, number> => {
-    const updates = new Set([...pointers.values()].map((p) => p.update));
-    const counts = new Map<number, number>();
-    for (const a of accesses)
-      if (!a.write && !updates.has(a.statement)) counts.set(a.local, (counts.get(a.local) ?? 0) + 1);
-    return counts;
-  };
-  const countLeaves = (): Map<number, number> => {
-    const counts = new Map<number, number>();
-    for (const slot of chains.flat())
-      counts.set(LocalGet.getIndex(slot.expr), (counts.get(LocalGet.getIndex(slot.expr)) ?? 0) + 1);
-    return counts;
-  };
-  let loopReads = countReads();
-  let leafReads = countLeaves();
-  for (;;) {
-    const staying = [...pointers.keys()].filter((local) => leafReads.get(local) !== loopReads.get(local));
-    if (staying.length === 0) break;
-    for (const local of staying) pointers.delete(local);
-    chains = chainWords(iteration, pointers);
-    loopReads = countReads();
-    leafReads = countLeaves();
+  // The words read only as chain leaves leave the loop (each chain reads one word instead), and so
+  // do the words only the pointer labels' updates read.
+  const loopReads = new Map<number, number>();
+  const updateReads = new Set<number>();
+  for (const a of accesses) {
+    if (a.write) continue;
+    if (updates.has(a.statement)) updateReads.add(a.local);
+    else loopReads.set(a.local, (loopReads.get(a.local) ?? 0) + 1);
   }
-  // The words read only as chain leaves leave the loop (the pointer labels among them, by now all).
-  const freed = new Set(chains.flat().map((slot) => LocalGet.getIndex(slot.expr)));
-  for (const local of freed) if (leafReads.get(local) !== loopReads.get(local)) freed.delete(local);
-  const carried = chains.filter((chain) => chain.some((slot) => freed.has(LocalGet.getIndex(slot.expr))));
-  const stepSets = new Map<string, number[]>();
-  for (const chain of carried) {
-    const steps = stepsOf(chain, pointers);
-    if (steps.length > 0) stepSets.set(steps.join(','), steps);
+  const leafReads = new Map<number, number>();
+  for (const slot of chains.flat()) {
+    const local = LocalGet.getIndex(slot.expr);
+    leafReads.set(local, (leafReads.get(local) ?? 0) + 1);
   }
+  const freed = new Set([...leafReads.keys()].filter((local) => leafReads.get(local) === loopReads.get(local)));
+  for (const local of updateReads) if (!loopReads.has(local)) freed.add(local);
+  const gathered = chains.filter((chain) => chain.some((slot) => freed.has(LocalGet.getIndex(slot.expr))));
+  if (gathered.length >= freed.size) return null;
 
-  // Live across the loop before: the freed words and the pointers' steps. After: one word per
-  // chain, one per set of several steps, and the steps still read on their own.
-  const steps = new Set([...pointers.values()].map((p) => p.step));
-  const stepsAfter = new Set([...steps].filter((step) => !freed.has(step) && loopReads.has(step)));
-  for (const set of stepSets.values()) if (set.length === 1) stepsAfter.add(set[0]!);
-  const before = new Set([...freed, ...steps]).size;
-  const after = carried.length + [...stepSets.values()].filter((set) => set.length > 1).length + stepsAfter.size;
-  if (after >= before) return null;
-
+  // Copied before the chains change: the peeled first iteration runs as it was.
+  const peel = pointers.size > 0;
+  const first = peel ? statements.slice(0, -1).map((stmt) => module.copyExpression(stmt)) : [];
+  const again = peel ? module.copyExpression(Break.getCondition(statements.at(-1)!)) : 0;
   const get = (local: number) => module.local.get(local, binaryen.i32);
-  const orOf = (locals: number[]) => locals.slice(1).reduce((acc, l) => module.i32.or(acc, get(l)), get(locals[0]!));
-  const entry: Expr[] = [];
-  const stepWord = new Map<string, number>();
-  for (const [key, set] of stepSets) {
-    if (set.length === 1) {
-      stepWord.set(key, set[0]!);
-      continue;
-    }
+  const joins = gathered.map((chain) => {
     const word = addVar(func, binaryen.i32);
-    entry.push(module.local.set(word, orOf(set)));
-    stepWord.set(key, word);
-  }
-  const carry: Expr[] = [];
-  for (const chain of carried) {
-    const word = addVar(func, binaryen.i32);
-    entry.push(module.local.set(word, orOf([...new Set(chain.map((slot) => LocalGet.getIndex(slot.expr)))])));
-    const key = stepsOf(chain, pointers).join(',');
-    if (key !== '') carry.push(module.local.set(word, module.i32.or(get(word), get(stepWord.get(key)!))));
+    const locals = [...new Set(chain.map((slot) => LocalGet.getIndex(slot.expr)))];
     chain.forEach((slot, k) => slot.replace(k === 0 ? get(word) : module.i32.const(0)));
-  }
-  const updates = new Set([...pointers.values()].map((p) => p.update));
+    return module.local.set(
+      word,
+      locals.slice(1).reduce((acc, l) => module.i32.or(acc, get(l)), get(locals[0]!)),
+    );
+  });
   const kept = statements.filter((_, k) => !updates.has(k));
-  const exit = [...pointers.values()].map((p) => module.local.set(p.local, module.i32.or(get(p.local), get(p.step))));
-  const newBody = module.block(Block.getName(body), [...kept.slice(0, -1), ...carry, kept.at(-1)!], binaryen.none);
-  return module.block(null, [...entry, module.loop(Loop.getName(loop), newBody), ...exit], binaryen.none);
+  const rest = module.block(
+    null,
+    [...joins, module.loop(Loop.getName(loop), module.block(Block.getName(body), kept, binaryen.none))],
+    binaryen.none,
+  );
+  return peel ? module.block(null, [...first, module.if(again, rest)], binaryen.none) : rest;
 }
 
 /**
@@ -195,9 +173,8 @@ function carryInLoop(module: binaryen.Module, func: number, loop: Expr, liveness
  * `i32.or` tree reads its value and nothing else does: not in the iteration, not in the next one
  * (the local is written before it is read there), not after the loop.
  */
-function chainWords(iteration: Iteration, pointers: Map<number, Pointer>): ChildSlot[][] {
-  const { statements, accesses, invariant } = iteration;
-  const updates = new Set([...pointers.values()].map((p) => p.update));
+function chainWords(iteration: Iteration): ChildSlot[][] {
+  const { statements, accesses, invariant, updates } = iteration;
   const links = new Map<Expr, ChildSlot[]>();
   statements.forEach((stmt, statement) => {
     if (statement < statements.length - 1 && !updates.has(statement) && isLink(stmt))
@@ -232,49 +209,29 @@ function chainWords(iteration: Iteration, pointers: Map<number, Pointer>): Child
       const write = reaching.get(leaf.expr);
       return write !== undefined && folded.has(write) ? leavesOf(write) : [leaf];
     });
-  const isWord = (slot: ChildSlot) =>
-    idOf(slot.expr) === Id.LocalGet &&
-    (invariant(LocalGet.getIndex(slot.expr)) || pointers.has(LocalGet.getIndex(slot.expr)));
+  const isWord = (slot: ChildSlot) => idOf(slot.expr) === Id.LocalGet && invariant(LocalGet.getIndex(slot.expr));
   return [...links.keys()].filter((link) => !folded.has(link)).map((link) => leavesOf(link).filter(isWord));
 }
 
-/** The distinct steps of the pointer labels among a chain's words, ascending. */
-function stepsOf(chain: ChildSlot[], pointers: Map<number, Pointer>): number[] {
-  const steps = new Set<number>();
-  for (const slot of chain) {
-    const pointer = pointers.get(LocalGet.getIndex(slot.expr));
-    if (pointer) steps.add(pointer.step);
-  }
-  return [...steps].sort((a, b) => a - b);
-}
-
-/**
- * The pointer labels of the loop: written once per iteration, by a statement `$p = $p | $step`
- * (`$step` invariant), and read nowhere after that statement in the iteration.
- */
-function monotonePointers({ statements, accesses, invariant }: Iteration): Map<number, Pointer> {
+/** The pointer labels of the loop: locals written in it only by a statement `$p = $p | $step`, `$step` invariant. */
+function monotonePointers(
+  statements: Expr[],
+  accesses: Access[],
+  invariant: (local: number) => boolean,
+): Map<number, Pointer> {
+  const writes = new Map<number, number>();
+  for (const a of accesses) if (a.write) writes.set(a.local, (writes.get(a.local) ?? 0) + 1);
   const pointers = new Map<number, Pointer>();
-  const byLocal = new Map<number, Access[]>();
-  for (const a of accesses) {
-    const list = byLocal.get(a.local);
-    if (list) list.push(a);
-    else byLocal.set(a.local, [a]);
-  }
   statements.forEach((stmt, update) => {
     if (!isLink(stmt)) return;
     const local = LocalSet.getIndex(stmt);
     const value = LocalSet.getValue(stmt);
-    if (idOf(value) !== Id.Binary || Binary.getOp(value) !== binaryen.OrInt32) return;
+    if (writes.get(local) !== 1 || idOf(value) !== Id.Binary || Binary.getOp(value) !== binaryen.OrInt32) return;
     const [left, right] = [Binary.getLeft(value), Binary.getRight(value)];
     if (idOf(left) !== Id.LocalGet || idOf(right) !== Id.LocalGet) return;
     const [a, b] = [LocalGet.getIndex(left), LocalGet.getIndex(right)];
     const step = a === local ? b : b === local ? a : null;
-    if (step === null || step === local || !invariant(step)) return;
-    const mine = byLocal.get(local) ?? [];
-    const writes = mine.filter((x) => x.write);
-    if (writes.length !== 1 || writes[0]!.expr !== stmt) return;
-    if (mine.some((x) => !x.write && x.statement > update)) return;
-    pointers.set(local, { local, step, update });
+    if (step !== null && step !== local && invariant(step)) pointers.set(local, { local, step, update });
   });
   return pointers;
 }
