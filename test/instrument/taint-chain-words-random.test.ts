@@ -74,15 +74,31 @@ function program(seed: number): string {
     (acc, l) => `(i32.add (i32.mul ${acc} (i32.const 31)) (local.get ${l}))`,
     '(i32.const 7)',
   );
+  const loop = `(local.set $i (i32.const 0))
+      (loop $l
+        ${body.join('\n        ')}
+        (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))`;
+  // Around the loop, sometimes: a temporary written on one path after it only, and an outer loop
+  // reading a temporary before the inner loop writes it again (both must see what the loop left).
+  const oddTrips = '(i32.and (local.get $n) (i32.const 1))';
+  const kill = pick(2) === 0 ? `(if ${oddTrips} (then (local.set ${one(TEMPS)} (i32.const 5))))` : '';
+  const outerCount = '(i32.ne (local.tee $o (i32.add (local.get $o) (i32.const 1))) (i32.const 3))';
+  const nest =
+    pick(2) === 0
+      ? `(loop $outer
+        ${TEMPS.map((t, k) => `(i32.store offset=${12288 + 4 * k} (i32.mul (local.get $o) (i32.const 20)) (local.get ${t}))`).join(' ')}
+        ${loop}
+        ${kill}
+        (br_if $outer ${outerCount}))`
+      : `${loop}
+      ${kill}`;
   return `(module
     (memory (export "memory") 1)
     (func (export "f") (param $w0 i32) (param $w1 i32) (param $w2 i32) (param $w3 i32) (param $s0 i32) (param $s1 i32) (param $n i32) (result i32)
-      (local $i i32) (local $p0 i32) (local $p1 i32) (local $t0 i32) (local $t1 i32) (local $t2 i32) (local $t3 i32) (local $t4 i32) (local $a0 i32) (local $a1 i32)
+      (local $i i32) (local $o i32) (local $p0 i32) (local $p1 i32) (local $t0 i32) (local $t1 i32) (local $t2 i32) (local $t3 i32) (local $t4 i32) (local $a0 i32) (local $a1 i32)
       (local.set $p0 (i32.const 0x100000))
       (local.set $p1 (i32.const 0x200000))
-      (loop $l
-        ${body.join('\n        ')}
-        (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
+      ${nest}
       ${result}))`;
 }
 
@@ -92,7 +108,7 @@ function run(bytes: Uint8Array, n: number): number[] {
   for (let i = 0; i < 2048; i++) memory[i] = (1 << (i % 13)) << 8;
   const f = instance.exports.f as (...args: number[]) => number;
   const result = f(0x1, 0x2, 0x4, 0x8, 0x10, 0x20, n);
-  return [result, ...memory.slice(2048, 2048 + 16 * n)];
+  return [result, ...memory.slice(2048, 2048 + 16 * n), ...memory.slice(3072, 3072 + 15)];
 }
 
 test('random label chains: the same stores and results after the rewrite', () => {

@@ -162,6 +162,27 @@ describe('label chain words joined for an innermost loop', () => {
     expectSameRuns(original, after.bytes);
   });
 
+  test('a temporary an enclosing loop reads before the loop writes it again keeps its value', () => {
+    // `$t0` folded into `$t1`'s chain would gather `$w0 | $w1` into one word: not here, the value
+    // `$t0` leaves is read by the next outer iteration.
+    const original = wat(`(module
+      (memory (export "memory") 1)
+      (func (export "f") (param $w0 i32) (param $w1 i32) (param $n i32) (result i32)
+        (local $i i32) (local $o i32) (local $t0 i32) (local $t1 i32)
+        (loop $outer
+          (i32.store offset=12288 (i32.shl (local.get $o) (i32.const 2)) (local.get $t0))
+          (local.set $i (i32.const 0))
+          (loop $l
+            (local.set $t0 (i32.or (i32.load (i32.shl (local.get $i) (i32.const 2))) (local.get $w0)))
+            (local.set $t1 (i32.or (i32.or (local.get $t0) (i32.load offset=4 (i32.shl (local.get $i) (i32.const 2)))) (local.get $w1)))
+            (i32.store offset=8192 (i32.shl (local.get $i) (i32.const 2)) (local.get $t1))
+            (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
+          (br_if $outer (i32.ne (local.tee $o (i32.add (local.get $o) (i32.const 1))) (i32.const 3))))
+        (local.get $t1)))`);
+    const after = carried(original);
+    expect(after.changed).toBe(0);
+  });
+
   test('a loop with a branch besides its back edge is left alone', () => {
     const after = carried(fixture({ tail: '(br_if $l (i32.eqz (local.get $n)))' }));
     expect(after.changed).toBe(0);
