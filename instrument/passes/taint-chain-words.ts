@@ -4,8 +4,8 @@
 // word it reads that is not loaded in the iteration is one more integer live across the loop:
 // invariant words (`$c`) and the labels of pointers the loop steps (`$p = $p | $step` once per
 // iteration). TurboFan's code of these loops holds more live integers than x64 has registers
-// (trmm -O2's fast loop: 44 stack operands per two elements, docs/taint.md, taintregs), so this pass
-// gives each chain one invariant word in their place:
+// (trmm -O2's fast loop: 44 stack operands among its 138 x64 instructions, docs/taint.md,
+// taintregs), so this pass gives each chain one invariant word in their place:
 //
 //   <the first iteration, as it was>
 //   if (<its back-edge condition>) { z1 = $p | $q | $c; …; loop { <the body without the pointer
@@ -21,8 +21,8 @@
 // and each of those is read by its chain alone: once, in the iteration that wrote it, never after
 // the loop (loop-exit-liveness.ts).
 //
-// It runs only when it frees registers: the words it moves must be read nowhere else in the loop
-// and outnumber the chains. A chain whose first link mixes invariant and varying values gathers
+// It runs only when that frees registers: the words read by nothing in the loop but chains (and
+// the pointer labels' updates, which go) must outnumber the chains reading them. A chain whose first link mixes invariant and varying values gathers
 // too (without a stepped pointer label nothing is peeled). taint-chain-joins.ts, run before it,
 // handles chains split by calls.
 import binaryen from 'binaryen';
@@ -46,10 +46,10 @@ import { deadAfterLoop, indexLocalReads, type LocalReads } from '../loop-exit-li
 import { versionInnermostLoops } from './shadow-versioning.js';
 
 /** Joins the invariant and pointer-label words of the label chains in each innermost loop of `func` into one per chain; returns how many loops changed. */
-export function carryChainWords(module: binaryen.Module, func: number): number {
+export function joinChainWords(module: binaryen.Module, func: number): number {
   let index: LocalReads | null = null;
   return versionInnermostLoops(func, (loop) => {
-    const rewritten = carryInLoop(module, func, loop, () => (index ??= indexLocalReads(func)));
+    const rewritten = joinInLoop(module, func, loop, () => (index ??= indexLocalReads(func)));
     // The loop is about to move into a block of its own: the index no longer describes the tree.
     if (rewritten !== null) index = null;
     return rewritten;
@@ -80,13 +80,6 @@ interface Access {
   write: boolean;
 }
 
-/** A pointer label: written in the loop only by `$p = $p | $step`, `$step` invariant. */
-interface Pointer {
-  local: number;
-  step: number;
-  update: number;
-}
-
 /** One iteration of the loop body, as the analysis reads it. */
 interface Iteration {
   statements: Expr[];
@@ -100,7 +93,7 @@ interface Iteration {
   deadAfter: (local: number) => boolean;
 }
 
-function carryInLoop(module: binaryen.Module, func: number, loop: Expr, liveness: () => LocalReads): Expr | null {
+function joinInLoop(module: binaryen.Module, func: number, loop: Expr, liveness: () => LocalReads): Expr | null {
   const body = Loop.getBody(loop);
   if (typeOf(loop) !== binaryen.none || idOf(body) !== Id.Block) return null;
   const statements = Array.from({ length: Block.getNumChildren(body) }, (_, i) => Block.getChildAt(body, i));
@@ -115,7 +108,7 @@ function carryInLoop(module: binaryen.Module, func: number, loop: Expr, liveness
   );
   const written = new Set(accesses.filter((a) => a.write).map((a) => a.local));
   const pointers = monotonePointers(statements, accesses, (local) => !written.has(local));
-  const updates = new Set([...pointers.values()].map((p) => p.update));
+  const updates = new Set(pointers.values());
   const iteration: Iteration = {
     statements,
     accesses,
@@ -213,15 +206,18 @@ function chainWords(iteration: Iteration): ChildSlot[][] {
   return [...links.keys()].filter((link) => !folded.has(link)).map((link) => leavesOf(link).filter(isWord));
 }
 
-/** The pointer labels of the loop: locals written in it only by a statement `$p = $p | $step`, `$step` invariant. */
+/**
+ * The pointer labels of the loop, each with the index of the statement that updates it: locals
+ * written in it only by a statement `$p = $p | $step`, `$step` invariant.
+ */
 function monotonePointers(
   statements: Expr[],
   accesses: Access[],
   invariant: (local: number) => boolean,
-): Map<number, Pointer> {
+): Map<number, number> {
   const writes = new Map<number, number>();
   for (const a of accesses) if (a.write) writes.set(a.local, (writes.get(a.local) ?? 0) + 1);
-  const pointers = new Map<number, Pointer>();
+  const pointers = new Map<number, number>();
   statements.forEach((stmt, update) => {
     if (!isLink(stmt)) return;
     const local = LocalSet.getIndex(stmt);
@@ -231,7 +227,7 @@ function monotonePointers(
     if (idOf(left) !== Id.LocalGet || idOf(right) !== Id.LocalGet) return;
     const [a, b] = [LocalGet.getIndex(left), LocalGet.getIndex(right)];
     const step = a === local ? b : b === local ? a : null;
-    if (step !== null && step !== local && invariant(step)) pointers.set(local, { local, step, update });
+    if (step !== null && step !== local && invariant(step)) pointers.set(local, update);
   });
   return pointers;
 }

@@ -5,7 +5,7 @@
 // differential fuzzer's programs rarely have this shape.)
 import { expect, test } from 'vitest';
 import binaryen from 'binaryen';
-import { carryChainWords } from '../../instrument/passes/taint-chain-words.js';
+import { joinChainWords } from '../../instrument/passes/taint-chain-words.js';
 import { wat } from '../helpers/wat.js';
 
 /** xorshift32: the same programs every run. */
@@ -116,7 +116,7 @@ test('random label chains: the same stores and results after the rewrite', () =>
   for (let seed = 1; seed <= 300; seed++) {
     const original = wat(program(seed));
     const module = binaryen.readBinary(original);
-    changed += carryChainWords(module, module.getFunction('0'));
+    changed += joinChainWords(module, module.getFunction('0'));
     expect(module.validate()).toBeTruthy();
     const rewritten = module.emitBinary();
     for (const n of [1, 2, 3, 6]) expect(run(rewritten, n), `seed ${seed}, ${n} trips`).toEqual(run(original, n));

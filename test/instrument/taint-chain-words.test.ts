@@ -5,7 +5,7 @@
 // stay the same, for one trip (the first iteration sees the pointer labels unstepped) and for many.
 import { describe, expect, test } from 'vitest';
 import binaryen from 'binaryen';
-import { carryChainWords } from '../../instrument/passes/taint-chain-words.js';
+import { joinChainWords } from '../../instrument/passes/taint-chain-words.js';
 import { wat } from '../helpers/wat.js';
 
 interface Variant {
@@ -48,11 +48,11 @@ function fixture({ after = '(i32.const 0)', head = '', tail = '' }: Variant = {}
         ${after})))`);
 }
 
-function carried(bytes: Uint8Array): { changed: number; added: number; text: string; loop: string; bytes: Uint8Array } {
+function joined(bytes: Uint8Array): { changed: number; added: number; text: string; loop: string; bytes: Uint8Array } {
   const module = binaryen.readBinary(bytes);
   const func = module.getFunction('0');
   const locals = binaryen.getFunctionInfo(func).vars.length;
-  const changed = carryChainWords(module, func);
+  const changed = joinChainWords(module, func);
   expect(module.validate()).toBeTruthy();
   const text = module.emitText();
   const added = binaryen.getFunctionInfo(func).vars.length - locals;
@@ -88,7 +88,7 @@ function expectSameRuns(original: Uint8Array, rewritten: Uint8Array): void {
 describe('label chain words joined for an innermost loop', () => {
   test('pointer labels and invariant words leave the loop; one word per chain', () => {
     const original = fixture();
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(1);
     // Neither the pointer labels, their steps nor the invariant words are read in the loop.
     for (const local of ['$p', '$q', '$sp', '$sq', '$c1', '$c2'])
@@ -101,7 +101,7 @@ describe('label chain words joined for an innermost loop', () => {
 
   test('a temporary read after the loop keeps its value', () => {
     const original = fixture({ after: '(i32.mul (local.get $t1) (i32.const 7))' });
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(1);
     // `$t1 = $t1 | $t2` is a chain of its own: its value is what the read after the loop sees.
     expect(after.added).toBe(3);
@@ -110,14 +110,14 @@ describe('label chain words joined for an innermost loop', () => {
 
   test('a temporary written again after the loop before it is read joins its chain', () => {
     const original = fixture({ after: '(block (result i32) (local.set $t1 (local.get $n)) (local.get $t1))' });
-    const after = carried(original);
+    const after = joined(original);
     expect(after.added).toBe(2);
     expectSameRuns(original, after.bytes);
   });
 
   test('a temporary the next iteration reads before writing keeps its value', () => {
     const original = fixture({ head: record('(local.get $t1)') });
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(1);
     expectSameRuns(original, after.bytes);
   });
@@ -127,7 +127,7 @@ describe('label chain words joined for an innermost loop', () => {
     const original = fixture({
       tail: `(local.set $b (i32.or (i32.load offset=2000 (local.get $i)) (local.get $p))) ${record('(local.get $b)')}`,
     });
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(1);
     expect(after.loop).not.toMatch(/local\.set \$p\b/);
     expectSameRuns(original, after.bytes);
@@ -135,7 +135,7 @@ describe('label chain words joined for an innermost loop', () => {
 
   test('a pointer label read outside its chains is read in the loop as an invariant', () => {
     const original = fixture({ tail: record('(local.get $p)') });
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(1);
     expect(after.loop).not.toMatch(/local\.set \$p\b/);
     expect(after.loop).toContain('local.get $p)');
@@ -153,7 +153,7 @@ describe('label chain words joined for an innermost loop', () => {
           ${record('(local.get $t)')}
           (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
         (local.get $t)))`);
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(1);
     expect(after.added).toBe(1);
     for (const local of ['$c1', '$c2']) expect(after.loop).not.toContain(`local.get ${local})`);
@@ -179,12 +179,12 @@ describe('label chain words joined for an innermost loop', () => {
             (br_if $l (i32.ne (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
           (br_if $outer (i32.ne (local.tee $o (i32.add (local.get $o) (i32.const 1))) (i32.const 3))))
         (local.get $t1)))`);
-    const after = carried(original);
+    const after = joined(original);
     expect(after.changed).toBe(0);
   });
 
   test('a loop with a branch besides its back edge is left alone', () => {
-    const after = carried(fixture({ tail: '(br_if $l (i32.eqz (local.get $n)))' }));
+    const after = joined(fixture({ tail: '(br_if $l (i32.eqz (local.get $n)))' }));
     expect(after.changed).toBe(0);
   });
 });
