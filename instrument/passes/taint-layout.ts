@@ -72,6 +72,8 @@ export interface TaintOptions {
   noLoopLabels?: boolean;
   /** Keep the invariant words where each innermost loop's label chains join them (taint-chain-joins.ts; for measurements). */
   noChainJoins?: boolean;
+  /** Keep the invariant words and pointer labels each innermost loop's label chains read (taint-chain-words.ts; for measurements). */
+  noChainWords?: boolean;
   /**
    * Site-table names of the functions to instrument (default: all). The others, which the run is
    * expected not to enter, keep their code plus an entry guard (taint-uncovered.ts).

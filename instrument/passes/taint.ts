@@ -51,6 +51,7 @@ import { addGuard, mayHaveSites, recordUncovered } from './taint-uncovered.js';
 import { callFacts, type CallFacts } from './taint-call-facts.js';
 import { versionAlignedFunction, versionAlignedLoops } from './shadow-versioning.js';
 import { gatherChainJoins } from './taint-chain-joins.js';
+import { joinChainWords } from './taint-chain-words.js';
 import { hoistLoopLabels } from './shadow-loop-labels.js';
 import type { InstrumentationLocals } from '../program-expressions.js';
 import { placeShadow, shadowMemory, SHADOW_FUNCTIONS } from './shadow-memory.js';
@@ -421,6 +422,7 @@ function instrumentFunction(
   if (!m.options.noVersioning && !m.options.noLoopLabels && !m.options.noOptimize && fn.loopExprs.length > 0)
     hoistLoopLabels(module, func, { labels: m.shadowMemory.placement.labels, programBase: m.programBase });
   if (!m.options.noOptimize && !m.options.noChainJoins && fn.loopExprs.length > 0) gatherChainJoins(module, func);
+  if (!m.options.noOptimize && !m.options.noChainWords && fn.loopExprs.length > 0) joinChainWords(module, func);
   return node.nodeBytes;
 }
 
