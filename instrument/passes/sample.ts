@@ -70,6 +70,7 @@ import {
   type StaticTrips,
 } from './sample-trips.js';
 import { RecordFunctions } from './sample-record.js';
+import { versionWindows } from './sample-window-versions.js';
 import {
   SITE_STACK_BYTES,
   SITE_STACK_REGION,
@@ -101,6 +102,8 @@ export interface SampleOptions {
   countedLoops?: boolean;
   /** Let a region's check charge the leaves checked at its start and a loop header's next run (windowedCheck, prechargeHeaders; default true). Off, each checks itself: the same samples, more instructions. */
   chargeAhead?: boolean;
+  /** Run a window's statements in two copies behind one flag test, one with its leaves' checks and one without (passes/sample-window-versions.ts; default true). Off, each leaf tests the flag: the same samples. */
+  windowCopies?: boolean;
   /** Run a counted loop entered with a countdown that covers all its iterations as an unchanged copy of the original (wholeRunAtEntry; default true). Off, its checked loop fast-forwards from the first iteration: the same samples. */
   wholeRuns?: boolean;
 }
@@ -398,6 +401,7 @@ export function applySampling(
       if (options.chargeAhead === false) continue;
       slow ??= addVar(fn.func, binaryen.i32);
       const window: ChargeWindow = {
+        func: fn.func,
         check: module.block(null, []),
         build: regionChecks[k]!,
         slow,
@@ -524,6 +528,16 @@ export function applySampling(
     const checkNow =
       window && last ? module.block(null, [module.local.set(window.slow, module.i32.const(0)), check]) : check;
     Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), checkNow) : check);
+  }
+  if (options.chargeAhead !== false && options.windowCopies !== false) {
+    const byFunction = new Map<number, ChargeWindow[]>();
+    for (const w of windowList) byFunction.set(w.func, [...(byFunction.get(w.func) ?? []), w]);
+    for (const [func, windows] of byFunction)
+      versionWindows(
+        module,
+        Func.getBody(func),
+        windows.map((w) => ({ check: w.check, flag: w.slow, leaves: w.calls.map((c) => c.at) })),
+      );
   }
   return {
     period,
@@ -664,6 +678,8 @@ interface ChargedCall {
  * checks as usual and sets the flag, and each leaf checks as usual. The same samples.
  */
 interface ChargeWindow {
+  /** The function it is in. */
+  func: number;
   /** The block in the region's check's place, filled once every leaf's size is known. */
   check: Expr;
   build: (extra: number, flags: number[]) => Expr;

@@ -1,0 +1,133 @@
+// The code of a charge window twice (issue 27, docs/blame.md "Measured", twelfth session). A
+// region's check charges the leaves checked at its start (ChargeWindow in passes/sample.ts): when
+// the countdown covers them all none of their checks can fire, and each leaf only tests the flag
+// the check sets when it came up short. Those flag tests were most of what sampling cost a
+// call-heavy -O0 element loop (the flag lives across the leaves' calls, so each test is a load from
+// the stack frame). Here the statements from the window's first leaf call to its last run in two
+// copies behind one test of the flag: the original with every leaf's check unconditional (the flag
+// is known set there, the check clears it where the window's last leaf did), and a copy with none.
+// The same checks run with the same countdowns in the same order, so the samples are unchanged.
+import binaryen from 'binaryen';
+import { Block, Id, If, LocalGet, childSlots, idOf, type Expr } from '../ir.js';
+import { renameLabels } from './shadow-versioning.js';
+
+/** A window as the pass built it. */
+export interface WindowCode {
+  /** Its region's check, which sets `flag` when the countdown does not cover the window. */
+  check: Expr;
+  flag: number;
+  /** Per leaf call, in order: the block right before the call holding `if (flag) <the leaf's check>`. */
+  leaves: Expr[];
+}
+
+/** Nodes a window's statements may hold to be copied (a statement holding a whole loop nest is left as it was). */
+export const WINDOW_COPY_LIMIT = 2000;
+
+/**
+ * Runs each window's statements twice where that can be done (returns how many): the first
+ * statement of the function's innermost block holding every leaf call that holds the first one, to
+ * the one holding the last, when those hold neither the region's check nor any other window's.
+ * Windows of one leaf are left as they are (one flag test either way).
+ */
+export function versionWindows(module: binaryen.Module, body: Expr, windows: readonly WindowCode[]): number {
+  const candidates = windows.filter((w) => w.leaves.length >= 2);
+  if (candidates.length === 0) return 0;
+  const parents = parentsOf(body);
+  const markers = new Set<Expr>();
+  for (const w of windows) {
+    markers.add(w.check);
+    for (const leaf of w.leaves) markers.add(leaf);
+  }
+  let versioned = 0;
+  for (const window of candidates) {
+    const slice = sliceOf(window, parents);
+    if (!slice) continue;
+    const own = new Set(window.leaves);
+    if (!copyable(slice.statements, (e) => markers.has(e) && !own.has(e))) continue;
+    const checks = window.leaves.map((leaf) => flaggedCheck(leaf, window.flag));
+    if (checks.some((c) => c === null)) continue;
+    const { parent, first, statements } = slice;
+    for (let k = 0; k < statements.length; k++) Block.removeChildAt(parent, first);
+    const slow = module.block(null, statements, binaryen.auto);
+    // The copy is taken with the leaves' blocks emptied; then the original gets the checks unconditionally.
+    window.leaves.forEach((leaf) => Block.setChildAt(leaf, 0, module.nop()));
+    const fast = module.copyExpression(slow);
+    renameLabels(fast);
+    window.leaves.forEach((leaf, k) => Block.setChildAt(leaf, 0, checks[k]!));
+    const dispatch = module.if(module.local.get(window.flag, binaryen.i32), slow, fast);
+    Block.insertChildAt(parent, first, dispatch);
+    parents.set(dispatch, parent);
+    parents.set(slow, dispatch);
+    for (const statement of statements) parents.set(statement, slow);
+    versioned++;
+  }
+  return versioned;
+}
+
+/** Each expression's parent under `root`. */
+function parentsOf(root: Expr): Map<Expr, Expr> {
+  const parents = new Map<Expr, Expr>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const expr = stack.pop()!;
+    for (const slot of childSlots(expr)) {
+      parents.set(slot.expr, expr);
+      stack.push(slot.expr);
+    }
+  }
+  return parents;
+}
+
+function ancestors(expr: Expr, parents: ReadonlyMap<Expr, Expr>): Expr[] {
+  const chain = [expr];
+  for (let at = parents.get(expr); at !== undefined; at = parents.get(at)) chain.push(at);
+  return chain;
+}
+
+/** The innermost block holding every leaf call of the window, and its statements from the first call's to the last's. */
+function sliceOf(
+  window: WindowCode,
+  parents: ReadonlyMap<Expr, Expr>,
+): { parent: Expr; first: number; statements: Expr[] } | null {
+  const chains = window.leaves.map((leaf) => ancestors(leaf, parents));
+  const shared = new Set(chains[0]);
+  for (const chain of chains.slice(1)) {
+    const here = new Set(chain);
+    for (const expr of shared) if (!here.has(expr)) shared.delete(expr);
+  }
+  // The chains run leaf → root: the first shared block of the first chain is the innermost.
+  const parent = chains[0]!.find((e) => shared.has(e) && idOf(e) === Id.Block && !window.leaves.includes(e));
+  if (parent === undefined) return null;
+  const statementOf = (chain: Expr[]) => chain[chain.indexOf(parent) - 1]!;
+  const children = childSlots(parent).map((slot) => slot.expr);
+  const first = children.indexOf(statementOf(chains[0]!));
+  const last = children.indexOf(statementOf(chains.at(-1)!));
+  if (first < 0 || last < first) return null;
+  // A statement holding the region's own check would run it behind the flag it sets.
+  const statements = children.slice(first, last + 1);
+  const checkChain = new Set(ancestors(window.check, parents));
+  if (statements.some((s) => checkChain.has(s))) return null;
+  return { parent, first, statements };
+}
+
+/** Whether the statements are small enough to copy and hold nothing `foreign`. */
+function copyable(statements: readonly Expr[], foreign: (expr: Expr) => boolean): boolean {
+  const stack = [...statements];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const expr = stack.pop()!;
+    if (++nodes > WINDOW_COPY_LIMIT || foreign(expr)) return false;
+    for (const slot of childSlots(expr)) stack.push(slot.expr);
+  }
+  return true;
+}
+
+/** The check inside a leaf's block `if (flag) <check>`, or null when the block holds something else. */
+function flaggedCheck(leaf: Expr, flag: number): Expr | null {
+  if (Block.getNumChildren(leaf) !== 1) return null;
+  const test = Block.getChildAt(leaf, 0);
+  if (idOf(test) !== Id.If || If.getIfFalse(test)) return null;
+  const condition = If.getCondition(test);
+  if (idOf(condition) !== Id.LocalGet || LocalGet.getIndex(condition) !== flag) return null;
+  return If.getIfTrue(test);
+}
