@@ -18,6 +18,14 @@ export interface WindowCode {
   flag: number;
   /** Per leaf call, in order: the block right before the call holding `if (flag) <the leaf's check>`. */
   leaves: Expr[];
+  /** The region's check again, leading to `short` when the countdown does not cover the window and to `covered` when it does. */
+  merged: (arms: WindowArms) => Expr;
+}
+
+/** What follows a window's check when the check itself picks the copy. */
+export interface WindowArms {
+  short: Expr;
+  covered: Expr;
 }
 
 /** Nodes a window's statements may hold to be copied (a statement holding a whole loop nest is left as it was). */
@@ -30,8 +38,7 @@ export const WINDOW_COPY_LIMIT = 2000;
  * Windows of one leaf are left as they are (one flag test either way).
  */
 export function versionWindows(module: binaryen.Module, body: Expr, windows: readonly WindowCode[]): number {
-  const candidates = windows.filter((w) => w.leaves.length >= 2);
-  if (candidates.length === 0) return 0;
+  if (windows.length === 0) return 0;
   const parents = parentsOf(body);
   const markers = new Set<Expr>();
   for (const w of windows) {
@@ -39,14 +46,16 @@ export function versionWindows(module: binaryen.Module, body: Expr, windows: rea
     for (const leaf of w.leaves) markers.add(leaf);
   }
   let versioned = 0;
-  for (const window of candidates) {
-    const slice = sliceOf(window, parents);
-    if (!slice) continue;
+  for (const window of windows) {
     const own = new Set(window.leaves);
-    if (!copyable(slice.statements, (e) => markers.has(e) && !own.has(e))) continue;
     const checks = window.leaves.map((leaf) => flaggedCheck(leaf, window.flag));
     if (checks.some((c) => c === null)) continue;
-    const { parent, first, statements } = slice;
+    // The check itself leads to the copies when nothing runs between it and the window's statements
+    // but what they start with; else, for two leaves or more, one flag test does.
+    const slice =
+      sliceOf(window, parents, true) ?? (window.leaves.length >= 2 ? sliceOf(window, parents, false) : null);
+    if (!slice || !copyable(slice.statements, (e) => markers.has(e) && !own.has(e))) continue;
+    const { parent, first, statements, merged } = slice;
     for (let k = 0; k < statements.length; k++) Block.removeChildAt(parent, first);
     const slow = module.block(null, statements, binaryen.auto);
     // The copy is taken with the leaves' blocks emptied; then the original gets the checks unconditionally.
@@ -54,10 +63,15 @@ export function versionWindows(module: binaryen.Module, body: Expr, windows: rea
     const fast = module.copyExpression(slow);
     renameLabels(fast);
     window.leaves.forEach((leaf, k) => Block.setChildAt(leaf, 0, checks[k]!));
-    const dispatch = module.if(module.local.get(window.flag, binaryen.i32), slow, fast);
-    Block.insertChildAt(parent, first, dispatch);
-    parents.set(dispatch, parent);
-    parents.set(slow, dispatch);
+    let versions: Expr;
+    if (merged) {
+      // The check moves from the end of the statement before (its last step) to the head of the copies.
+      Block.setChildAt(window.check, 0, module.nop());
+      versions = window.merged({ short: slow, covered: fast });
+    } else versions = module.if(module.local.get(window.flag, binaryen.i32), slow, fast);
+    Block.insertChildAt(parent, first, versions);
+    parents.set(versions, parent);
+    parents.set(slow, versions);
     for (const statement of statements) parents.set(statement, slow);
     versioned++;
   }
@@ -84,14 +98,22 @@ function ancestors(expr: Expr, parents: ReadonlyMap<Expr, Expr>): Expr[] {
   return chain;
 }
 
-/** The innermost block holding every leaf call of the window, and its statements from the first call's to the last's. */
+/**
+ * The innermost block holding every leaf call of the window (and, `fromCheck`, the region's check)
+ * and its statements from the first call's (or from the one after the check's) to the last call's.
+ * From the check, the check must be the last thing its statement runs, through unnamed blocks (no
+ * branch can skip it), so that running it after that statement changes nothing.
+ */
 function sliceOf(
   window: WindowCode,
   parents: ReadonlyMap<Expr, Expr>,
-): { parent: Expr; first: number; statements: Expr[] } | null {
+  fromCheck: boolean,
+): { parent: Expr; first: number; statements: Expr[]; merged: boolean } | null {
   const chains = window.leaves.map((leaf) => ancestors(leaf, parents));
-  const shared = new Set(chains[0]);
-  for (const chain of chains.slice(1)) {
+  const checkChain = ancestors(window.check, parents);
+  const all = fromCheck ? [checkChain, ...chains] : chains;
+  const shared = new Set(all[0]);
+  for (const chain of all.slice(1)) {
     const here = new Set(chain);
     for (const expr of shared) if (!here.has(expr)) shared.delete(expr);
   }
@@ -100,14 +122,25 @@ function sliceOf(
   if (parent === undefined) return null;
   const statementOf = (chain: Expr[]) => chain[chain.indexOf(parent) - 1]!;
   const children = childSlots(parent).map((slot) => slot.expr);
-  const first = children.indexOf(statementOf(chains[0]!));
   const last = children.indexOf(statementOf(chains.at(-1)!));
+  if (fromCheck) {
+    const before = children.indexOf(statementOf(checkChain));
+    if (before < 0 || last <= before) return null;
+    for (let at = window.check; at !== children[before];) {
+      const up = parents.get(at)!;
+      if (idOf(up) !== Id.Block || Block.getName(up) || Block.getChildAt(up, Block.getNumChildren(up) - 1) !== at)
+        return null;
+      at = up;
+    }
+    return { parent, first: before + 1, statements: children.slice(before + 1, last + 1), merged: true };
+  }
+  const first = children.indexOf(statementOf(chains[0]!));
   if (first < 0 || last < first) return null;
   // A statement holding the region's own check would run it behind the flag it sets.
   const statements = children.slice(first, last + 1);
-  const checkChain = new Set(ancestors(window.check, parents));
-  if (statements.some((s) => checkChain.has(s))) return null;
-  return { parent, first, statements };
+  const inCheck = new Set(checkChain);
+  if (statements.some((s) => inCheck.has(s))) return null;
+  return { parent, first, statements, merged: false };
 }
 
 /** Whether the statements are small enough to copy and hold nothing `foreign`. */

@@ -70,7 +70,7 @@ import {
   type StaticTrips,
 } from './sample-trips.js';
 import { RecordFunctions } from './sample-record.js';
-import { versionWindows } from './sample-window-versions.js';
+import { versionWindows, type WindowArms } from './sample-window-versions.js';
 import {
   SITE_STACK_BYTES,
   SITE_STACK_REGION,
@@ -322,7 +322,7 @@ export function applySampling(
     };
     const checks: Expr[] = [];
     /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
-    const regionChecks: Array<(extra: number, flags: number[]) => Expr> = [];
+    const regionChecks: Array<(extra: number, flags: number[], arms?: WindowArms) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     let loaded: number | undefined;
     const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
@@ -349,7 +349,9 @@ export function applySampling(
             )
           : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
       checks.push(region.instructions === 0 ? module.nop() : own());
-      regionChecks.push((extra, flags) => windowedCheck(module, countdown, region.instructions + extra, own(), flags));
+      regionChecks.push((extra, flags, arms) =>
+        windowedCheck(module, countdown, region.instructions + extra, own(), flags, arms),
+      );
     }
     // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
     // leaf's one region is checked at its call sites.
@@ -500,10 +502,9 @@ export function applySampling(
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
   packer.finish();
-  for (const { check, build, slow, calls, ahead } of windowList) {
-    const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
-    Block.appendChild(check, build(total + ahead, [slow]));
-  }
+  const windowCharge = ({ calls, ahead }: ChargeWindow) =>
+    calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0) + ahead;
+  for (const window of windowList) Block.appendChild(window.check, window.build(windowCharge(window), [window.slow]));
   for (const { at, call, site, countdown, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
     const operands = childSlotsOf(call).map((slot) => slot.expr);
@@ -536,7 +537,13 @@ export function applySampling(
       versionWindows(
         module,
         Func.getBody(func),
-        windows.map((w) => ({ check: w.check, flag: w.slow, leaves: w.calls.map((c) => c.at) })),
+        windows.map((w) => ({
+          check: w.check,
+          flag: w.slow,
+          leaves: w.calls.map((c) => c.at),
+          // Only a header sharing the flag still reads it once the check leads to the copies.
+          merged: (arms: WindowArms) => w.build(windowCharge(w), w.headerClears ? [w.slow] : [], arms),
+        })),
       );
   }
   return {
@@ -682,7 +689,7 @@ interface ChargeWindow {
   func: number;
   /** The block in the region's check's place, filled once every leaf's size is known. */
   check: Expr;
-  build: (extra: number, flags: number[]) => Expr;
+  build: (extra: number, flags: number[], arms?: WindowArms) => Expr;
   /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
@@ -709,7 +716,7 @@ function prechargeHeaders(
   loops: readonly Expr[],
   walked: WalkedFunction,
   checks: Expr[],
-  regionChecks: ReadonlyArray<(extra: number, flags: number[]) => Expr>,
+  regionChecks: ReadonlyArray<(extra: number, flags: number[], arms?: WindowArms) => Expr>,
   leave: { skip: ReadonlySet<Expr>; busy: ReadonlySet<number>; windowAt: ReadonlyMap<number, ChargeWindow> },
 ): void {
   const used = new Set<number>();
@@ -751,21 +758,38 @@ function prechargeHeaders(
  * countdown does not cover them all, `own` (the region's usual check or count-down) runs on the
  * countdown as it was and the flag `slow` is set for the leaves to check one by one.
  */
-function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own: Expr, flags: number[]): Expr {
+function windowedCheck(
+  module: binaryen.Module,
+  t: Countdown,
+  total: number,
+  own: Expr,
+  flags: number[],
+  arms?: WindowArms,
+): Expr {
   const i32 = binaryen.i32;
   const decremented = module.i32.sub(t.get(), module.i32.const(total));
   const tee = t.local !== null;
-  return module.block(null, [
-    ...(tee ? [] : [t.set(decremented)]),
-    module.if(
-      module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
-      module.block(null, [
-        t.set(module.i32.add(t.get(), module.i32.const(total))),
-        own,
-        ...flags.map((flag) => module.local.set(flag, module.i32.const(1))),
-      ]),
-    ),
-  ]);
+  return module.block(
+    null,
+    [
+      ...(tee ? [] : [t.set(decremented)]),
+      module.if(
+        module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
+        module.block(
+          null,
+          [
+            t.set(module.i32.add(t.get(), module.i32.const(total))),
+            own,
+            ...flags.map((flag) => module.local.set(flag, module.i32.const(1))),
+            ...(arms ? [arms.short] : []),
+          ],
+          binaryen.auto,
+        ),
+        arms?.covered,
+      ),
+    ],
+    binaryen.auto,
+  );
 }
 
 /**
