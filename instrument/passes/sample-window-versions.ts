@@ -28,7 +28,11 @@ export interface WindowArms {
   covered: Expr;
 }
 
-/** Nodes a window's statements may hold to be copied (a statement holding a whole loop nest is left as it was). */
+/**
+ * Nodes a window's statements may hold to be copied. Statements holding a loop are not copied
+ * either: a window outside a loop runs once per call, and a loop copied twice would only add code
+ * (and shift the loop numbering the bench's hot-loop column follows, bench/instruction-ratio.ts).
+ */
 export const WINDOW_COPY_LIMIT = 2000;
 
 /**
@@ -143,13 +147,13 @@ function sliceOf(
   return { parent, first, statements, merged: false };
 }
 
-/** Whether the statements are small enough to copy and hold nothing `foreign`. */
+/** Whether the statements are small enough to copy and hold no loop and nothing `foreign`. */
 function copyable(statements: readonly Expr[], foreign: (expr: Expr) => boolean): boolean {
   const stack = [...statements];
   let nodes = 0;
   while (stack.length > 0) {
     const expr = stack.pop()!;
-    if (++nodes > WINDOW_COPY_LIMIT || foreign(expr)) return false;
+    if (++nodes > WINDOW_COPY_LIMIT || foreign(expr) || idOf(expr) === Id.Loop) return false;
     for (const slot of childSlots(expr)) stack.push(slot.expr);
   }
   return true;
