@@ -56,9 +56,12 @@ export function versionWindows(module: binaryen.Module, body: Expr, windows: rea
     if (checks.some((c) => c === null)) continue;
     // The check itself leads to the copies when nothing runs between it and the window's statements
     // but what they start with; else, for two leaves or more, one flag test does.
+    const usable = (slice: Slice | null) =>
+      slice && copyable(slice.statements, (e) => markers.has(e) && !own.has(e)) ? slice : null;
     const slice =
-      sliceOf(window, parents, true) ?? (window.leaves.length >= 2 ? sliceOf(window, parents, false) : null);
-    if (!slice || !copyable(slice.statements, (e) => markers.has(e) && !own.has(e))) continue;
+      usable(sliceOf(window, parents, true)) ??
+      (window.leaves.length >= 2 ? usable(sliceOf(window, parents, false)) : null);
+    if (!slice) continue;
     const { parent, first, statements, merged } = slice;
     for (let k = 0; k < statements.length; k++) Block.removeChildAt(parent, first);
     const slow = module.block(null, statements, binaryen.auto);
@@ -102,17 +105,21 @@ function ancestors(expr: Expr, parents: ReadonlyMap<Expr, Expr>): Expr[] {
   return chain;
 }
 
+/** Statements `first`.. of `parent` to run in two copies; `merged`: right after the window's check. */
+interface Slice {
+  parent: Expr;
+  first: number;
+  statements: Expr[];
+  merged: boolean;
+}
+
 /**
  * The innermost block holding every leaf call of the window (and, `fromCheck`, the region's check)
  * and its statements from the first call's (or from the one after the check's) to the last call's.
  * From the check, the check must be the last thing its statement runs, through unnamed blocks (no
  * branch can skip it), so that running it after that statement changes nothing.
  */
-function sliceOf(
-  window: WindowCode,
-  parents: ReadonlyMap<Expr, Expr>,
-  fromCheck: boolean,
-): { parent: Expr; first: number; statements: Expr[]; merged: boolean } | null {
+function sliceOf(window: WindowCode, parents: ReadonlyMap<Expr, Expr>, fromCheck: boolean): Slice | null {
   const chains = window.leaves.map((leaf) => ancestors(leaf, parents));
   const checkChain = ancestors(window.check, parents);
   const all = fromCheck ? [checkChain, ...chains] : chains;
