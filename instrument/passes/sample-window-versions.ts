@@ -8,7 +8,7 @@
 // is known set there, the check clears it where the window's last leaf did), and a copy with none.
 // The same checks run with the same countdowns in the same order, so the samples are unchanged.
 import binaryen from 'binaryen';
-import { Block, Id, If, LocalGet, childSlots, idOf, type Expr } from '../ir.js';
+import { Block, Break, Id, If, LocalGet, Loop, childSlots, idOf, type Expr } from '../ir.js';
 import { renameLabels } from './shadow-versioning.js';
 
 /** A window as the pass built it. */
@@ -18,8 +18,20 @@ export interface WindowCode {
   flag: number;
   /** Per leaf call, in order: the block right before the call holding `if (flag) <the leaf's check>`. */
   leaves: Expr[];
-  /** The region's check again, leading to `short` when the countdown does not cover the window and to `covered` when it does. */
-  merged: (arms: WindowArms) => Expr;
+  /**
+   * The region's check again, leading to `short` when the countdown does not cover the window and
+   * to `covered` when it does; `headerTests`: the loop header the window charges still tests the flag.
+   */
+  merged: (arms: WindowArms, headerTests: boolean) => Expr;
+  /** The loop header the window charges, when it shares the flag (prechargeHeaders in passes/sample.ts). */
+  header?: WindowHeader;
+}
+
+/** A loop header charged by a window: `test` is `if (flag) { flag = 0; check }` at the top of `loop`. */
+export interface WindowHeader {
+  test: Expr;
+  check: Expr;
+  loop: Expr;
 }
 
 /** What follows a window's check when the check itself picks the copy. */
@@ -62,7 +74,11 @@ export function versionWindows(module: binaryen.Module, body: Expr, windows: rea
       usable(sliceOf(window, parents, true)) ??
       (window.leaves.length >= 2 ? usable(sliceOf(window, parents, false)) : null);
     if (!slice) continue;
-    const { parent, first, statements, merged } = slice;
+    const { parent, first, merged } = slice;
+    // Copies from the check that reach the loop's back edge check the header there, on the short
+    // side only (no flag): see headerAtBackEdge.
+    const header = merged && window.header ? headerAtBackEdge(window.header, slice, parents, usable) : null;
+    const statements = header ? header.statements : slice.statements;
     for (let k = 0; k < statements.length; k++) Block.removeChildAt(parent, first);
     const slow = module.block(null, statements, binaryen.auto);
     // The copy is taken with the leaves' blocks emptied; then the original gets the checks unconditionally.
@@ -71,10 +87,15 @@ export function versionWindows(module: binaryen.Module, body: Expr, windows: rea
     renameLabels(fast);
     window.leaves.forEach((leaf, k) => Block.setChildAt(leaf, 0, checks[k]!));
     let versions: Expr;
+    if (header) {
+      Block.insertChildAt(slow, statements.length - 1, module.copyExpression(window.header!.check));
+      header.removeTest(module.nop());
+      Block.insertChildAt(header.loopParent, header.loopIndex(), module.copyExpression(window.header!.check));
+    }
     if (merged) {
       // The check moves from the end of the statement before (its last step) to the head of the copies.
       Block.setChildAt(window.check, 0, module.nop());
-      versions = window.merged({ short: slow, covered: fast });
+      versions = window.merged({ short: slow, covered: fast }, header === null);
     } else versions = module.if(module.local.get(window.flag, binaryen.i32), slow, fast);
     Block.insertChildAt(parent, first, versions);
     parents.set(versions, parent);
@@ -83,6 +104,41 @@ export function versionWindows(module: binaryen.Module, body: Expr, windows: rea
     versioned++;
   }
   return versioned;
+}
+
+/**
+ * A loop header charged by the window runs right after the loop's one back edge, a plain `br` to
+ * it, and once on entry. When that `br` follows the window's statements in their block, the copies
+ * reach to it and the short one checks the header right before it (the countdown, locals and memory
+ * are the header's there), and the header's check on entry goes right before the loop: the header
+ * itself no longer tests the flag. Returns the statements through the `br`, or null.
+ */
+function headerAtBackEdge(
+  header: WindowHeader,
+  slice: Slice,
+  parents: ReadonlyMap<Expr, Expr>,
+  usable: (slice: Slice) => Slice | null,
+): { statements: Expr[]; removeTest: (nop: Expr) => void; loopParent: Expr; loopIndex: () => number } | null {
+  const label = Loop.getName(header.loop);
+  const children = childSlots(slice.parent).map((slot) => slot.expr);
+  const from = slice.first + slice.statements.length;
+  const back = children.findIndex(
+    (e, k) =>
+      k >= from && idOf(e) === Id.Break && Break.getName(e) === label && !Break.getCondition(e) && !Break.getValue(e),
+  );
+  const loopParent = parents.get(header.loop);
+  const testParent = parents.get(header.test);
+  if (back < 0 || !label || loopParent === undefined || idOf(loopParent) !== Id.Block || testParent === undefined)
+    return null;
+  const extended = usable({ ...slice, statements: children.slice(slice.first, back + 1) });
+  const testSlot = childSlots(testParent).find((slot) => slot.expr === header.test);
+  if (!extended || !testSlot) return null;
+  return {
+    statements: extended.statements,
+    removeTest: (nop) => testSlot.replace(nop),
+    loopParent,
+    loopIndex: () => childSlots(loopParent).findIndex((slot) => slot.expr === header.loop),
+  };
 }
 
 /** Each expression's parent under `root`. */

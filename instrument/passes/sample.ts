@@ -70,7 +70,7 @@ import {
   type StaticTrips,
 } from './sample-trips.js';
 import { RecordFunctions } from './sample-record.js';
-import { versionWindows, type WindowArms } from './sample-window-versions.js';
+import { versionWindows, type WindowArms, type WindowHeader } from './sample-window-versions.js';
 import {
   SITE_STACK_BYTES,
   SITE_STACK_REGION,
@@ -541,8 +541,10 @@ export function applySampling(
           check: w.check,
           flag: w.slow,
           leaves: w.calls.map((c) => c.at),
-          // Only a header sharing the flag still reads it once the check leads to the copies.
-          merged: (arms: WindowArms) => w.build(windowCharge(w), w.headerClears ? [w.slow] : [], arms),
+          ...(w.header ? { header: w.header } : {}),
+          // Once the check leads to the copies, only a header that still tests the flag reads it.
+          merged: (arms: WindowArms, headerTests: boolean) =>
+            w.build(windowCharge(w), w.headerClears && headerTests ? [w.slow] : [], arms),
         })),
       );
   }
@@ -697,6 +699,8 @@ interface ChargeWindow {
   ahead: number;
   /** The header's check clears the flag (it tests the same flag), not the window's last call. */
   headerClears: boolean;
+  /** That header's flag test at its loop's top and the check behind it (prechargeHeaders). */
+  header?: WindowHeader;
 }
 
 /**
@@ -744,10 +748,12 @@ function prechargeHeaders(
       window.slow = slow;
       window.headerClears = true;
     } else checks[b] = regionChecks[b]!(header.instructions, [slow]);
+    const own = checks[h]!;
     checks[h] = module.if(
       module.local.get(slow, binaryen.i32),
-      module.block(null, [module.local.set(slow, module.i32.const(0)), checks[h]!]),
+      module.block(null, [module.local.set(slow, module.i32.const(0)), own]),
     );
+    if (window) window.header = { test: checks[h], check: own, loop };
     entrySets.set(entry, [...(entrySets.get(entry) ?? []), module.local.set(slow, module.i32.const(1))]);
   });
   for (const [k, sets] of entrySets) checks[k] = module.block(null, [checks[k]!, ...sets]);
