@@ -3,10 +3,13 @@
 // the countdown covers them all none of their checks can fire, and each leaf only tests the flag
 // the check sets when it came up short. Those flag tests were most of what sampling cost a
 // call-heavy -O0 element loop (the flag lives across the leaves' calls, so each test is a load from
-// the stack frame). Here the statements from the window's first leaf call to its last run in two
-// copies behind one test of the flag: the original with every leaf's check unconditional (the flag
-// is known set there, the check clears it where the window's last leaf did), and a copy with none.
-// The same checks run with the same countdowns in the same order, so the samples are unchanged.
+// the stack frame). Here the window's statements run in two copies: the original with every leaf's
+// check unconditional (the flag is known set there; the check clears it where the window's last
+// leaf did) and a copy with none. Where the region's check is the last thing the statement before
+// them runs, the check itself picks the copy (no flag test at all when the countdown covers the
+// window) and, when the window also charges its loop's header, the copies reach to the loop's back
+// edge and the short one checks the header there (headerAtBackEdge). Elsewhere one flag test picks
+// the copy. The same checks run with the same countdowns in the same order: the same samples.
 import binaryen from 'binaryen';
 import { Block, Break, Id, If, LocalGet, Loop, childSlots, idOf, type Expr } from '../ir.js';
 import { renameLabels } from './shadow-versioning.js';
@@ -48,10 +51,11 @@ export interface WindowArms {
 export const WINDOW_COPY_LIMIT = 2000;
 
 /**
- * Runs each window's statements twice where that can be done (returns how many): the first
- * statement of the function's innermost block holding every leaf call that holds the first one, to
- * the one holding the last, when those hold neither the region's check nor any other window's.
- * Windows of one leaf are left as they are (one flag test either way).
+ * Runs each window's statements twice where that can be done (returns how many): in the
+ * function's innermost block holding every leaf call (and the region's check, sliceOf), the
+ * statements from the one after the check's, else from the one holding the first call, to the one
+ * holding the last, when they hold no loop and no other window's check or call. A window of one
+ * leaf whose check cannot pick the copy is left as it is (one flag test either way).
  */
 export function versionWindows(module: binaryen.Module, body: Expr, windows: readonly WindowCode[]): number {
   if (windows.length === 0) return 0;
