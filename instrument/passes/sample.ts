@@ -17,7 +17,9 @@
 // sites (shortLeaves). A counted innermost loop runs the iterations the countdown covers in an
 // unchecked copy, charged at once (passes/sample-trips.ts). A region's check also charges the leaves
 // checked at its start and, in a loop whose only way back is a plain `br` after it, the header's
-// next run (windowedCheck, prechargeHeaders): they test a flag instead of checking.
+// next run (windowedCheck, prechargeHeaders): they test a flag instead of checking, or, where the
+// code allows, the window's statements run in two copies, one without the leaves' checks, picked by
+// the region's check (passes/sample-window-versions.ts).
 import binaryen from 'binaryen';
 import {
   Binary,
