@@ -16,6 +16,7 @@ export interface BlockApi {
   setChildAt(e: Expr, i: number, c: Expr): void;
   appendChild(e: Expr, c: Expr): number;
   insertChildAt(e: Expr, i: number, c: Expr): void;
+  removeChildAt(e: Expr, i: number): Expr;
 }
 export interface LoopApi {
   getName(e: Expr): string;

@@ -17,7 +17,9 @@
 // sites (shortLeaves). A counted innermost loop runs the iterations the countdown covers in an
 // unchecked copy, charged at once (passes/sample-trips.ts). A region's check also charges the leaves
 // checked at its start and, in a loop whose only way back is a plain `br` after it, the header's
-// next run (windowedCheck, prechargeHeaders): they test a flag instead of checking.
+// next run (windowedCheck, prechargeHeaders): they test a flag instead of checking, or, where the
+// code allows, the window's statements run in two copies, one without the leaves' checks, picked by
+// the region's check (passes/sample-window-versions.ts).
 import binaryen from 'binaryen';
 import {
   Binary,
@@ -70,6 +72,7 @@ import {
   type StaticTrips,
 } from './sample-trips.js';
 import { RecordFunctions } from './sample-record.js';
+import { versionWindows, type WindowArms, type WindowHeader } from './sample-window-versions.js';
 import {
   SITE_STACK_BYTES,
   SITE_STACK_REGION,
@@ -101,6 +104,8 @@ export interface SampleOptions {
   countedLoops?: boolean;
   /** Let a region's check charge the leaves checked at its start and a loop header's next run (windowedCheck, prechargeHeaders; default true). Off, each checks itself: the same samples, more instructions. */
   chargeAhead?: boolean;
+  /** Run a window's statements in two copies behind one flag test, one with its leaves' checks and one without (passes/sample-window-versions.ts; default true). Off, each leaf tests the flag: the same samples. */
+  windowCopies?: boolean;
   /** Run a counted loop entered with a countdown that covers all its iterations as an unchanged copy of the original (wholeRunAtEntry; default true). Off, its checked loop fast-forwards from the first iteration: the same samples. */
   wholeRuns?: boolean;
   /** Write a sample repeating the previous record's node, allocations and stack pointer as a short record (passes/sample-record.ts; default true). Off, every record is full: the same samples, more bytes. */
@@ -322,7 +327,7 @@ export function applySampling(
     };
     const checks: Expr[] = [];
     /** Per region, its check charging `extra` more instructions (a window's leaves: ChargeWindow). */
-    const regionChecks: Array<(extra: number, flags: number[]) => Expr> = [];
+    const regionChecks: Array<(extra: number, flags: number[], arms?: WindowArms) => Expr> = [];
     const countdown = countdownOf(module, fn.func, fn.loopExprs.length > 0);
     let loaded: number | undefined;
     const addressTemp = () => (loaded ??= addVar(fn.func, binaryen.i32));
@@ -349,7 +354,9 @@ export function applySampling(
             )
           : countdown.set(module.i32.sub(countdown.get(), module.i32.const(region.instructions)));
       checks.push(region.instructions === 0 ? module.nop() : own());
-      regionChecks.push((extra, flags) => windowedCheck(module, countdown, region.instructions + extra, own(), flags));
+      regionChecks.push((extra, flags, arms) =>
+        windowedCheck(module, countdown, region.instructions + extra, own(), flags, arms),
+      );
     }
     // A folded leaf keeps its regions (and their facts) but no code: its callers count it. A charged
     // leaf's one region is checked at its call sites.
@@ -401,6 +408,7 @@ export function applySampling(
       if (options.chargeAhead === false) continue;
       slow ??= addVar(fn.func, binaryen.i32);
       const window: ChargeWindow = {
+        func: fn.func,
         check: module.block(null, []),
         build: regionChecks[k]!,
         slow,
@@ -499,10 +507,9 @@ export function applySampling(
     finishFunction(module, fn.func, walked.body, checks[0]!, allocator, tempOf, countdown, frame, node, exits);
   }
   packer.finish();
-  for (const { check, build, slow, calls, ahead } of windowList) {
-    const total = calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0);
-    Block.appendChild(check, build(total + ahead, [slow]));
-  }
+  const windowCharge = ({ calls, ahead }: ChargeWindow) =>
+    calls.reduce((sum, c) => sum + chargedRegions.get(Call.getTarget(c.call))!.instructions, 0) + ahead;
+  for (const window of windowList) Block.appendChild(window.check, window.build(windowCharge(window), [window.slow]));
   for (const { at, call, site, countdown, addressTemp, node, window } of chargedCalls) {
     const leaf = chargedRegions.get(Call.getTarget(call))!;
     const operands = childSlotsOf(call).map((slot) => slot.expr);
@@ -527,6 +534,24 @@ export function applySampling(
     const checkNow =
       window && last ? module.block(null, [module.local.set(window.slow, module.i32.const(0)), check]) : check;
     Block.appendChild(at, window ? module.if(module.local.get(window.slow, i32), checkNow) : check);
+  }
+  if (options.chargeAhead !== false && options.windowCopies !== false) {
+    const byFunction = new Map<number, ChargeWindow[]>();
+    for (const w of windowList) byFunction.set(w.func, [...(byFunction.get(w.func) ?? []), w]);
+    for (const [func, windows] of byFunction)
+      versionWindows(
+        module,
+        Func.getBody(func),
+        windows.map((w) => ({
+          check: w.check,
+          flag: w.slow,
+          leaves: w.calls.map((c) => c.at),
+          ...(w.header ? { header: w.header } : {}),
+          // Once the check leads to the copies, only a header that still tests the flag reads it.
+          merged: (arms: WindowArms, headerTests: boolean) =>
+            w.build(windowCharge(w), w.headerClears && headerTests ? [w.slow] : [], arms),
+        })),
+      );
   }
   return {
     period,
@@ -667,9 +692,11 @@ interface ChargedCall {
  * checks as usual and sets the flag, and each leaf checks as usual. The same samples.
  */
 interface ChargeWindow {
+  /** The function it is in. */
+  func: number;
   /** The block in the region's check's place, filled once every leaf's size is known. */
   check: Expr;
-  build: (extra: number, flags: number[]) => Expr;
+  build: (extra: number, flags: number[], arms?: WindowArms) => Expr;
   /** The local saying the window checks call by call (0 outside a window's run). */
   slow: number;
   calls: ChargedCall[];
@@ -677,6 +704,8 @@ interface ChargeWindow {
   ahead: number;
   /** The header's check clears the flag (it tests the same flag), not the window's last call. */
   headerClears: boolean;
+  /** That header's flag test at its loop's top and the check behind it (prechargeHeaders). */
+  header?: WindowHeader;
 }
 
 /**
@@ -696,7 +725,7 @@ function prechargeHeaders(
   loops: readonly Expr[],
   walked: WalkedFunction,
   checks: Expr[],
-  regionChecks: ReadonlyArray<(extra: number, flags: number[]) => Expr>,
+  regionChecks: ReadonlyArray<(extra: number, flags: number[], arms?: WindowArms) => Expr>,
   leave: { skip: ReadonlySet<Expr>; busy: ReadonlySet<number>; windowAt: ReadonlyMap<number, ChargeWindow> },
 ): void {
   const used = new Set<number>();
@@ -724,10 +753,12 @@ function prechargeHeaders(
       window.slow = slow;
       window.headerClears = true;
     } else checks[b] = regionChecks[b]!(header.instructions, [slow]);
+    const own = checks[h]!;
     checks[h] = module.if(
       module.local.get(slow, binaryen.i32),
-      module.block(null, [module.local.set(slow, module.i32.const(0)), checks[h]!]),
+      module.block(null, [module.local.set(slow, module.i32.const(0)), own]),
     );
+    if (window) window.header = { test: checks[h], check: own, loop };
     entrySets.set(entry, [...(entrySets.get(entry) ?? []), module.local.set(slow, module.i32.const(1))]);
   });
   for (const [k, sets] of entrySets) checks[k] = module.block(null, [checks[k]!, ...sets]);
@@ -738,21 +769,38 @@ function prechargeHeaders(
  * countdown does not cover them all, `own` (the region's usual check or count-down) runs on the
  * countdown as it was and the flag `slow` is set for the leaves to check one by one.
  */
-function windowedCheck(module: binaryen.Module, t: Countdown, total: number, own: Expr, flags: number[]): Expr {
+function windowedCheck(
+  module: binaryen.Module,
+  t: Countdown,
+  total: number,
+  own: Expr,
+  flags: number[],
+  arms?: WindowArms,
+): Expr {
   const i32 = binaryen.i32;
   const decremented = module.i32.sub(t.get(), module.i32.const(total));
   const tee = t.local !== null;
-  return module.block(null, [
-    ...(tee ? [] : [t.set(decremented)]),
-    module.if(
-      module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
-      module.block(null, [
-        t.set(module.i32.add(t.get(), module.i32.const(total))),
-        own,
-        ...flags.map((flag) => module.local.set(flag, module.i32.const(1))),
-      ]),
-    ),
-  ]);
+  return module.block(
+    null,
+    [
+      ...(tee ? [] : [t.set(decremented)]),
+      module.if(
+        module.i32.lt_s(tee ? module.local.tee(t.local!, decremented, i32) : t.get(), module.i32.const(0)),
+        module.block(
+          null,
+          [
+            t.set(module.i32.add(t.get(), module.i32.const(total))),
+            own,
+            ...flags.map((flag) => module.local.set(flag, module.i32.const(1))),
+            ...(arms ? [arms.short] : []),
+          ],
+          binaryen.auto,
+        ),
+        arms?.covered,
+      ),
+    ],
+    binaryen.auto,
+  );
 }
 
 /**
