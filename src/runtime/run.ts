@@ -66,6 +66,16 @@ export interface RunOutcome {
 
 export const TIMEOUT_EXIT_CODE = 124;
 
+/** A WASI command (run through `_start`, `invoke` null) takes no export arguments: they would be dropped unseen. */
+export function checkCommandArgs(file: string, invoke: string | null, args: string[] | undefined): void {
+  if (invoke === null && args !== undefined && args.length > 0)
+    throw fileError(
+      file,
+      `--args gives an export's arguments, but this WASI command runs _start: pass its command line after -- (e.g. -- ${args.join(' ')})`,
+      2,
+    );
+}
+
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
   // SPMD ranks share one compiled module: compiled whole here, not lazily by every rank.
@@ -76,6 +86,7 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   );
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
+  checkCommandArgs(file, invoke, options.args);
   const args =
     invoke === null ? [] : typedArgs(options, invoke, options.exports ?? (await exportSignatures(options.bytes, file)));
   const request: RunRequest = {

@@ -7,7 +7,7 @@ import type { TaintLayout } from '../../instrument/passes/taint.js';
 import { readModule } from '../../instrument/module-io.js';
 import { exportedFunctions } from '../../instrument/exports.js';
 import { readModuleInterface } from '../../instrument/module-interface.js';
-import { runModule, type RunOptions, type RunOutcome } from '../runtime/run.js';
+import { checkCommandArgs, runModule, type RunOptions, type RunOutcome } from '../runtime/run.js';
 import type { HostPluginSpec } from '../runtime/protocol.js';
 import { fileError, UserError } from '../util/errors.js';
 import { median } from '../util/stats.js';
@@ -158,6 +158,7 @@ export async function analyzeTaint(options: TaintRunOptions): Promise<TaintAnaly
   const params = options.params ?? [];
   const facts = moduleFacts(options.bytes, file);
   const invoke = options.invoke ?? (facts.exports.has('_start') ? null : facts.exports.has('run') ? 'run' : null);
+  checkCommandArgs(file, invoke, options.args);
   for (const p of params) {
     if (isInput(p)) {
       if (!facts.wasi)

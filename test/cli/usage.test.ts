@@ -55,6 +55,19 @@ describe('bad usage exits 2', () => {
   });
 });
 
+// A WASI command runs _start, which takes no export arguments: --args was dropped unseen and the
+// program ran at its default size.
+test.each(['run', 'loops', 'taint', 'sample', 'blame'])(
+  '%s: --args on a WASI command names the file and says to use --',
+  async (command) => {
+    const result = await cli([command, 'native/wasm/gemm_cmd.wasm', '--args', '64,2']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      "taintlens: native/wasm/gemm_cmd.wasm: --args gives an export's arguments, but this WASI command runs _start: pass its command line after -- (e.g. -- 64 2)",
+    );
+  },
+);
+
 describe('help and version', () => {
   test('--version prints the package version', async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
