@@ -76,6 +76,20 @@ export function checkCommandArgs(file: string, invoke: string | null, args: stri
     );
 }
 
+/** A command line for a module that cannot read one (it imports no WASI `args_get`) would be dropped unseen. */
+function checkArgvRead(file: string, module: WebAssembly.Module, argv: string[] | undefined): void {
+  if (argv === undefined || argv.length === 0) return;
+  const readsArgv = WebAssembly.Module.imports(module).some(
+    (i) => i.module === 'wasi_snapshot_preview1' && i.name === 'args_get',
+  );
+  if (!readsArgv)
+    throw fileError(
+      file,
+      `the module does not read a command line (it imports no WASI args_get), so '${argv.join(' ')}' after -- would be ignored${argv.every((a) => /^-?[\d.]+$/.test(a)) ? ` (an export's arguments go in --args ${argv.join(',')})` : ''}`,
+      2,
+    );
+}
+
 export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const { file } = options;
   // SPMD ranks share one compiled module: compiled whole here, not lazily by every rank.
@@ -87,6 +101,7 @@ export async function runModule(options: RunOptions): Promise<RunOutcome> {
   const exports = WebAssembly.Module.exports(module).map((e) => e.name);
   const invoke = options.invoke ?? (exports.includes('_start') ? null : defaultExport(exports, file));
   checkCommandArgs(file, invoke, options.args);
+  checkArgvRead(file, module, options.argv);
   const args =
     invoke === null ? [] : typedArgs(options, invoke, options.exports ?? (await exportSignatures(options.bytes, file)));
   const request: RunRequest = {

@@ -68,6 +68,17 @@ test.each(['run', 'loops', 'taint', 'sample', 'blame'])(
   },
 );
 
+test.each(['run', 'loops', 'sample'])(
+  '%s: a command line for a module that reads none names the file',
+  async (command) => {
+    const result = await cli([command, 'build/kernels/matmul.wasm', '--args', '8', '--', '5', '6']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      "taintlens: build/kernels/matmul.wasm: the module does not read a command line (it imports no WASI args_get), so '5 6' after -- would be ignored (an export's arguments go in --args 5,6)",
+    );
+  },
+);
+
 describe('help and version', () => {
   test('--version prints the package version', async () => {
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
