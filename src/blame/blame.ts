@@ -104,7 +104,7 @@ export function blameFromRun(
     layout,
     relations,
     containers: new ContainerTimeline(run.allocations, allocatorName, layout.stack?.top ?? null),
-    calleesAt: observedCallees(layout, run.samples, run.allocations),
+    calleesAt: observedCallees(layout, run, run.allocations),
     table: sites,
     staticVariables: sampled.staticVariables,
   }));
@@ -116,10 +116,10 @@ export function blameFromRun(
       // Samples share their call path (one array per context-tree node) and, on it, their region's plan.
       const pointAt = new Map<readonly Frame[], number>();
       const plans = new Map<readonly Frame[], Map<number, RefPlan>>();
-      for (const sample of run.samples) {
+      run.forEachSample((sample) => {
         let at = pointAt.get(sample.path);
         if (at === undefined) pointAt.set(sample.path, (at = pointIndex(sample, point, names)));
-        if (at < 0) continue;
+        if (at < 0) return;
         total++;
         let byRegion = plans.get(sample.path);
         if (!byRegion) plans.set(sample.path, (byRegion = new Map()));
@@ -144,7 +144,7 @@ export function blameFromRun(
           }
           if (ref.container) row.containers.set(`${rank}:${ref.container.id}`, ref.container);
         }
-      }
+      });
     });
     return {
       function: point,
@@ -165,7 +165,7 @@ export function blameFromRun(
     schema: 'taintlens/blame@1',
     module: modulePath,
     period: layout.period,
-    totalSamples: sum((r) => r.samples.length),
+    totalSamples: sum((r) => r.sampleCount),
     blamePoints,
     invoke: sampled.invoke,
     result: sampled.result,
@@ -176,7 +176,7 @@ export function blameFromRun(
       layout.tree.bytes,
     ),
     containers: sum((r) => r.allocations.filter((a) => a.kind === 'alloc' || a.kind === 'grow').length),
-    ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.samples.length) } : {}),
+    ...(sampled.ranks ? { ranks: sampled.ranks.map((r) => r.sampleCount) } : {}),
     ...guestStreams(sampled),
   };
 }
@@ -313,7 +313,12 @@ function defaultBlamePoint(sampled: SampledRun): string {
   if (sampled.invoke !== null) return sampled.invoke;
   for (const candidate of ['main', '__main_argc_argv', '__original_main', '_start'])
     if (names.includes(candidate)) return candidate;
-  return sampled.samples[0] ? names[sampled.samples[0].path[0]!.function]! : '_start';
+  let first = '_start';
+  sampled.forEachSample((sample) => {
+    if (sample.path[0]) first = names[sample.path[0].function]!;
+    return false;
+  });
+  return first;
 }
 
 function shortName(name: string): string {

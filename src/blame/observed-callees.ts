@@ -2,14 +2,14 @@
 // call: C++ virtual calls, function pointers, std::function) every callee the run's sampled call
 // paths and allocation paths entered from that site. Blame follows a value passed to a call into
 // these callees (attribute.ts), so an indirect call need not end in "callee argument".
-import type { AllocationEvent, Sample } from './sample-run.js';
+import type { AllocationEvent, Sample, SampledRun } from './sample-run.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 
 export type CalleesAt = (fn: number, call: number) => readonly number[];
 
 export function observedCallees(
   layout: SampleLayout,
-  samples: readonly Sample[],
+  samples: Pick<SampledRun, 'forEachSample'>,
   allocations: readonly AllocationEvent[],
 ): CalleesAt {
   const seen = new Map<string, Set<number>>();
@@ -27,7 +27,7 @@ export function observedCallees(
       set.add(frame.function);
     }
   };
-  for (const sample of samples) note(sample.path);
+  samples.forEachSample((sample) => note(sample.path));
   for (const event of allocations) note(event.path);
   const none: number[] = [];
   const lists = new Map<string, number[]>();

@@ -59,7 +59,12 @@ export interface AllocationEvent {
 export interface SampledRun {
   sites: InstrumentedSites;
   layout: SampleLayout;
-  samples: Sample[];
+  /** Every sample, decoded on first use (hundreds of bytes each: millions of them are gigabytes). */
+  readonly samples: Sample[];
+  /** Visits every sample in order without keeping them (`sample` and `blame` need one sample at a time); a visit returning false stops it. */
+  forEachSample(visit: SampleVisit): void;
+  /** How many samples were kept (counted on first use). */
+  readonly sampleCount: number;
   /** Samples taken after the buffer was full (counted, not kept). */
   dropped: number;
   allocations: AllocationEvent[];
@@ -75,6 +80,8 @@ export interface SampledRun {
   /** SPMD runs (--ranks): every rank's run, rank 0 first (the fields above are rank 0's). */
   ranks?: SampledRun[];
 }
+
+export type SampleVisit = (sample: Sample) => boolean | void;
 
 export interface SampleRunOptions {
   period?: number;
@@ -147,10 +154,28 @@ export async function runSampled(
   const invoke = run.invoke ?? (outcome.kind === 'wasi-command' ? null : 'run');
   const decode = (rep: RepetitionResult): SampledRun => {
     const pathOf = decodePaths(rep.regions.tree!, layout, Number(rep.globals[layout.tree.exports.next]));
+    const records = sampleRecords(rep);
+    let samples: Sample[] | undefined;
+    let count: number | undefined;
+    const visitAll = (visit: SampleVisit) => {
+      if (!samples) return forEachSample(records, layout, pathOf, visit);
+      for (const sample of samples) if (visit(sample) === false) return;
+    };
     return {
       sites,
       layout,
-      samples: decodeSamples(sampleRecords(rep), layout, pathOf),
+      get samples() {
+        return (samples ??= decodeSamples(records, layout, pathOf));
+      },
+      forEachSample: visitAll,
+      get sampleCount() {
+        if (count === undefined) {
+          let n = 0;
+          visitAll(() => void n++);
+          count = n;
+        }
+        return count;
+      },
       dropped: Number(rep.globals[layout.exports.dropped]),
       allocations: decodeAllocations(rep.regions.allocations!, pathOf),
       allocationsDropped: Number(rep.globals[layout.exports.allocationsDropped]),
@@ -164,7 +189,9 @@ export async function runSampled(
     };
   };
   const first = decode(outcome.repetitions[0]!);
-  return outcome.ranks ? { ...first, ranks: outcome.ranks.map((r) => decode(r.repetitions[0]!)) } : first;
+  // Not spread: that would decode the samples.
+  if (outcome.ranks) first.ranks = outcome.ranks.map((r) => decode(r.repetitions[0]!));
+  return first;
 }
 
 /** The run's sample records in order: those emptied during the run (sample-drain.ts), then the buffer's rest. */
@@ -219,9 +246,20 @@ const NO_ADDRESSES: number[] = [];
  * millions of samples: a list of 8 per sample was most of their memory).
  */
 export function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf: (node: number) => Frame[]): Sample[] {
+  const samples: Sample[] = [];
+  forEachSample(chunks, layout, pathOf, (sample) => void samples.push(sample));
+  return samples;
+}
+
+/** decodeSamples's samples one by one, none kept. */
+export function forEachSample(
+  chunks: Uint8Array[],
+  layout: SampleLayout,
+  pathOf: (node: number) => Frame[],
+  visit: SampleVisit,
+): void {
   const allocationBase = layout.allocations.base;
   const leafOf = foldedLeafLookup(layout);
-  const samples: Sample[] = [];
   // A packed region reads its recorded stores back on every use: counted once per region.
   const recordedCounts = new Map<number, number>();
   const recordedOf = (region: number, at: number): number => {
@@ -262,11 +300,11 @@ export function decodeSamples(chunks: Uint8Array[], layout: SampleLayout, pathOf
       const recorded = recordedOf(region, at);
       const addresses: number[] = recorded === 0 ? NO_ADDRESSES : [];
       for (let k = 0; k < recorded; k++) addresses.push(u32(addressesAt + 4 * k));
-      samples.push({ region, path, allocations, stackPointer, addresses, leaf: leafOf(region, countdown) });
+      if (visit({ region, path, allocations, stackPointer, addresses, leaf: leafOf(region, countdown) }) === false)
+        return;
       at += addressesAt + 4 * recorded;
     }
   }
-  return samples;
 }
 
 function decodeAllocations(raw: Uint8Array, pathOf: (node: number) => Frame[]): AllocationEvent[] {

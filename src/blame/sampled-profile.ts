@@ -68,15 +68,17 @@ export function summarizeSampled(sampled: SampledRun): SampledSummary {
   // Samples on one call path share its array: each path's name is built once.
   const pathNames = new Map<SampledRun['samples'][number]['path'], string>();
   const counts = new Map<string, number>();
-  for (const sample of sampled.samples) {
+  let total = 0;
+  sampled.forEachSample((sample) => {
+    total++;
     let path = pathNames.get(sample.path);
     if (path === undefined) pathNames.set(sample.path, (path = sample.path.map((f) => names[f.function]).join('->')));
     if (sample.leaf !== null && sample.path.length > 0) path = `${path}->${names[sample.leaf]}`;
     counts.set(path, (counts.get(path) ?? 0) + 1);
-  }
+  });
   return {
     counts,
-    total: sampled.samples.length,
+    total,
     dropped: sampled.dropped,
     contextsLost: sampled.contextsLost,
     treeBytes: sampled.layout.tree.bytes,
