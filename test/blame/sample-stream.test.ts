@@ -3,18 +3,9 @@
 // The stream is the same samples in the same order, counted the same, and stops when asked.
 import { expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { runSampled, type Sample } from '../../src/blame/sample-run.js';
+import { runSampled } from '../../src/blame/sample-run.js';
+import { sampleKey as key } from '../helpers/samples.js';
 import { summarizeSampled } from '../../src/blame/sampled-profile.js';
-
-const key = (s: Sample) =>
-  [
-    s.region,
-    s.path.map((f) => `${f.function}:${f.call}:${f.node}`).join('/'),
-    s.allocations,
-    s.stackPointer,
-    s.addresses.join(','),
-    s.leaf,
-  ].join('|');
 
 test('forEachSample visits the decoded samples in order, sampleCount counts them, and a false return stops it', async () => {
   const run = () =>

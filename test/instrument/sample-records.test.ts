@@ -11,6 +11,7 @@ import { SAMPLE_RECORD, sampleRecordBytes } from '../../instrument/layouts.js';
 import { passImports } from '../../src/runtime/host.js';
 import type { SampleLayout, SampleOptions } from '../../instrument/passes/sample.js';
 import { wat } from '../helpers/wat.js';
+import { samplesOf } from '../helpers/samples.js';
 
 // $row stores one element per iteration (its samples share a node: short records); run calls it per
 // row and stores a row sum (its samples have another node: full records between the short ones).
@@ -39,16 +40,6 @@ const sampled = (bytes: Uint8Array, args: string[], period: number, sample: Samp
     { invoke: 'run', args, argv: [], repeat: 1, timeoutMs: 20_000 },
     { period, instrument: { sample } },
   );
-
-const samplesOf = (run: SampledRun) =>
-  run.samples.map((s) => [
-    s.region,
-    s.path.map((f) => `${f.function}:${f.call}:${f.node}`).join('/'),
-    s.allocations,
-    s.stackPointer,
-    s.addresses.join(','),
-    s.leaf,
-  ]);
 
 /** The module run in this process with the default imports (a host that never empties the sample buffer). */
 function runWithoutDrain(sample: SampleOptions) {

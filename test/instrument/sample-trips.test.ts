@@ -10,6 +10,7 @@ import { instrumentModule } from '../../instrument/pipeline.js';
 import type { SampleLayout } from '../../instrument/passes/sample.js';
 import { wat } from '../helpers/wat.js';
 import { plainResult } from '../helpers/profile.js';
+import { samplesOf } from '../helpers/samples.js';
 
 // Each function fills memory from a start value to a bound and returns a checksum; `run` calls
 // them all. $up_ne is clang -O2's shape (step 2, `!=`), $down_ge counts down by 4 to a signed
@@ -103,9 +104,6 @@ const sampled = (period: number, countedLoops: boolean, n: number): Promise<Samp
     { invoke: 'run', args: [String(n)], argv: [], repeat: 1, timeoutMs: 20_000 },
     { period, instrument: { sample: { countedLoops, chargeAhead: countedLoops } } },
   );
-
-const samplesOf = (run: SampledRun) =>
-  run.samples.map((s) => [s.region, s.path.map((f) => `${f.function}:${f.call}`).join('/'), s.addresses.join(',')]);
 
 describe('sampling: counted innermost loops charged on entry', () => {
   test('the counted loops are the straight-line innermost loops with a trip count known on entry', () => {

@@ -10,6 +10,7 @@ import { instrumentModule } from '../../instrument/pipeline.js';
 import type { SampleOptions } from '../../instrument/passes/sample.js';
 import { wat } from '../helpers/wat.js';
 import { plainResult } from '../helpers/profile.js';
+import { samplesOf } from '../helpers/samples.js';
 
 // $axpy_rows: rows × n updates y[i] += alpha · x[i] (gemm's inner loop: a float parameter read in a
 // counted loop inside a loop whose header is checked); $scaled: a counted loop calling a folded leaf.
@@ -64,9 +65,6 @@ const sampled = (period: number, sample: SampleOptions, rows: number, n: number)
     { invoke: 'run', args: [String(rows), String(n)], argv: [], repeat: 1, timeoutMs: 20_000 },
     { period, instrument: { sample } },
   );
-
-const samplesOf = (run: SampledRun) =>
-  run.samples.map((s) => [s.region, s.path.map((f) => `${f.function}:${f.call}`).join('/'), s.addresses.join(',')]);
 
 describe('sampling: counted loops run whole when the countdown covers them', () => {
   test('a counted loop without calls gets a whole copy reading its floats afresh; one with calls does not', () => {

@@ -10,6 +10,7 @@ import { instrumentModule } from '../../instrument/pipeline.js';
 import type { SampleOptions } from '../../instrument/passes/sample.js';
 import { wat } from '../helpers/wat.js';
 import { plainResult } from '../helpers/profile.js';
+import { samplesOf } from '../helpers/samples.js';
 
 // $weigh is a straight-line leaf longer than a checked region, called with locals: charged at its
 // call sites. $sum: two calls in a loop's back-edge region (the -O0 shape; the window also charges
@@ -79,9 +80,6 @@ const sampled = (period: number, sample: SampleOptions, n: number): Promise<Samp
     { invoke: 'run', args: [String(n)], argv: [], repeat: 1, timeoutMs: 20_000 },
     { period, instrument: { sample } },
   );
-
-const samplesOf = (run: SampledRun) =>
-  run.samples.map((s) => [s.region, s.path.map((f) => `${f.function}:${f.call}`).join('/'), s.addresses.join(',')]);
 
 describe('sampling: a charge window in two copies', () => {
   test.each([

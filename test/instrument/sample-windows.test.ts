@@ -9,6 +9,7 @@ import { instrumentModule } from '../../instrument/pipeline.js';
 import { Block, Id, If, Loop, idOf, walkPostOrder } from '../../instrument/ir.js';
 import { wat } from '../helpers/wat.js';
 import { plainResult } from '../helpers/profile.js';
+import { samplesOf } from '../helpers/samples.js';
 
 // $weigh is a straight-line leaf longer than a checked region, called with locals: charged at its
 // call sites. $sum's loop has the -O0 shape (header with the exit test, body, plain `br` back).
@@ -41,9 +42,6 @@ const sampled = (period: number, chargeAhead: boolean, n: number): Promise<Sampl
     { invoke: 'run', args: [String(n)], argv: [], repeat: 1, timeoutMs: 20_000 },
     { period, instrument: { sample: { chargeAhead } } },
   );
-
-const samplesOf = (run: SampledRun) =>
-  run.samples.map((s) => [s.region, s.path.map((f) => `${f.function}:${f.call}`).join('/'), s.addresses.join(',')]);
 
 /** The first statement of the program's loop (the only loop outside the pass's own functions). */
 function loopHead(bytes: Uint8Array): { id: number; condition: number | null } {
