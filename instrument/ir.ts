@@ -320,6 +320,15 @@ export function walkPostOrder(root: Expr, visit: (expr: Expr) => void): void {
   }
 }
 
+/** Each expression's parent under `root` (the root has none). */
+export function parentsOf(root: Expr): Map<Expr, Expr> {
+  const parents = new Map<Expr, Expr>();
+  walkPostOrder(root, (e) => {
+    for (const child of children(e)) parents.set(child, e);
+  });
+  return parents;
+}
+
 /** Every block under `root`, in post order (inner blocks first): where the passes find loops standing as statements. */
 export function blocksIn(root: Expr): Expr[] {
   const blocks: Expr[] = [];

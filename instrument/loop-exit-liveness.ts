@@ -5,7 +5,7 @@
 // (its back edge may bring a value from anywhere in it), as does meeting the loop itself. Branches
 // need no case of their own: a branch from the loop to a point before the read ends a block, and
 // that block stands between the read and the set (it contains the loop), so the walk meets it.
-import { Func, Id, If, LocalGet, LocalSet, children, idOf, walkPostOrder, type Expr } from './ir.js';
+import { Func, Id, If, LocalGet, LocalSet, children, idOf, parentsOf, walkPostOrder, type Expr } from './ir.js';
 
 /** The function's tree indexed for the question: each expression's parent, each local's reads. */
 export interface LocalReads {
@@ -14,10 +14,10 @@ export interface LocalReads {
 }
 
 export function indexLocalReads(func: number): LocalReads {
-  const parents = new Map<Expr, Expr>();
+  const body = Func.getBody(func);
+  const parents = parentsOf(body);
   const reads = new Map<number, Expr[]>();
-  walkPostOrder(Func.getBody(func), (e) => {
-    for (const child of children(e)) parents.set(child, e);
+  walkPostOrder(body, (e) => {
     if (idOf(e) === Id.LocalGet) {
       const local = LocalGet.getIndex(e);
       const list = reads.get(local);

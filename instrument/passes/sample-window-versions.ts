@@ -11,7 +11,7 @@
 // edge and the short one checks the header there (headerAtBackEdge). Elsewhere one flag test picks
 // the copy. The same checks run with the same countdowns in the same order: the same samples.
 import binaryen from 'binaryen';
-import { Block, Break, Id, If, LocalGet, Loop, childSlots, idOf, type Expr } from '../ir.js';
+import { Block, Break, Id, If, LocalGet, Loop, childSlots, idOf, parentsOf, type Expr } from '../ir.js';
 import { renameLabels } from './shadow-versioning.js';
 
 /** A window as the pass built it. */
@@ -143,20 +143,6 @@ function headerAtBackEdge(
     loopParent,
     loopIndex: () => childSlots(loopParent).findIndex((slot) => slot.expr === header.loop),
   };
-}
-
-/** Each expression's parent under `root`. */
-function parentsOf(root: Expr): Map<Expr, Expr> {
-  const parents = new Map<Expr, Expr>();
-  const stack = [root];
-  while (stack.length > 0) {
-    const expr = stack.pop()!;
-    for (const slot of childSlots(expr)) {
-      parents.set(slot.expr, expr);
-      stack.push(slot.expr);
-    }
-  }
-  return parents;
 }
 
 function ancestors(expr: Expr, parents: ReadonlyMap<Expr, Expr>): Expr[] {

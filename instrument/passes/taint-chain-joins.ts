@@ -81,7 +81,7 @@ function isPlainSet(e: Expr): boolean {
 }
 
 /** The leaves of the `i32.or` tree in `slot` (the slot itself when it holds no `i32.or`). */
-function orLeaves(slot: ChildSlot): ChildSlot[] {
+export function orLeaves(slot: ChildSlot): ChildSlot[] {
   const e = slot.expr;
   if (idOf(e) === Id.Binary && Binary.getOp(e) === binaryen.OrInt32) return childSlots(e).flatMap(orLeaves);
   return [slot];

@@ -44,6 +44,7 @@ import {
 } from '../ir.js';
 import { deadAfterLoop, indexLocalReads, type LocalReads } from '../loop-exit-liveness.js';
 import { versionInnermostLoops } from './shadow-versioning.js';
+import { orLeaves } from './taint-chain-joins.js';
 
 /** Joins the invariant and pointer-label words of the label chains in each innermost loop of `func` into one per chain; returns how many loops changed. */
 export function joinChainWords(module: binaryen.Module, func: number): number {
@@ -255,11 +256,4 @@ function isStraight(stmt: Expr, backEdge: boolean): boolean {
     if (!STRAIGHT.has(idOf(e))) straight = false;
   });
   return straight;
-}
-
-/** The leaves of the `i32.or` tree in `slot` (the slot itself when it holds no `i32.or`). */
-function orLeaves(slot: ChildSlot): ChildSlot[] {
-  const e = slot.expr;
-  if (idOf(e) === Id.Binary && Binary.getOp(e) === binaryen.OrInt32) return childSlots(e).flatMap(orLeaves);
-  return [slot];
 }
